@@ -1,0 +1,175 @@
+/// Strict base64url without padding (RFC 4648 §5), as used on the wire and for keys and salts.
+///
+/// Decoding rejects `=`, characters outside `A–Z a–z 0–9 - _`, a length that leaves one
+/// character over (`count % 4 == 1`), and non-zero unused bits in the last character, so every
+/// byte string has exactly one accepted encoding.
+public enum Base64URL {
+    /// Why a string is not strict base64url.
+    public enum DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// A padding character `=` at this offset (padding is never used).
+        case paddingCharacter(offset: Int)
+        /// A character outside the url-safe alphabet at this offset.
+        case invalidCharacter(offset: Int)
+        /// A length no byte string encodes to (`count % 4 == 1`).
+        case impossibleLength(Int)
+        /// The last character carries non-zero bits beyond the encoded bytes.
+        case nonZeroTrailingBits
+
+        public var description: String {
+            switch self {
+            case let .paddingCharacter(offset): "padding character '=' at offset \(offset) (base64url without padding expected)"
+            case let .invalidCharacter(offset): "character at offset \(offset) is outside the base64url alphabet"
+            case let .impossibleLength(count): "length \(count) is not a possible base64url length"
+            case .nonZeroTrailingBits: "non-zero trailing bits in the last character"
+            }
+        }
+    }
+
+    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// 0–63 for alphabet characters, 0xFF otherwise.
+    private static let decodeTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (index, character) in alphabet.enumerated() { table[Int(character)] = UInt8(index) }
+        return table
+    }()
+
+    /// Encoded length of `byteCount` bytes.
+    @inline(__always)
+    public static func encodedLength(of byteCount: Int) -> Int {
+        (byteCount / 3) * 4 + [0, 2, 3][byteCount % 3]
+    }
+
+    /// Largest number of bytes a string of `characterCount` characters can decode to.
+    @inline(__always)
+    public static func decodedLength(of characterCount: Int) -> Int {
+        (characterCount / 4) * 3 + [0, 0, 1, 2][characterCount % 4]
+    }
+
+    /// Encodes `bytes`.
+    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        let array = Array(bytes)
+        let length = encodedLength(of: array.count)
+        return array.withUnsafeBytes { source in
+            String(unsafeUninitializedCapacity: length) { destination in
+                encode(source, into: destination.baseAddress!)
+            }
+        }
+    }
+
+    /// Encodes `source` into `destination`, which must have room for `encodedLength(of:)` bytes.
+    /// Returns the number of bytes written.
+    @discardableResult
+    package static func encode(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutablePointer<UInt8>) -> Int {
+        alphabet.withUnsafeBufferPointer { table in
+            let t = table.baseAddress!
+            var out = destination
+            var index = 0
+            let count = source.count
+            let fullEnd = count - count % 3
+            while index < fullEnd {
+                let b0 = UInt32(source[index]), b1 = UInt32(source[index + 1]), b2 = UInt32(source[index + 2])
+                let word = (b0 << 16) | (b1 << 8) | b2
+                out[0] = t[Int(word >> 18)]
+                out[1] = t[Int((word >> 12) & 0x3F)]
+                out[2] = t[Int((word >> 6) & 0x3F)]
+                out[3] = t[Int(word & 0x3F)]
+                out += 4
+                index += 3
+            }
+            switch count - fullEnd {
+            case 1:
+                let b0 = UInt32(source[index])
+                out[0] = t[Int(b0 >> 2)]
+                out[1] = t[Int((b0 & 0x03) << 4)]
+                out += 2
+            case 2:
+                let b0 = UInt32(source[index]), b1 = UInt32(source[index + 1])
+                out[0] = t[Int(b0 >> 2)]
+                out[1] = t[Int(((b0 & 0x03) << 4) | (b1 >> 4))]
+                out[2] = t[Int((b1 & 0x0F) << 2)]
+                out += 3
+            default:
+                break
+            }
+            return out - destination
+        }
+    }
+
+    /// Decodes a strict base64url string.
+    public static func decode(_ string: some StringProtocol) throws(DecodingError) -> [UInt8] {
+        let utf8 = Array(string.utf8)
+        let result = utf8.withUnsafeBytes { bytes in
+            Result { () throws(DecodingError) -> [UInt8] in try decode(ascii: bytes) }
+        }
+        return try result.get()
+    }
+
+    /// Decodes strict base64url from ASCII bytes.
+    public static func decode(ascii input: UnsafeRawBufferPointer) throws(DecodingError) -> [UInt8] {
+        let count = input.count
+        guard count % 4 != 1 else {
+            // Report a bad character first when there is one: it is the more useful message.
+            try validateAlphabet(input)
+            throw .impossibleLength(count)
+        }
+        let outputCount = decodedLength(of: count)
+        var failure: DecodingError?
+        let output = decodeTable.withUnsafeBufferPointer { tablePointer in
+            [UInt8](unsafeUninitializedCapacity: outputCount) { out, initialized in
+                let table = tablePointer.baseAddress!
+                var i = 0
+                var o = 0
+                let fullEnd = count - count % 4
+                while i < fullEnd {
+                    let c0 = table[Int(input[i])], c1 = table[Int(input[i + 1])]
+                    let c2 = table[Int(input[i + 2])], c3 = table[Int(input[i + 3])]
+                    if (c0 | c1 | c2 | c3) & 0xC0 != 0 {
+                        failure = characterError(input, from: i)
+                        initialized = 0
+                        return
+                    }
+                    let word = (UInt32(c0) << 18) | (UInt32(c1) << 12) | (UInt32(c2) << 6) | UInt32(c3)
+                    out[o] = UInt8(truncatingIfNeeded: word >> 16)
+                    out[o + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                    out[o + 2] = UInt8(truncatingIfNeeded: word)
+                    i += 4
+                    o += 3
+                }
+                let rest = count - fullEnd
+                if rest >= 2 {
+                    let c0 = table[Int(input[i])], c1 = table[Int(input[i + 1])]
+                    let c2 = rest == 3 ? table[Int(input[i + 2])] : 0
+                    if (c0 | c1 | c2) & 0xC0 != 0 {
+                        failure = characterError(input, from: i)
+                        initialized = 0
+                        return
+                    }
+                    let word = (UInt32(c0) << 18) | (UInt32(c1) << 12) | (UInt32(c2) << 6)
+                    out[o] = UInt8(truncatingIfNeeded: word >> 16)
+                    if rest == 3 {
+                        out[o + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                        if word & 0xFF != 0 { failure = .nonZeroTrailingBits }
+                    } else if word & 0xFFFF != 0 {
+                        failure = .nonZeroTrailingBits
+                    }
+                }
+                initialized = failure == nil ? outputCount : 0
+            }
+        }
+        if let failure { throw failure }
+        return output
+    }
+
+    private static func validateAlphabet(_ input: UnsafeRawBufferPointer) throws(DecodingError) {
+        if let error = characterError(input, from: 0) { throw error }
+    }
+
+    /// The first non-alphabet character at or after `start`, as an error.
+    private static func characterError(_ input: UnsafeRawBufferPointer, from start: Int) -> DecodingError? {
+        for offset in start..<input.count where decodeTable[Int(input[offset])] == 0xFF {
+            return input[offset] == UInt8(ascii: "=") ? .paddingCharacter(offset: offset) : .invalidCharacter(offset: offset)
+        }
+        return nil
+    }
+}

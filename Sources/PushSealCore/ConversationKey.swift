@@ -1,0 +1,96 @@
+internal import CSodium
+
+/// A conversation key K: 32 uniformly random bytes shared by the sender and the receivers of one
+/// conversation (one epoch of it).
+///
+/// K serves directly as the HKDF pseudorandom key (RFC 5869 §3.3), so a key imported from
+/// elsewhere must itself be 32 uniformly random bytes or the output of a KDF — never a password.
+/// The HMAC inner/outer state of K is computed once here and reused for every derivation; both K
+/// and that state live in memory that is zeroed when the key is released.
+public struct ConversationKey: Sendable {
+    /// Length of K in bytes.
+    public static let byteCount = 32
+
+    static let keyIDInfo: [UInt8] = Array("pushseal v1 key id".utf8)
+    static let messageKeyInfo: [UInt8] = Array("pushseal v1 message key".utf8)
+    static let threadIDInfo: [UInt8] = Array("pushseal v1 thread id".utf8)
+
+    private let material: SymmetricKey
+    /// `crypto_auth_hmacsha256_state` keyed with K, in secure memory.
+    private let hmacState: SecureBytes
+
+    /// The key's identifier (not secret).
+    public let id: KeyID
+
+    /// Wraps existing key bytes; they must be exactly 32 uniformly random bytes.
+    public init(_ key: SymmetricKey) throws(CryptoError) {
+        guard key.byteCount == Self.byteCount else {
+            throw .incorrectKeySize(expected: Self.byteCount, actual: key.byteCount)
+        }
+        material = key
+        hmacState = key.withUnsafeBytes { k in
+            SecureBytes(count: MemoryLayout<crypto_auth_hmacsha256_state>.size) { storage in
+                let state = KeyedHMACState(key: k)
+                storage.baseAddress!.storeBytes(of: state.raw, as: crypto_auth_hmacsha256_state.self)
+            }
+        }
+        let keyedState = KeyedHMACState(raw: hmacState.baseAddress.load(as: crypto_auth_hmacsha256_state.self))
+        var idBytes = [UInt8](repeating: 0, count: KeyID.byteCount)
+        Self.keyIDInfo.withUnsafeBytes { info in
+            idBytes.withUnsafeMutableBytes { HKDFSHA256.expand(keyedState: keyedState, infoParts: [info], into: $0) }
+        }
+        id = KeyID(bytes: idBytes)!
+    }
+
+    /// Copies raw key bytes (for example decoded from base64url); they must be exactly 32 bytes.
+    public init(rawBytes: some Sequence<UInt8>) throws(CryptoError) {
+        try self.init(SymmetricKey(bytes: rawBytes))
+    }
+
+    /// A fresh key from libsodium's CSPRNG (`randombytes_buf`).
+    public static func generate() -> ConversationKey {
+        try! ConversationKey(SymmetricKey.random(byteCount: byteCount))
+    }
+
+    /// Gives `body` read access to K; the pointer must not escape the closure.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try material.withUnsafeBytes(body)
+    }
+
+    /// K as a ``SymmetricKey`` (shares the same zeroing storage).
+    public var symmetricKey: SymmetricKey { material }
+
+    /// The opaque APNs `thread-id`: base64url(HKDF-Expand(K, "pushseal v1 thread id", 16)).
+    public var opaqueThreadID: String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        Self.threadIDInfo.withUnsafeBytes { info in
+            bytes.withUnsafeMutableBytes { expand(infoParts: [info], into: $0) }
+        }
+        return Base64URL.encode(bytes)
+    }
+
+    /// HKDF-Expand(K, concatenated info parts, output.count) from the cached HMAC state.
+    @inline(__always)
+    package func expand(infoParts: [UnsafeRawBufferPointer], into output: UnsafeMutableRawBufferPointer) {
+        let keyed = KeyedHMACState(raw: hmacState.baseAddress.load(as: crypto_auth_hmacsha256_state.self))
+        HKDFSHA256.expand(keyedState: keyed, infoParts: infoParts, into: output)
+    }
+
+    /// mk = HKDF-Expand(K, "pushseal v1 message key" || salt, 32) written to `output` (32 bytes):
+    /// a single HMAC block, T(1) = HMAC(K, info || salt || 0x01), from the cached state.
+    @inline(__always)
+    package func deriveMessageKey(salt: UnsafeRawBufferPointer, into output: UnsafeMutablePointer<UInt8>) {
+        var state = KeyedHMACState(raw: hmacState.baseAddress.load(as: crypto_auth_hmacsha256_state.self))
+        Self.messageKeyInfo.withUnsafeBytes { state.update($0) }
+        state.update(salt)
+        state.update(byte: 1)
+        state.finalize(into: output)
+    }
+}
+
+extension ConversationKey: Equatable {
+    /// Constant-time comparison of the key bytes.
+    public static func == (lhs: ConversationKey, rhs: ConversationKey) -> Bool {
+        lhs.material == rhs.material
+    }
+}

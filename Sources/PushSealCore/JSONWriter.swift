@@ -1,0 +1,106 @@
+/// Writes compact JSON bytes with PushSeal's deterministic string escaping: `"` and `\`
+/// escaped, control characters as `\b \f \n \r \t` or `\u00xx`, everything else literal UTF-8.
+public struct JSONWriter: Sendable {
+    /// The bytes written so far.
+    public private(set) var bytes: [UInt8]
+
+    /// An empty writer, optionally with room reserved for `capacity` bytes.
+    public init(capacity: Int = 0) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// The bytes written so far, as a string.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Appends bytes that are already JSON (punctuation, a name with its quotes, …).
+    @inline(__always)
+    public mutating func appendRaw(_ raw: StaticString) {
+        raw.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends raw bytes that are already valid JSON text.
+    @inline(__always)
+    public mutating func appendRaw(bytes raw: some Sequence<UInt8>) {
+        bytes.append(contentsOf: raw)
+    }
+
+    /// Appends `value` as a quoted, escaped JSON string.
+    public mutating func appendString(_ value: String) {
+        var value = value
+        value.withUTF8 { appendString(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Appends UTF-8 bytes as a quoted, escaped JSON string.
+    public mutating func appendString(utf8: UnsafeRawBufferPointer) {
+        bytes.append(UInt8(ascii: "\""))
+        var runStart = 0
+        for index in 0..<utf8.count {
+            let c = utf8[index]
+            guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { continue }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart..<index]))
+            runStart = index + 1
+            bytes.append(UInt8(ascii: "\\"))
+            switch c {
+            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+            case 0x08: bytes.append(UInt8(ascii: "b"))
+            case 0x0C: bytes.append(UInt8(ascii: "f"))
+            case 0x0A: bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(UInt8(ascii: "t"))
+            default:
+                bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                          Self.hexDigits[Int(c >> 4)], Self.hexDigits[Int(c & 0xF)]])
+            }
+        }
+        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Number of bytes `value` takes as an escaped, quoted JSON string.
+    public static func encodedLength(ofString value: String) -> Int {
+        var length = 2
+        for c in value.utf8 {
+            switch c {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x08, 0x0C, 0x0A, 0x0D, 0x09: length += 2
+            case 0..<0x20: length += 6
+            default: length += 1
+            }
+        }
+        return length
+    }
+
+    /// Appends an integer in plain decimal.
+    public mutating func appendInteger(_ value: Int64) {
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    /// Appends `value` compactly (member order preserved, number literals as parsed).
+    public mutating func append(_ value: JSONValue) {
+        switch value {
+        case .null: appendRaw("null")
+        case let .bool(flag): flag ? appendRaw("true") : appendRaw("false")
+        case let .number(literal): bytes.append(contentsOf: literal.utf8)
+        case let .string(text): appendString(text)
+        case let .array(elements):
+            bytes.append(UInt8(ascii: "["))
+            for (offset, element) in elements.enumerated() {
+                if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+                append(element)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case let .object(object):
+            bytes.append(UInt8(ascii: "{"))
+            for (offset, member) in object.members.enumerated() {
+                if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+                appendString(member.name)
+                bytes.append(UInt8(ascii: ":"))
+                append(member.value)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+}

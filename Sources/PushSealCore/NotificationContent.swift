@@ -1,0 +1,292 @@
+/// The plaintext of a notification (wire format v1, "Content"): what the sender seals and the
+/// receiver displays.
+///
+/// Encoding is deterministic (same value, same bytes); decoding is strict about types and sizes
+/// and ignores members it does not know.
+public struct NotificationContent: Sendable, Equatable {
+    /// Largest encoded content, in bytes.
+    public static let maximumByteCount = 4000
+    /// Largest `cid`, `mid`, `thread`, `category` and sender id, in UTF-8 bytes.
+    public static let maximumIdentifierByteCount = 256
+    /// Latest accepted `ts` (9999-12-31T23:59:59Z).
+    public static let maximumTimestamp: Int64 = 253_402_300_799
+    /// Largest accepted `badge`.
+    public static let maximumBadge: Int64 = 2_147_483_647
+    /// Deepest JSON nesting a receiver accepts (the top-level object is depth 1).
+    public static let maximumNestingDepth = 16
+
+    /// Who sent the message, for communication notifications.
+    public struct Sender: Sendable, Equatable {
+        /// Stable sender id (1–256 bytes).
+        public var id: String
+        /// Display name.
+        public var name: String?
+        /// A sender with an id and an optional display name.
+        public init(id: String, name: String? = nil) {
+            self.id = id
+            self.name = name
+        }
+    }
+
+    /// `cid`: the conversation id; must equal the conversation the key is stored for.
+    public var conversationID: String
+    /// `mid`: the message id; with `cid` it identifies duplicates.
+    public var messageID: String
+    /// `ts`: when the message was sent, seconds since 1970.
+    public var sentAt: Int64
+    /// `title`.
+    public var title: String?
+    /// `subtitle`.
+    public var subtitle: String?
+    /// `body`; nil only in a content-free wake-and-fetch content.
+    public var body: String?
+    /// `sender`.
+    public var sender: Sender?
+    /// `thread`: local thread identifier (receivers default it to `cid`).
+    public var thread: String?
+    /// `category`: action category, e.g. a reply action.
+    public var category: String?
+    /// `badge`.
+    public var badge: Int64?
+    /// `trunc`: the sender shortened `body` to fit the transport.
+    public var isTruncated: Bool
+    /// `x`: app extras; never trusted for authorization.
+    public var extras: [String: String]
+
+    /// A content; call ``validate()`` (or ``encoded()``, which validates) before sealing.
+    public init(
+        conversationID: String, messageID: String, sentAt: Int64, title: String? = nil, subtitle: String? = nil,
+        body: String?, sender: Sender? = nil, thread: String? = nil, category: String? = nil, badge: Int64? = nil,
+        isTruncated: Bool = false, extras: [String: String] = [:]
+    ) {
+        self.conversationID = conversationID
+        self.messageID = messageID
+        self.sentAt = sentAt
+        self.title = title
+        self.subtitle = subtitle
+        self.body = body
+        self.sender = sender
+        self.thread = thread
+        self.category = category
+        self.badge = badge
+        self.isTruncated = isTruncated
+        self.extras = extras
+    }
+
+    /// The content-free wake-and-fetch form of this content: only `cid`, `mid` and `ts`.
+    public var contentFree: NotificationContent {
+        NotificationContent(conversationID: conversationID, messageID: messageID, sentAt: sentAt, body: nil)
+    }
+
+    /// True for a content-free wake-and-fetch content: the app must fetch the message itself.
+    public var requiresFetch: Bool { body == nil }
+}
+
+// MARK: - Validation
+
+extension NotificationContent {
+    /// Checks every field against the v1 schema (sizes, ranges); does not check the total size.
+    public func validate() throws(ContentError) {
+        try Self.checkIdentifier(conversationID, field: "cid")
+        try Self.checkIdentifier(messageID, field: "mid")
+        guard sentAt >= 0, sentAt <= Self.maximumTimestamp else {
+            throw .outOfRange(field: "ts", detail: "must be between 0 and \(Self.maximumTimestamp)")
+        }
+        if let sender { try Self.checkIdentifier(sender.id, field: "sender.id") }
+        if let thread { try Self.checkIdentifier(thread, field: "thread") }
+        if let category { try Self.checkIdentifier(category, field: "category") }
+        if let badge, badge < 0 || badge > Self.maximumBadge {
+            throw .outOfRange(field: "badge", detail: "must be between 0 and \(Self.maximumBadge)")
+        }
+    }
+
+    static func checkIdentifier(_ value: String, field: String) throws(ContentError) {
+        let count = value.utf8.count
+        guard count >= 1, count <= maximumIdentifierByteCount else {
+            throw .outOfRange(field: field, detail: "must be 1 to \(maximumIdentifierByteCount) UTF-8 bytes, is \(count)")
+        }
+    }
+}
+
+// MARK: - Deterministic encoding
+
+extension NotificationContent {
+    /// The compact, deterministic JSON encoding (member order cid, mid, ts, title, subtitle, body,
+    /// sender, thread, category, badge, trunc, x; x sorted by UTF-8 bytes of its keys).
+    /// Validates first, and rejects a result over ``maximumByteCount``.
+    public func encoded() throws(ContentError) -> [UInt8] {
+        try validate()
+        var writer = JSONWriter(capacity: 64 + (body?.utf8.count ?? 0))
+        writeJSON(to: &writer)
+        guard writer.bytes.count <= Self.maximumByteCount else { throw .tooLarge(byteCount: writer.bytes.count) }
+        return writer.bytes
+    }
+
+    /// Writes the deterministic encoding without validating.
+    package func writeJSON(to writer: inout JSONWriter) {
+        writer.appendRaw("{\"cid\":")
+        writer.appendString(conversationID)
+        writer.appendRaw(",\"mid\":")
+        writer.appendString(messageID)
+        writer.appendRaw(",\"ts\":")
+        writer.appendInteger(sentAt)
+        if let title {
+            writer.appendRaw(",\"title\":")
+            writer.appendString(title)
+        }
+        if let subtitle {
+            writer.appendRaw(",\"subtitle\":")
+            writer.appendString(subtitle)
+        }
+        if let body {
+            writer.appendRaw(",\"body\":")
+            writer.appendString(body)
+        }
+        if let sender {
+            writer.appendRaw(",\"sender\":{\"id\":")
+            writer.appendString(sender.id)
+            if let name = sender.name {
+                writer.appendRaw(",\"name\":")
+                writer.appendString(name)
+            }
+            writer.appendRaw("}")
+        }
+        if let thread {
+            writer.appendRaw(",\"thread\":")
+            writer.appendString(thread)
+        }
+        if let category {
+            writer.appendRaw(",\"category\":")
+            writer.appendString(category)
+        }
+        if let badge {
+            writer.appendRaw(",\"badge\":")
+            writer.appendInteger(badge)
+        }
+        if isTruncated {
+            writer.appendRaw(",\"trunc\":true")
+        }
+        if !extras.isEmpty {
+            writer.appendRaw(",\"x\":{")
+            let sorted = extras.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            for (offset, entry) in sorted.enumerated() {
+                if offset > 0 { writer.appendRaw(",") }
+                writer.appendString(entry.key)
+                writer.appendRaw(":")
+                writer.appendString(entry.value)
+            }
+            writer.appendRaw("}")
+        }
+        writer.appendRaw("}")
+    }
+
+    /// Exact length of ``encoded()`` without building it.
+    public var encodedByteCount: Int {
+        var length = 2 + 6 + JSONWriter.encodedLength(ofString: conversationID) + 7 + JSONWriter.encodedLength(ofString: messageID)
+        length += 6 + String(sentAt).utf8.count
+        if let title { length += 9 + JSONWriter.encodedLength(ofString: title) }
+        if let subtitle { length += 12 + JSONWriter.encodedLength(ofString: subtitle) }
+        if let body { length += 8 + JSONWriter.encodedLength(ofString: body) }
+        if let sender {
+            length += 16 + JSONWriter.encodedLength(ofString: sender.id) + 1
+            if let name = sender.name { length += 8 + JSONWriter.encodedLength(ofString: name) }
+        }
+        if let thread { length += 10 + JSONWriter.encodedLength(ofString: thread) }
+        if let category { length += 12 + JSONWriter.encodedLength(ofString: category) }
+        if let badge { length += 9 + String(badge).utf8.count }
+        if isTruncated { length += 13 }
+        if !extras.isEmpty {
+            length += 7 + extras.count - 1
+            for (key, value) in extras {
+                length += JSONWriter.encodedLength(ofString: key) + 1 + JSONWriter.encodedLength(ofString: value)
+            }
+        }
+        return length
+    }
+}
+
+// MARK: - Strict decoding
+
+extension NotificationContent {
+    /// Decodes and validates content bytes (after unpadding). Unknown members are ignored.
+    public init(decoding bytes: some Collection<UInt8>) throws(ContentError) {
+        guard bytes.count <= Self.maximumByteCount else { throw .tooLarge(byteCount: bytes.count) }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes, maximumDepth: Self.maximumNestingDepth)
+        } catch {
+            throw .invalidJSON(error)
+        }
+        guard case let .object(object) = value else { throw .notAnObject }
+        try self.init(object: object)
+    }
+
+    /// Validates a parsed content object.
+    public init(object: JSONObject) throws(ContentError) {
+        conversationID = try Self.requiredString(object, "cid")
+        messageID = try Self.requiredString(object, "mid")
+        guard let tsValue = object["ts"] else { throw .missingField("ts") }
+        sentAt = try Self.integer(tsValue, field: "ts", maximum: Self.maximumTimestamp)
+        title = try Self.optionalString(object, "title")
+        subtitle = try Self.optionalString(object, "subtitle")
+        body = try Self.optionalString(object, "body")
+        if let senderValue = object["sender"] {
+            guard case let .object(senderObject) = senderValue else { throw .wrongType(field: "sender", expected: "an object") }
+            let id = try Self.requiredString(senderObject, "id", path: "sender.id")
+            let name = try Self.optionalString(senderObject, "name", path: "sender.name")
+            sender = Sender(id: id, name: name)
+        } else {
+            sender = nil
+        }
+        thread = try Self.optionalString(object, "thread")
+        category = try Self.optionalString(object, "category")
+        badge = try object["badge"].map { (value) throws(ContentError) -> Int64 in
+            try Self.integer(value, field: "badge", maximum: Self.maximumBadge)
+        }
+        switch object["trunc"] {
+        case nil: isTruncated = false
+        case .bool(true)?: isTruncated = true
+        default: throw .wrongType(field: "trunc", expected: "true when present")
+        }
+        var extras: [String: String] = [:]
+        if let extrasValue = object["x"] {
+            guard case let .object(extrasObject) = extrasValue else { throw .wrongType(field: "x", expected: "an object of strings") }
+            for member in extrasObject.members {
+                guard case let .string(text) = member.value else {
+                    throw .wrongType(field: "x.\(member.name)", expected: "a string")
+                }
+                extras[member.name] = text
+            }
+        }
+        self.extras = extras
+        try validate()
+    }
+
+    private static func requiredString(_ object: JSONObject, _ name: String, path: String? = nil) throws(ContentError) -> String {
+        guard let value = object[name] else { throw .missingField(path ?? name) }
+        guard case let .string(text) = value else { throw .wrongType(field: path ?? name, expected: "a string") }
+        return text
+    }
+
+    private static func optionalString(_ object: JSONObject, _ name: String, path: String? = nil) throws(ContentError) -> String? {
+        guard let value = object[name] else { return nil }
+        guard case let .string(text) = value else { throw .wrongType(field: path ?? name, expected: "a string") }
+        return text
+    }
+
+    private static func integer(_ value: JSONValue, field: String, maximum: Int64) throws(ContentError) -> Int64 {
+        guard case let .number(literal) = value else { throw .wrongType(field: field, expected: "an integer") }
+        guard literal.utf8.first != UInt8(ascii: "-") else {
+            throw .outOfRange(field: field, detail: "must not be negative")
+        }
+        guard let integer = JSONValue.integer(fromLiteral: literal) else {
+            // Valid JSON number, but with a fraction or exponent, or beyond Int64.
+            if literal.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+                throw .outOfRange(field: field, detail: "must be at most \(maximum)")
+            }
+            throw .wrongType(field: field, expected: "an integer without fraction or exponent")
+        }
+        guard integer <= maximum else { throw .outOfRange(field: field, detail: "must be at most \(maximum)") }
+        return integer
+    }
+}

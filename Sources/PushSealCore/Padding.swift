@@ -1,0 +1,41 @@
+/// ISO/IEC 7816-4 padding: the content, one 0x80 byte, then zero bytes.
+///
+/// The receiver removes it without knowing the block size: the content ends at the last 0x80
+/// byte and every byte after it must be 0x00.
+public enum Padding {
+    /// Smallest multiple of `blockSize` that holds `contentLength` bytes plus the 0x80 marker.
+    public static func paddedLength(contentLength: Int, blockSize: Int) -> Int {
+        precondition(blockSize >= 1 && contentLength >= 0)
+        let minimum = contentLength + 1
+        return (minimum + blockSize - 1) / blockSize * blockSize
+    }
+
+    /// `content` padded to exactly `length` bytes (`length > content.count`).
+    public static func pad(_ content: [UInt8], toLength length: Int) -> [UInt8] {
+        precondition(length > content.count, "padded length must leave room for the 0x80 marker")
+        var padded = content
+        padded.reserveCapacity(length)
+        padded.append(0x80)
+        padded.append(contentsOf: repeatElement(0, count: length - content.count - 1))
+        return padded
+    }
+
+    /// Length of the content inside `padded`, or nil when the padding is malformed
+    /// (no 0x80 byte, or a non-zero byte after the last one).
+    public static func unpaddedLength(of padded: UnsafeRawBufferPointer) -> Int? {
+        var index = padded.count - 1
+        while index >= 0 {
+            switch padded[index] {
+            case 0x00: index -= 1
+            case 0x80: return index
+            default: return nil
+            }
+        }
+        return nil
+    }
+
+    /// Length of the content inside `padded`, or nil when the padding is malformed.
+    public static func unpaddedLength(of padded: [UInt8]) -> Int? {
+        padded.withUnsafeBytes { unpaddedLength(of: $0) }
+    }
+}
