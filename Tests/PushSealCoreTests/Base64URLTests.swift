@@ -1,0 +1,81 @@
+import Testing
+import PushSealCore
+
+@Suite("Strict base64url")
+struct Base64URLTests {
+    @Test("RFC 4648 test vectors, url-safe and unpadded", arguments: [
+        ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy"),
+    ])
+    func rfcVectors(plain: String, encoded: String) throws {
+        #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
+        #expect(try Base64URL.decode(encoded) == Array(plain.utf8))
+    }
+
+    @Test("uses - and _ instead of + and /")
+    func urlAlphabet() throws {
+        #expect(Base64URL.encode([0xFB, 0xFF, 0xBF]) == "-_-_")
+        #expect(throws: Base64URL.DecodingError.invalidCharacter(offset: 0)) { try Base64URL.decode("+/+/") }
+    }
+
+    @Test("round-trips every length 0...300")
+    func roundTrip() throws {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...300 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let encoded = Base64URL.encode(bytes)
+            #expect(encoded.utf8.count == Base64URL.encodedLength(of: length))
+            #expect(try Base64URL.decode(encoded) == bytes)
+        }
+    }
+
+    @Test("rejects padding")
+    func rejectsPadding() {
+        #expect(throws: Base64URL.DecodingError.paddingCharacter(offset: 2)) { try Base64URL.decode("Zg==") }
+        #expect(throws: Base64URL.DecodingError.paddingCharacter(offset: 3)) { try Base64URL.decode("Zm8=") }
+    }
+
+    @Test("rejects characters outside the alphabet", arguments: ["Zm9v\n", "Zm 9", "Zm9v!", "Zm9\u{e9}", "Zm9v\0", "YW.j"])
+    func rejectsForeignCharacters(input: String) {
+        #expect(throws: Base64URL.DecodingError.self) { try Base64URL.decode(input) }
+    }
+
+    @Test("rejects impossible lengths", arguments: ["Z", "Zm9vY", "Zm9vYmFyZ"])
+    func rejectsImpossibleLength(input: String) {
+        #expect(throws: Base64URL.DecodingError.impossibleLength(input.utf8.count)) { try Base64URL.decode(input) }
+    }
+
+    @Test("rejects non-zero trailing bits", arguments: ["Zh", "Zm9", "Zm9vYh", "Zm9vYmF"])
+    func rejectsTrailingBits(input: String) {
+        #expect(throws: Base64URL.DecodingError.nonZeroTrailingBits) { try Base64URL.decode(input) }
+    }
+}
+
+@Suite("ISO/IEC 7816-4 padding")
+struct PaddingTests {
+    @Test("padded length is the next multiple of the block, always adding at least one byte")
+    func paddedLength() {
+        #expect(Padding.paddedLength(contentLength: 0, blockSize: 256) == 256)
+        #expect(Padding.paddedLength(contentLength: 255, blockSize: 256) == 256)
+        #expect(Padding.paddedLength(contentLength: 256, blockSize: 256) == 512)
+        #expect(Padding.paddedLength(contentLength: 5, blockSize: 1) == 6)
+    }
+
+    @Test("pad then unpad without knowing the block size")
+    func roundTrip() {
+        for block in [1, 16, 32, 256] {
+            for length in [0, 1, 15, 16, 31, 255] {
+                let content = [UInt8](repeating: 0x80, count: length)  // content ending in 0x80 is fine
+                let padded = Padding.pad(content, toLength: Padding.paddedLength(contentLength: length, blockSize: block))
+                #expect(padded.count % block == 0)
+                #expect(Padding.unpaddedLength(of: padded) == length)
+            }
+        }
+    }
+
+    @Test("malformed padding is detected", arguments: [
+        [UInt8](), [0x00], [0x00, 0x00], [0x41, 0x80, 0x01], [0x41, 0x80, 0x00, 0x7F], [0x41, 0x81],
+    ])
+    func malformed(padded: [UInt8]) {
+        #expect(Padding.unpaddedLength(of: padded) == nil)
+    }
+}

@@ -1,0 +1,68 @@
+import Testing
+import PushSealCore
+
+@Suite("Strict JSON")
+struct JSONParserTests {
+    func parse(_ text: String, depth: Int = 16) throws -> JSONValue {
+        try JSONParser.parse(Array(text.utf8), maximumDepth: depth)
+    }
+
+    @Test("accepts RFC 8259 documents", arguments: [
+        "{}", "[]", " {\"a\" : [1, -0, 0.5, 1e3, -2.5E-3, true, false, null, \"\"]}\n", "\"\\u00e9\\ud83d\\ude00\\/\"", "0", "-1",
+    ])
+    func accepts(text: String) throws {
+        _ = try parse(text)
+    }
+
+    @Test("rejects non-strict documents", arguments: [
+        "", " ", "{", "{\"a\":1,}", "[1,]", "{'a':1}", "{\"a\":01}", "{\"a\":1.}", "{\"a\":.5}", "{\"a\":+1}",
+        "{\"a\":NaN}", "{\"a\":Infinity}", "{\"a\":1}x", "{\"a\":1}{}", "// c\n{}", "{\"a\":\"\u{01}\"}",
+        "{\"a\":\"\\x41\"}", "{\"a\":\"\\ud800\"}", "{\"a\":\"\\udc00\"}", "{\"a\":\"\\ud800\\u0041\"}", "{\"a\":\"\\u12\"}",
+        "{\"a\":tru}", "{\"a\" 1}", "{1:2}", "[1 2]", "\u{feff}{}", "{\"a\":1,\"a\":2}", "{\"a\":{\"b\":1,\"b\":1}}",
+    ])
+    func rejects(text: String) {
+        #expect(throws: JSONParser.Error.self) { try parse(text) }
+    }
+
+    @Test("rejects invalid UTF-8 inside strings", arguments: [
+        [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF8, 0x88, 0x80, 0x80, 0x80], [0x80], [0xC3], [0xE2, 0x82],
+    ] as [[UInt8]])
+    func rejectsInvalidUTF8(sequence: [UInt8]) {
+        let document: [UInt8] = Array("{\"a\":\"".utf8) + sequence + Array("\"}".utf8)
+        #expect(throws: JSONParser.Error.self) { try JSONParser.parse(document) }
+    }
+
+    @Test("duplicate names are compared by bytes, not canonical equivalence")
+    func duplicatesByBytes() throws {
+        let value = try parse("{\"\u{e9}\":1,\"e\u{301}\":2}")
+        #expect(value.objectValue?.members.count == 2)
+        #expect(throws: JSONParser.Error.self) { try parse("{\"\\u00e9\":1,\"\u{e9}\":2}") }
+    }
+
+    @Test("nesting depth is bounded")
+    func depth() throws {
+        let ok = String(repeating: "[", count: 16) + String(repeating: "]", count: 16)
+        let deep = String(repeating: "[", count: 17) + String(repeating: "]", count: 17)
+        _ = try parse(ok)
+        #expect(throws: JSONParser.Error.self) { try parse(deep) }
+        // Far deeper than the limit must fail cleanly, not overflow the stack.
+        let huge = String(repeating: "[", count: 100_000)
+        #expect(throws: JSONParser.Error.self) { try parse(huge) }
+    }
+
+    @Test("escapes decode to the right scalars and re-encode deterministically")
+    func escapes() throws {
+        let value = try parse("\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\\u0001\\u00e9\\ud83d\\ude00\"")
+        #expect(value.stringValue == "a\"b\\c/d\u{8}\u{c}\n\r\t\u{1}\u{e9}\u{1F600}")
+        #expect(value.compactText == "\"a\\\"b\\\\c/d\\b\\f\\n\\r\\t\\u0001\u{e9}\u{1F600}\"")
+    }
+
+    @Test("integer form")
+    func integers() throws {
+        #expect(try parse("42").integerValue == 42)
+        #expect(try parse("-7").integerValue == -7)
+        #expect(try parse("4.0").integerValue == nil)
+        #expect(try parse("4e1").integerValue == nil)
+        #expect(try parse("99999999999999999999").integerValue == nil)
+    }
+}
