@@ -9,6 +9,14 @@ public enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object(JSONObject)
 
+    /// True for null, booleans, numbers and strings.
+    public var isScalar: Bool {
+        switch self {
+        case .array, .object: false
+        default: true
+        }
+    }
+
     /// The string, when this is a string.
     public var stringValue: String? {
         if case let .string(value) = self { return value }

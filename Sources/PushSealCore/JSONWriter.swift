@@ -104,3 +104,45 @@ public struct JSONWriter: Sendable {
         }
     }
 }
+
+extension JSONWriter {
+    /// Appends `value` pretty-printed: two-space indentation, one member or element per line,
+    /// `": "` after names, member order preserved. Deterministic, for files people read (vectors).
+    public mutating func appendPretty(_ value: JSONValue, indentation: Int = 0) {
+        let inner = [UInt8](repeating: 0x20, count: (indentation + 1) * 2)
+        let outer = [UInt8](repeating: 0x20, count: indentation * 2)
+        switch value {
+        case let .array(elements) where elements.allSatisfy(\.isScalar):
+            appendRaw("[")
+            for (offset, element) in elements.enumerated() {
+                if offset > 0 { appendRaw(", ") }
+                append(element)
+            }
+            appendRaw("]")
+        case let .array(elements):
+            appendRaw("[\n")
+            for (offset, element) in elements.enumerated() {
+                if offset > 0 { appendRaw(",\n") }
+                appendRaw(bytes: inner)
+                appendPretty(element, indentation: indentation + 1)
+            }
+            appendRaw("\n")
+            appendRaw(bytes: outer)
+            appendRaw("]")
+        case let .object(object) where !object.members.isEmpty:
+            appendRaw("{\n")
+            for (offset, member) in object.members.enumerated() {
+                if offset > 0 { appendRaw(",\n") }
+                appendRaw(bytes: inner)
+                appendString(member.name)
+                appendRaw(": ")
+                appendPretty(member.value, indentation: indentation + 1)
+            }
+            appendRaw("\n")
+            appendRaw(bytes: outer)
+            appendRaw("}")
+        default:
+            append(value)
+        }
+    }
+}

@@ -1,0 +1,161 @@
+@_spi(Vectors) import PushSealCore
+
+extension VectorCaseBuilder {
+    mutating func defineNotSealed() {
+        crafted("A plain APNs payload without a pushseal member", flags: ["NotSealed"], wire: nil,
+                payload: #"{"aps":{"alert":{"title":"Hello","body":"Plain text"}}}"#, reason: .notSealed)
+        let wire = Envelope.seal(content: basic(), with: alice, paddedLength: 256, salt: VectorSuite.salt("not sealed")).wire
+        crafted("The envelope is under aps, not at the top level", flags: ["NotSealed"], wire: nil,
+                payload: #"{"aps":{"alert":{"title":"New message"},"mutable-content":1,"pushseal":"\#(wire)"}}"#, reason: .notSealed)
+        crafted("The payload is not JSON", flags: ["NotSealed"], wire: nil, payload: "pushseal", reason: .notSealed)
+        crafted("The payload is a JSON array", flags: ["NotSealed"], wire: nil, payload: #"["pushseal"]"#, reason: .notSealed)
+    }
+
+    mutating func defineMalformedEnvelope() {
+        let valid = Envelope.seal(content: basic(), with: alice, paddedLength: 256, salt: VectorSuite.salt("malformed")).wire
+        crafted("Padded base64url ('=' appended)", flags: ["Base64"], wire: String(valid.dropLast(2)) + "==", reason: .malformedEnvelope)
+        crafted("Standard base64 alphabet ('+' and '/') instead of base64url",
+                flags: ["Base64"], wire: "+/" + valid.dropFirst(2), reason: .malformedEnvelope)
+        crafted("A space inside the string", flags: ["Base64"], wire: String(valid.prefix(10)) + " " + valid.dropFirst(11), reason: .malformedEnvelope)
+        let short = Array(Envelope.seal(content: basic(), with: alice, paddedLength: 256, salt: VectorSuite.salt("bits")).bytes.prefix(100))
+        var bitsWire = Array(Base64URL.encode(short).utf8)  // 100 bytes → 134 chars, last char carries 4 unused bits
+        bitsWire[bitsWire.count - 1] = UInt8(ascii: "B")
+        crafted("Non-zero unused bits in the last character", flags: ["Base64"], wire: String(decoding: bitsWire, as: UTF8.self),
+                reason: .malformedEnvelope)
+        var oneOver = valid
+        while oneOver.utf8.count % 4 != 1 { oneOver += "A" }
+        crafted("Length % 4 == 1 (no byte string encodes to it)", flags: ["Base64"], wire: oneOver, reason: .malformedEnvelope)
+        crafted("Empty string", flags: ["Base64", "EnvelopeLength"], wire: "", reason: .malformedEnvelope)
+        handBuilt("57 bytes with version 0x01: one byte shorter than the smallest envelope", flags: ["EnvelopeLength"],
+                  bytes: Array(Base64URL.decodeForVectors(valid).prefix(57)), reason: .malformedEnvelope)
+        handBuilt("4097 bytes with version 0x01: longer than the largest envelope", flags: ["EnvelopeLength"],
+                  bytes: [0x01] + [UInt8](repeating: 0x41, count: 4096), reason: .malformedEnvelope)
+        crafted("A string longer than any 4096-byte envelope encodes to", flags: ["EnvelopeLength"],
+                wire: String(repeating: "A", count: Envelope.maximumWireLength + 1), reason: .malformedEnvelope)
+        crafted("pushseal is a number", flags: ["PayloadShape"], wire: nil,
+                payload: #"{"aps":{"alert":{"title":"New message"},"mutable-content":1},"pushseal":42}"#, reason: .malformedEnvelope)
+        crafted("pushseal is an object", flags: ["PayloadShape"], wire: nil,
+                payload: #"{"aps":{"alert":{"title":"New message"},"mutable-content":1},"pushseal":{"wire":"\#(valid)"}}"#,
+                reason: .malformedEnvelope)
+        crafted("pushseal appears twice", flags: ["PayloadShape"], wire: valid,
+                payload: #"{"aps":{"alert":{"title":"New message"},"mutable-content":1},"pushseal":"\#(valid)","pushseal":"\#(valid)"}"#,
+                reason: .malformedEnvelope)
+    }
+
+    mutating func defineUnsupportedVersion() {
+        let valid = Envelope.seal(content: basic(), with: alice, paddedLength: 256, salt: VectorSuite.salt("version")).bytes
+        handBuilt("Version byte 0x02 on an otherwise valid envelope", flags: ["Version"], bytes: [0x02] + valid.dropFirst(),
+                  reason: .unsupportedVersion)
+        handBuilt("Version byte 0x00", flags: ["Version"], bytes: [0x00] + valid.dropFirst(), reason: .unsupportedVersion)
+        handBuilt("A short future-version envelope is reported as unsupported, not malformed", flags: ["Version", "EnvelopeLength"],
+                  bytes: [0x02, 0x00, 0x01], reason: .unsupportedVersion)
+    }
+
+    mutating func defineKeyLookup() {
+        padded("A valid envelope sealed under another conversation's key: its kid is unknown here",
+               flags: ["UnknownKey", "OtherConversationKey"], content: basic(cid: "conv-carol-dave"), sealKey: other,
+               label: "unknown other", reason: .unknownKey)
+        tampered("One bit of the kid flipped: no such key", flags: ["UnknownKey", "Tampered"], label: "unknown kid flip",
+                 reason: .unknownKey) { $0[1] ^= 0x01 }
+        padded("The key store is locked (checked when the key is looked up)", flags: ["StoreLocked"], content: basic(),
+               label: "store locked", reason: .storeLocked) { $0.keyStoreLocked = true }
+    }
+
+    mutating func defineAuthenticationFailed() {
+        tampered("One bit of the salt flipped", flags: ["Tampered"], label: "tamper salt", reason: .authenticationFailed) { $0[20] ^= 0x01 }
+        tampered("One bit of the first ciphertext byte flipped", flags: ["Tampered"], label: "tamper ct", reason: .authenticationFailed) {
+            $0[41] ^= 0x01
+        }
+        tampered("One bit of the tag flipped", flags: ["Tampered"], label: "tamper tag", reason: .authenticationFailed) {
+            $0[$0.count - 1] ^= 0x80
+        }
+        tampered("Last byte removed (still a valid length)", flags: ["Tampered"], label: "tamper truncate", reason: .authenticationFailed) {
+            $0.removeLast()
+        }
+        tampered("A zero byte inserted before the tag", flags: ["Tampered"], label: "tamper extend", reason: .authenticationFailed) {
+            $0.insert(0, at: $0.count - 16)
+        }
+        let plaintext = Padding.pad(basic(), toLength: 256)
+        let salt = VectorSuite.salt("wrong construction")
+        let header = [Envelope.version] + alice.id.bytes + salt
+        let mk = SymmetricKey(bytes: Envelope.messageKey(for: alice, salt: salt))
+        let zeroNonce = [UInt8](repeating: 0, count: 12)
+        handBuilt("Sealed without the header as associated data", flags: ["WrongConstruction"],
+                  bytes: header + (try! ChaChaPoly.seal(plaintext, using: mk, nonce: zeroNonce)), reason: .authenticationFailed)
+        handBuilt("Sealed with the salt's first 12 bytes as nonce instead of zeros", flags: ["WrongConstruction"],
+                  bytes: header + (try! ChaChaPoly.seal(plaintext, using: mk, nonce: Array(salt.prefix(12)), authenticating: header)),
+                  reason: .authenticationFailed)
+        let extracted = HKDFSHA256.extract(salt: [], inputKeyMaterial: alice.symmetricKey)
+        let wrongKey = try! HKDFSHA256.expand(pseudoRandomKey: extracted, info: Array("pushseal v1 message key".utf8) + salt, outputByteCount: 32)
+        handBuilt("Message key derived with HKDF Extract-then-Expand instead of Expand only", flags: ["WrongConstruction"],
+                  bytes: header + (try! ChaChaPoly.seal(plaintext, using: wrongKey, nonce: zeroNonce, authenticating: header)),
+                  reason: .authenticationFailed)
+        handBuilt("Sealed directly under K instead of the derived message key", flags: ["WrongConstruction"],
+                  bytes: header + (try! ChaChaPoly.seal(plaintext, using: alice.symmetricKey, nonce: zeroNonce, authenticating: header)),
+                  reason: .authenticationFailed)
+    }
+
+    mutating func defineMalformedContent() {
+        func raw(_ comment: String, _ flags: [String], _ plaintext: [UInt8], _ label: String) {
+            sealed(comment, flags: flags, content: nil, plaintext: plaintext, padBlock: nil, label: label, reason: .malformedContent)
+        }
+        raw("Plaintext of zero bytes only: no 0x80 marker", ["Padding"], [UInt8](repeating: 0, count: 64), "pad zeros")
+        raw("A non-zero byte after the 0x80 marker", ["Padding"], basic() + [0x80, 0x00, 0x01, 0x00], "pad trailing")
+        raw("Content without any padding", ["Padding"], basic(), "pad none")
+        raw("The smallest envelope (58 bytes): P = 0x80, empty content is not JSON", ["Padding", "InvalidJSON"], [0x80], "pad only")
+        func bad(_ comment: String, _ flags: [String], _ json: String, _ label: String) {
+            padded(comment, flags: flags, content: content(json), label: label, reason: .malformedContent)
+        }
+        func badBytes(_ comment: String, _ flags: [String], _ bytes: [UInt8], _ label: String) {
+            padded(comment, flags: flags, content: bytes, label: label, reason: .malformedContent)
+        }
+        let head = #""cid":"conv-alice-bob","mid":"m-0100","ts":\#(sentAt)"#
+        bad("Not JSON", ["InvalidJSON"], "hello", "json text")
+        bad("Trailing comma", ["InvalidJSON"], "{\(head),\"body\":\"x\",}", "json comma")
+        bad("Duplicate member name (cid twice)", ["InvalidJSON"], "{\(head),\"cid\":\"conv-alice-bob\",\"body\":\"x\"}", "json duplicate")
+        bad("Lone surrogate escape in the body", ["InvalidJSON"], "{\(head),\"body\":\"\\ud83d\"}", "json surrogate")
+        badBytes("Invalid UTF-8 (overlong encoding of '/') in the body", ["InvalidJSON"],
+                 Array("{\(head),\"body\":\"".utf8) + [0xC0, 0xAF] + Array("\"}".utf8), "json utf8")
+        bad("Unescaped control character in a string", ["InvalidJSON"], "{\(head),\"body\":\"a\u{1}b\"}", "json control")
+        bad("Nesting deeper than 16 in an unknown member", ["InvalidJSON"],
+            "{\(head),\"body\":\"x\",\"deep\":\(String(repeating: "[", count: 16))\(String(repeating: "]", count: 16))}", "json deep")
+        bad("Top-level array", ["WrongTypes"], "[\"conv-alice-bob\"]", "type array")
+        bad("ts is a string", ["WrongTypes"], #"{"cid":"conv-alice-bob","mid":"m-0100","ts":"\#(sentAt)","body":"x"}"#, "type ts string")
+        bad("ts has a fraction", ["WrongTypes"], #"{"cid":"conv-alice-bob","mid":"m-0100","ts":\#(sentAt).0,"body":"x"}"#, "type ts fraction")
+        bad("ts is negative", ["WrongTypes"], #"{"cid":"conv-alice-bob","mid":"m-0100","ts":-1,"body":"x"}"#, "type ts negative")
+        bad("cid is missing", ["WrongTypes"], #"{"mid":"m-0100","ts":\#(sentAt),"body":"x"}"#, "type no cid")
+        bad("mid is empty", ["WrongTypes"], #"{"cid":"conv-alice-bob","mid":"","ts":\#(sentAt),"body":"x"}"#, "type empty mid")
+        bad("body is null", ["WrongTypes"], "{\(head),\"body\":null}", "type body null")
+        bad("title is a number", ["WrongTypes"], "{\(head),\"title\":1,\"body\":\"x\"}", "type title")
+        bad("badge is negative", ["WrongTypes"], "{\(head),\"body\":\"x\",\"badge\":-1}", "type badge")
+        bad("trunc is false (only true is allowed)", ["WrongTypes"], "{\(head),\"body\":\"x\",\"trunc\":false}", "type trunc")
+        bad("An extras value is not a string", ["WrongTypes"], "{\(head),\"body\":\"x\",\"x\":{\"n\":1}}", "type extras")
+        bad("sender without id", ["WrongTypes"], "{\(head),\"body\":\"x\",\"sender\":{\"name\":\"Alice\"}}", "type sender")
+        let filler = String(repeating: "y", count: 4001 - "{\(head),\"body\":\"\"}".utf8.count)
+        padded("Content of 4001 bytes (limit 4000), pad block 1", flags: ["ContentSize"],
+               content: content("{\(head),\"body\":\"\(filler)\"}"), padBlock: 1, label: "size 4001", reason: .malformedContent)
+    }
+
+    mutating func defineConversationMismatch() {
+        padded("Sealed under conversation A's key, but the content claims conversation B", flags: ["ConversationMismatch"],
+               content: basic(cid: "conv-carol-dave"), label: "mismatch", reason: .conversationMismatch)
+        padded("cid differs only by Unicode normalisation (NFC vs NFD): compared as bytes", flags: ["ConversationMismatch", "Unicode"],
+               content: basic(cid: "conv-alice-bob-caf\u{65}\u{301}"), label: "mismatch nfd", reason: .conversationMismatch) {
+            $0.conversation = "conv-alice-bob-caf\u{e9}"
+        }
+    }
+
+    mutating func defineStale() {
+        padded("One second older than maxAge", flags: ["Stale", "FreshnessBoundary"],
+               content: basic(mid: "m-0200", ts: VectorSuite.now - VectorSuite.defaultMaxAge - 1), label: "stale old", reason: .stale)
+        padded("One second further in the future than maxFutureSkew", flags: ["Stale", "FreshnessBoundary"],
+               content: basic(mid: "m-0201", ts: VectorSuite.now + VectorSuite.defaultMaxFutureSkew + 1), label: "stale future",
+               reason: .stale)
+        padded("Stale takes precedence over the duplicate flag", flags: ["Stale", "Duplicate"],
+               content: basic(mid: "m-0202", ts: 0), label: "stale duplicate", reason: .stale) { $0.previouslySeen = true }
+    }
+}
+
+extension Base64URL {
+    static func decodeForVectors(_ wire: String) -> [UInt8] { try! decode(wire) }
+}

@@ -1,0 +1,53 @@
+@_spi(Vectors) import PushSealCore
+
+/// One test vector: the receiver's situation, the exact bytes, the intermediate values and the
+/// expected result. Field meanings are documented in Vectors/README.md.
+public struct VectorCase: Sendable {
+    /// Stable case id (assigned in order of definition).
+    public var tcId = 0
+    /// What the case shows.
+    public var comment: String
+    /// Flags naming the property exercised (see ``VectorSuite/flagNotes``).
+    public var flags: [String]
+    /// The conversation the receiver's key is stored for.
+    public var conversation: String
+    /// The receiver's key for `conversation`.
+    public var receiverKey: ConversationKey
+    /// Whether the receiver's key store can be read ("available") or reports locked.
+    public var keyStoreLocked = false
+    /// Whether (cid, mid) is already in the receiver's duplicate log.
+    public var previouslySeen = false
+    /// The receiver's clock and freshness settings.
+    public var now: Int64 = VectorSuite.now
+    public var maxAge: Int64 = VectorSuite.defaultMaxAge
+    public var maxFutureSkew: Int64 = VectorSuite.defaultMaxFutureSkew
+    /// The key the envelope was sealed under (nil when there is no envelope).
+    public var sealKey: ConversationKey?
+    /// The salt (nil when there is no envelope).
+    public var salt: [UInt8]?
+    /// The pad block the sender used (nil when the plaintext was crafted directly).
+    public var padBlock: Int?
+    /// The content bytes before padding (nil when there is none).
+    public var content: [UInt8]?
+    /// The exact AEAD plaintext P.
+    public var plaintext: [UInt8]?
+    /// True when `wire` is exactly the v1 sealing of `plaintext` under `sealKey` and `salt`.
+    public var resealable = false
+    /// The envelope string inside the payload, when there is one.
+    public var wire: String?
+    /// The exact payload the receiver opens.
+    public var payload: String
+    /// The exact FCM HTTP v1 message for valid cases.
+    public var fcm: String?
+    /// The expected reason code; nil for a valid case.
+    public var reason: ReasonCode?
+    /// Whether the valid result carries the duplicate flag.
+    public var duplicate = false
+
+    /// The message key, derived from `sealKey` and `salt`.
+    public var messageKey: [UInt8]? {
+        guard let sealKey, let salt else { return nil }
+        return Envelope.messageKey(for: sealKey, salt: salt)
+    }
+}
+
