@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what PushSeal needs and is missing: the C libraries (Debian packages) and, with
+# --ports, the runtimes of the reference ports. Idempotent; safe to run on every invocation.
+set -euo pipefail
+
+want_ports=0
+[[ "${1:-}" == "--ports" ]] && want_ports=1
+
+missing=()
+pkg-config --exists libsodium 2>/dev/null || missing+=(libsodium-dev)
+pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
+command -v pkg-config >/dev/null || missing+=(pkg-config)
+if (( want_ports )); then
+    command -v node >/dev/null || missing+=(nodejs)
+    command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
+    command -v python3 >/dev/null || missing+=(python3)
+fi
+
+if (( ${#missing[@]} )); then
+    echo "bootstrap: installing ${missing[*]}" >&2
+    sudo=""
+    [[ $(id -u) -ne 0 ]] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if (( want_ports )) && ! python3 -c 'import cryptography' 2>/dev/null; then
+    echo "bootstrap: installing the Python 'cryptography' package" >&2
+    python3 -m pip install --quiet cryptography 2>/dev/null \
+        || python3 -m pip install --quiet --break-system-packages cryptography 2>/dev/null \
+        || { command -v apt-get >/dev/null && apt-get install -y -qq python3-cryptography >/dev/null; }
+fi
+command -v swift >/dev/null || { echo "bootstrap: the Swift toolchain is not on PATH (see README.md)" >&2; exit 1; }

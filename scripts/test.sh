@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Every test: the Swift suites, the vector file, and the three reference ports.
+# Exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/bootstrap.sh --ports
+
+echo "== swift test"
+swift build --build-tests
+set +e
+swift test --skip-build > .build/swift-test.log 2>&1
+status=$?
+set -e
+# Show failures and summaries, not the per-test chatter.
+grep -vE '^(◇|↳)|started\.$|passed after|^Test Suite|^Test Case|^Executed 0 tests' .build/swift-test.log || true
+if [[ $status -ne 0 ]] || ! grep -qE '^✔ Test run with [0-9]+ tests? .*passed' .build/swift-test.log; then
+    echo "swift test failed (exit $status); full log: .build/swift-test.log" >&2
+    exit 1
+fi
+
+echo "== ports against Vectors/pushseal-v1.json"
+Vectors/ports/run-all.sh
+
+echo "== all tests passed"
