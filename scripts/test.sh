@@ -11,8 +11,8 @@ set +e
 swift test --skip-build > .build/swift-test.log 2>&1
 status=$?
 set -e
-# Show failures and summaries, not the per-test chatter.
-grep -vE '^(◇|↳)|started\.$|passed after|^Test Suite|^Test Case|^Executed 0 tests' .build/swift-test.log || true
+# Show failures and the summary, not the per-test chatter (the full log stays in .build/).
+grep -E '^✘|^↳|^(✔|✘) Test run|Fatal error|Precondition failed' .build/swift-test.log || true
 if [[ $status -ne 0 ]] || ! grep -qE '^✔ Test run with [0-9]+ tests? .*passed' .build/swift-test.log; then
     echo "swift test failed (exit $status); full log: .build/swift-test.log" >&2
     exit 1
