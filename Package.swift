@@ -30,6 +30,12 @@ let package = Package(
         // The command-line tool.
         .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealVectors"]),
 
+        // libFuzzer targets (Docs/FUZZING.md). A plain build makes corpus-replay executables;
+        // scripts/fuzz.sh builds them with --sanitize=fuzzer and -DFUZZING, where libFuzzer owns main.
+        .target(name: "FuzzSupport", path: "Sources/Fuzz/FuzzSupport"),
+        .executableTarget(name: "FuzzEnvelope", dependencies: ["PushSealCore", "FuzzSupport"], path: "Sources/Fuzz/FuzzEnvelope"),
+        .executableTarget(name: "FuzzContent", dependencies: ["PushSealCore", "FuzzSupport"], path: "Sources/Fuzz/FuzzContent"),
+
         .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore"]),
         .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealVectors"]),
     ],
