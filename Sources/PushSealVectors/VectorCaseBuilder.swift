@@ -24,6 +24,7 @@ struct VectorCaseBuilder {
         defineMalformedContent()
         defineConversationMismatch()
         defineStale()
+        defineEdgeCases()
     }
 
     // MARK: Building blocks

@@ -453,8 +453,11 @@ public final class PushSealPort {
         c.mid = (String) f.get("mid");
         if (!intForm(f.get("ts"), TS_MAX)) throw new ContentError("ts must be an integer 0...253402300799");
         c.ts = Long.parseLong(((JNum) f.get("ts")).raw);
-        if (!(f.get("body") instanceof String)) throw new ContentError("body must be a string");
-        c.body = (String) f.get("body");
+        Object body = f.get("body"); // absent only in a content-free (wake-and-fetch) content, SPEC §9.5
+        if (body != null) {
+            if (!(body instanceof String)) throw new ContentError("body must be a string");
+            c.body = (String) body;
+        }
         for (String name : List.of("title", "subtitle")) {
             Object v = f.get(name);
             if (v == null) continue;

@@ -247,8 +247,10 @@ function validateContent(content) {
   }
   if (!intForm(f.get('ts'), TS_MAX)) throw new ContentError('ts must be an integer 0...253402300799');
   out.ts = Number(f.get('ts').raw);
-  if (!isStr(f.get('body'))) throw new ContentError('body must be a string');
-  out.body = f.get('body');
+  if (f.has('body')) { // absent only in a content-free (wake-and-fetch) content, SPEC §9.5
+    if (!isStr(f.get('body'))) throw new ContentError('body must be a string');
+    out.body = f.get('body');
+  }
   for (const name of ['title', 'subtitle']) {
     if (f.has(name)) {
       if (!isStr(f.get(name))) throw new ContentError(`${name} must be a string`);
@@ -304,7 +306,7 @@ function jsonString(s) {
 function encodeContent(c) {
   const parts = [`"cid":${jsonString(c.cid)}`, `"mid":${jsonString(c.mid)}`, `"ts":${c.ts}`];
   for (const n of ['title', 'subtitle']) if (n in c) parts.push(`"${n}":${jsonString(c[n])}`);
-  parts.push(`"body":${jsonString(c.body)}`);
+  if (c.body !== undefined) parts.push(`"body":${jsonString(c.body)}`);
   if (c.sender) {
     let s = `"id":${jsonString(c.sender.id)}`;
     if ('name' in c.sender) s += `,"name":${jsonString(c.sender.name)}`;

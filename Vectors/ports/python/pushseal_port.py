@@ -353,9 +353,10 @@ def validate_content(content: bytes) -> dict:
     if "ts" not in f or not _is_int_form(f["ts"], TS_MAX):
         raise ContentError("ts must be an integer 0...253402300799")
     out["ts"] = int(f["ts"].raw)
-    if "body" not in f or not isinstance(f["body"], str):
-        raise ContentError("body must be a string")
-    out["body"] = f["body"]
+    if "body" in f:  # absent only in a content-free (wake-and-fetch) content, SPEC §9.5
+        if not isinstance(f["body"], str):
+            raise ContentError("body must be a string")
+        out["body"] = f["body"]
     for name in ("title", "subtitle"):
         if name in f:
             if not isinstance(f[name], str):
@@ -419,7 +420,8 @@ def encode_content(c: dict) -> bytes:
     for name in ("title", "subtitle"):
         if name in c:
             parts.append(f'"{name}":{json_string(c[name])}')
-    parts.append(f'"body":{json_string(c["body"])}')
+    if "body" in c:
+        parts.append(f'"body":{json_string(c["body"])}')
     if "sender" in c:
         s = f'"id":{json_string(c["sender"]["id"])}'
         if "name" in c["sender"]:
