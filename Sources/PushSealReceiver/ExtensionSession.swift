@@ -4,7 +4,8 @@ import PushSealCore
 /// notification delivers exactly once, whatever happens.
 ///
 /// - ``start(_:)`` parses the payload, prepares the best attempt from its outer fields (before any
-///   key is looked up or any byte decrypted), opens it, and delivers the result.
+///   key is looked up or any byte decrypted), opens it, and delivers the result. It is
+///   ``prepare(_:)`` followed by ``open(_:)``.
 /// - ``expire()`` (`serviceExtensionTimeWillExpire`) delivers the best attempt prepared so far —
 ///   the payload's fallback once parsed, the app's text before that.
 /// - ``complete(with:)`` delivers something the app built itself (for example after fetching a
@@ -57,34 +58,50 @@ public final class ExtensionSession: @unchecked Sendable {
         self.best = receiver.bestAttemptWithoutPayload()
     }
 
-    /// Processes the notification: parse, prepare the best attempt, open, deliver. Synchronous;
-    /// run it off the thread that must stay free for ``expire()``.
+    /// Processes the notification: ``prepare(_:)``, then ``open(_:)``. Synchronous; run it off the
+    /// thread that must stay free for ``expire()``.
     ///
     /// Returns true if this call delivered. A second call returns false at once; once something
     /// was delivered, opening is skipped (so the duplicate log records nothing for it).
     @discardableResult
     public func start(_ payload: ReceiverPayload) -> Bool {
+        guard let parsed = prepare(payload) else { return false }
+        return open(parsed)
+    }
+
+    /// Parses the payload and makes the best attempt from its outer fields — before any key is
+    /// looked up or any byte decrypted — so that ``expire()`` has it from now on. For a payload that
+    /// is not PushSeal's, the best attempt is the pass-through result itself.
+    ///
+    /// Returns nil, doing nothing, if the session was already started or has delivered. Use it with
+    /// ``complete(with:)`` to do more work before delivering (for example fetching the message of
+    /// a content-free notification: `session.receiver.open(parsed)`, fetch, `complete(with:)`).
+    public func prepare(_ payload: ReceiverPayload) -> ParsedPayload? {
         let first = lock.withLock { () -> Bool in
             guard !started, delivery == nil else { return false }
             started = true
             return true
         }
-        guard first else { return false }
+        guard first else { return nil }
 
         let parsed = ParsedPayload(payload)
         // A payload that is not ours is already final (pass through) and needs no key.
         let prepared = parsed.isSealed ? receiver.bestAttempt(for: parsed) : receiver.open(parsed)
-        let proceed = lock.withLock { () -> Bool in
-            guard delivery == nil else { return false }
+        return lock.withLock { () -> ParsedPayload? in
+            guard delivery == nil else { return nil }
             best = prepared
-            return true
+            return parsed
         }
-        guard proceed else { return false }
-        guard parsed.isSealed else { return claim(prepared, kind: .opened) }
-        if isPastDeadline { return expire() }
+    }
 
-        let result = receiver.open(parsed)
-        return claim(result, kind: .opened)
+    /// Opens a prepared payload and delivers the result, unless something was delivered already
+    /// or the ``deadline`` has passed (then it delivers the best attempt). Returns true if this
+    /// call delivered.
+    @discardableResult
+    public func open(_ parsed: ParsedPayload) -> Bool {
+        if delivered != nil { return false }
+        if isPastDeadline { return expire() }
+        return claim(receiver.open(parsed), kind: .opened)
     }
 
     /// Delivers `notification` unless something was delivered already. Returns true if it did.

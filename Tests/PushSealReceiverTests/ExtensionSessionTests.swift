@@ -152,6 +152,46 @@ struct ExtensionSessionTests {
         #expect(s.delivered?.kind == .explicit)
     }
 
+    @Test("prepare + complete(with:): the app's own work (fetch) before delivering; expire still wins if first")
+    func prepareThenComplete() {
+        let recorder = DeliveryRecorder()
+        let s = session(sourceA(), recorder: recorder)
+        let contentFree = ReceiverPayload.json(apns(wire: seal(contentA(mid: "cf", body: nil))))
+        guard let parsed = s.prepare(contentFree) else {
+            Issue.record("prepare refused")
+            return
+        }
+        #expect(s.prepare(contentFree) == nil)
+        #expect(!s.start(contentFree))
+        #expect(s.bestAttempt.textSource == .payloadPlaceholder)
+        var result = s.receiver.open(parsed)
+        #expect(result.requiresFetch && result.messageID == "cf")
+        result.body = .plain("fetched text")
+        result.textSource = .content
+        #expect(s.complete(with: result))
+        #expect(!s.open(parsed))
+        #expect(recorder.all.map(\.body) == [.plain("fetched text")])
+
+        // Expire during the app's work: the best attempt; the late completion is dropped.
+        let late = DeliveryRecorder()
+        let t = session(sourceA(), recorder: late)
+        let p = t.prepare(contentFree)
+        #expect(p != nil)
+        #expect(t.expire())
+        #expect(!t.complete(with: result))
+        #expect(late.all.count == 1 && late.all[0].textSource == .payloadPlaceholder)
+    }
+
+    @Test("A store that cannot be opened at all: store_locked for every key")
+    func unavailableStore() {
+        let recorder = DeliveryRecorder()
+        let s = session(UnavailableKeySource(reason: "keychain item not accessible before first unlock"), recorder: recorder)
+        #expect(s.start(payload))
+        #expect(recorder.all.map(\.reason) == [.storeLocked])
+        #expect(recorder.all[0].diagnostic?.contains("first unlock") == true)
+        #expect(UnavailableKeySource(reason: "x").markDelivered(conversation: "c", messageID: "m") == .unavailable("x"))
+    }
+
     @Test("The handler is released after delivering")
     func handlerReleased() {
         final class Witness: Sendable {}

@@ -41,9 +41,35 @@ open class PushSealNotificationService: UNNotificationServiceExtension {
         }
         lock.withLock { sessions.append(session) }
         // Off the calling thread, so that serviceExtensionTimeWillExpire can always run.
+        // The extension object is not Sendable; it is only used to call `process`, whose default
+        // touches nothing but the (thread-safe) session.
+        nonisolated(unsafe) let service = self
         DispatchQueue.global(qos: .userInitiated).async {
-            session.start(payload)
+            guard let parsed = session.prepare(payload) else { return }
+            service.process(parsed, in: session)
         }
+    }
+
+    /// Opens the prepared payload and delivers the result; runs off the main thread, after the
+    /// best attempt was prepared. Override to do more before delivering — for example fetch the
+    /// message of a content-free notification — then call `session.complete(with:)`:
+    ///
+    /// ```swift
+    /// override func process(_ parsed: ParsedPayload, in session: ExtensionSession) {
+    ///     var result = session.receiver.open(parsed)
+    ///     guard result.requiresFetch, let cid = result.conversationID, let mid = result.messageID else {
+    ///         session.complete(with: result)
+    ///         return
+    ///     }
+    ///     MessageAPI.fetch(cid, mid) { text in
+    ///         if let text { result.body = .plain(text); result.textSource = .content }
+    ///         session.complete(with: result)
+    ///     }
+    /// }
+    /// ```
+    /// Whatever the override does, `serviceExtensionTimeWillExpire` still delivers exactly once.
+    open func process(_ parsed: ParsedPayload, in session: ExtensionSession) {
+        session.open(parsed)
     }
 
     override open func serviceExtensionTimeWillExpire() {
