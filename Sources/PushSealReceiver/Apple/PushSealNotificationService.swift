@@ -25,6 +25,7 @@ open class PushSealNotificationService: UNNotificationServiceExtension {
     /// Seconds after arrival past which opening is not started any more (the system allows about 30).
     open var openingDeadline: Int64 { 20 }
 
+    /// Starts an ``ExtensionSession`` for the request and processes it off the calling thread.
     override open func didReceive(
         _ request: UNNotificationRequest,
         withContentHandler contentHandler: @escaping @Sendable (UNNotificationContent) -> Void
@@ -72,6 +73,7 @@ open class PushSealNotificationService: UNNotificationServiceExtension {
         session.open(parsed)
     }
 
+    /// Delivers the best attempt of every session that has not delivered yet.
     override open func serviceExtensionTimeWillExpire() {
         let pending = lock.withLock { () -> [ExtensionSession] in
             defer { sessions.removeAll() }
@@ -91,8 +93,14 @@ public enum PushSealNotificationContent {
     public static let duplicateKey = "pushseal-duplicate"
     /// `userInfo` key: true for a content-free notification the app must fetch.
     public static let requiresFetchKey = "pushseal-requires-fetch"
-    /// `userInfo` keys: the decrypted `cid`, `mid`, `ts` and extras `x`.
-    public static let conversationKey = "pushseal-cid", messageKey = "pushseal-mid", sentAtKey = "pushseal-ts", extrasKey = "pushseal-x"
+    /// `userInfo` key: the decrypted `cid`.
+    public static let conversationKey = "pushseal-cid"
+    /// `userInfo` key: the decrypted `mid`.
+    public static let messageKey = "pushseal-mid"
+    /// `userInfo` key: the decrypted `ts` (seconds since 1970).
+    public static let sentAtKey = "pushseal-ts"
+    /// `userInfo` key: the decrypted extras `x` (`[String: String]`, untrusted).
+    public static let extrasKey = "pushseal-x"
 
     /// The content to hand to the content handler for `notification`, starting from the
     /// request's `original` content (so sound, attachments and interruption level are kept).
