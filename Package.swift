@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "PushSealReceiver", dependencies: ["PushSealCore"]),
 
         // Deterministic test vectors (Vectors/pushseal-v1.json).
-        .target(name: "PushSealVectors", dependencies: ["PushSealCore"]),
+        .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealReceiver"]),
 
         // The command-line tool.
         .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealVectors"]),
