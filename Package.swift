@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "PushSealCore", targets: ["PushSealCore"]),
         .library(name: "PushSealReceiver", targets: ["PushSealReceiver"]),
+        .library(name: "PushSealNotificationService", targets: ["PushSealNotificationService"]),
         .executable(name: "pushseal", targets: ["pushseal"]),
     ],
     targets: [
@@ -25,8 +26,11 @@ let package = Package(
         // Wire format v1 and the cryptography it is built from.
         .target(name: "PushSealCore", dependencies: ["CSodium"]),
 
-        // The receiver: open with fallback, exactly-once extension session, thin Apple adapters.
+        // The receiver: open with fallback, exactly-once extension session (platform-neutral).
         .target(name: "PushSealReceiver", dependencies: ["PushSealCore"]),
+
+        // Apple-only adapters (UserNotifications, Intents) over the receiver; empty elsewhere.
+        .target(name: "PushSealNotificationService", dependencies: ["PushSealCore", "PushSealReceiver"]),
 
         // Deterministic test vectors (Vectors/pushseal-v1.json).
         .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealReceiver"]),

@@ -11,11 +11,11 @@ import Darwin
 /// `Synchronization.Mutex` would do on Linux, but on Apple platforms it needs iOS 18 / macOS 15
 /// while the package supports iOS 16 / macOS 13; a heap-allocated pthread mutex works everywhere
 /// and never moves in memory.
-final class Lock: @unchecked Sendable {
+package final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// A new, unlocked lock.
-    init() {
+    package init() {
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         let status = pthread_mutex_init(mutex, nil)
@@ -31,7 +31,7 @@ final class Lock: @unchecked Sendable {
     /// Runs `body` while holding the lock. `body` must not call back into anything that takes
     /// the same lock.
     @inline(__always)
-    func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: () throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

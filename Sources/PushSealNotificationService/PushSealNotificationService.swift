@@ -3,6 +3,7 @@
 #if canImport(UserNotifications) && (os(iOS) || os(macOS) || os(visionOS))
 import Dispatch
 import PushSealCore
+import PushSealReceiver
 import Foundation
 @preconcurrency import UserNotifications
 

@@ -2,6 +2,7 @@
 // platform-neutral, tested code.
 #if canImport(UserNotifications) && canImport(Foundation)
 import Foundation
+import PushSealReceiver
 
 extension UserInfoValue {
     /// Converts a notification's `userInfo` (`UNNotificationContent.userInfo`). Entries whose key

@@ -3,6 +3,7 @@
 import Foundation
 import Intents
 import PushSealCore
+import PushSealReceiver
 @preconcurrency import UserNotifications
 
 /// Turns a decrypted notification with a sender into a communication notification (avatar,
