@@ -27,11 +27,17 @@ let package = Package(
         // Deterministic test vectors (Vectors/pushseal-v1.json).
         .target(name: "PushSealVectors", dependencies: ["PushSealCore"]),
 
+        // Hand-written argument parsing, help and diagnostics in swift-argument-parser's style,
+        // and a small I/O layer over Glibc/Darwin (no Foundation: cold start matters).
+        .target(name: "PushSealCLIKit"),
+
         // The command-line tool.
-        .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealVectors"]),
+        .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealVectors", "PushSealCLIKit"]),
 
         .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore"]),
         .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealVectors"]),
+        // Runs the built `pushseal` executable (and unit-tests PushSealCLIKit in process).
+        .testTarget(name: "PushSealCLITests", dependencies: ["PushSealCore", "PushSealCLIKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

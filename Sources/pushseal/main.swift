@@ -1,1 +1,10 @@
-print("pushseal")
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// No Foundation here: a cold `pushseal open` must start in about 2 ms.
+exit(PushSealTool.tool.main(arguments: Array(CommandLine.arguments.dropFirst())).rawValue)
