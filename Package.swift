@@ -36,8 +36,9 @@ let package = Package(
 
         .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore"]),
         .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealVectors"]),
-        // Runs the built `pushseal` executable (and unit-tests PushSealCLIKit in process).
-        .testTarget(name: "PushSealCLITests", dependencies: ["PushSealCore", "PushSealCLIKit"]),
+        // Runs the built `pushseal` executable (depending on it makes `swift test` build it), and
+        // unit-tests PushSealCLIKit and the command declarations in process.
+        .testTarget(name: "PushSealCLITests", dependencies: ["PushSealCore", "PushSealCLIKit", "pushseal"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -89,6 +89,9 @@ struct PayloadInspection {
         var dataMap: JSONObject?
 
         switch trimmed.first {
+        case nil:
+            result.fail(.notSealed, "not a PushSeal payload: the input is only whitespace", hint: acceptedInputsHint)
+            return result
         case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""):
             let value: JSONValue
             do throws(JSONParser.Error) {
