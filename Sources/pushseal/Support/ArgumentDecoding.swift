@@ -6,8 +6,8 @@ import PushSealCore
 enum ArgumentDecoding {
     /// A conversation key from base64url text (surrounding whitespace ignored).
     static func conversationKey(fromBase64URL text: some StringProtocol) throws(ValueError) -> ConversationKey {
-        let bytes = try base64URL(text)
-        defer { var wiped = bytes; wiped.withUnsafeMutableBytes { for i in $0.indices { $0[i] = 0 } } }
+        var bytes = try base64URL(text)
+        defer { bytes.withUnsafeMutableBytes { for i in $0.indices { $0[i] = 0 } } }
         guard bytes.count == ConversationKey.byteCount else {
             throw ValueError("decodes to \(bytes.count) bytes; a conversation key is exactly \(ConversationKey.byteCount)")
         }
