@@ -20,7 +20,7 @@ enum InspectCommand {
             printed, and the exit status is 1.
 
             Example:
-              pushseal seal --key "$K" < content.json | pushseal inspect
+              pushseal seal --key-file c.key < content.json | pushseal inspect
             """,
         arguments: [CommonOptions.inputFile("payload")],
         options: [CommonOptions.json],

@@ -5,6 +5,8 @@ import PushSealCore
 enum OpenCommand {
     static let store = OptionSpec.option(
         "store", valueName: "dir", abstract: "Look the key up by its id in this key store directory (a device store).")
+    static let conversation = OptionSpec.option(
+        "conversation", valueName: "cid", abstract: "The conversation the key is stored for; the content's cid must match.")
     static let json = OptionSpec.flag("json", abstract: "Accepted for symmetry; the output is always JSON.")
 
     static let spec = CommandSpec(
@@ -32,7 +34,7 @@ enum OpenCommand {
             + "pushseal open --store <dir> [<options>] [<file>]",
         arguments: [CommonOptions.inputFile("payload")],
         options: [
-            CommonOptions.key, CommonOptions.keyFile, CommonOptions.conversation, store, CommonOptions.masterKeyFile,
+            CommonOptions.key, CommonOptions.keyFile, conversation, store, CommonOptions.masterKeyFile,
             CommonOptions.now, CommonOptions.maxAge, CommonOptions.maxSkew, json,
         ],
         run: run)
