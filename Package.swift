@@ -35,12 +35,19 @@ let package = Package(
         // Deterministic test vectors (Vectors/pushseal-v1.json).
         .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealReceiver"]),
 
+        // Hand-written argument parsing, help and diagnostics in swift-argument-parser's style,
+        // and a small I/O layer over Glibc/Darwin (no Foundation: cold start matters).
+        .target(name: "PushSealCLIKit"),
+
         // The command-line tool.
-        .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealVectors"]),
+        .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealVectors", "PushSealCLIKit"]),
 
         .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore"]),
         .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealVectors"]),
         .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealReceiver"]),
+        // Runs the built `pushseal` executable (depending on it makes `swift test` build it), and
+        // unit-tests PushSealCLIKit and the command declarations in process.
+        .testTarget(name: "PushSealCLITests", dependencies: ["PushSealCore", "PushSealCLIKit", "pushseal"]),
     ],
     swiftLanguageModes: [.v6]
 )
