@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "PushSealCLIKit"),
 
         // The command-line tool.
-        .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealVectors", "PushSealCLIKit"]),
+        .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit"]),
 
         .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore"]),
         .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealVectors"]),

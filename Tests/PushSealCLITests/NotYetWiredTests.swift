@@ -8,8 +8,7 @@ import Testing
     static let pending: [(arguments: [String], command: String)] = [
         (["seal", "--key", key], "pushseal seal"),
         (["seal", "--store", "keys", "--conversation", "c1", "--transport=fcm", "--fcm-token=t", "--pad-block", "32"], "pushseal seal"),
-        (["open", "--key", key, "--conversation", "c1", "--now", "1700000000", "--max-age=60", "--json"], "pushseal open"),
-        (["open", "--store", "device"], "pushseal open"),
+        (["open", "--store", "device"], "pushseal open --store"),
         (["store", "init", "--dir", "d"], "pushseal store init"),
         (["store", "add", "--dir", "d", "--conversation", "c1", "--label", "work"], "pushseal store add"),
         (["store", "get", "--dir", "d", "--conversation", "c1", "--epoch", "2"], "pushseal store get"),

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealReceiver
 
 /// `pushseal open`: a payload in, the receiver's result out (always JSON).
 enum OpenCommand {
@@ -84,9 +85,23 @@ enum OpenCommand {
     }
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        _ = try options(context)
-        // Integration: read the payload (context.readInput(from: options.inputPath, what: "payload")),
-        // open it with PushSealReceiver, write the result JSON, return .success or .fallback.
-        throw .notYetWired("pushseal open", pendingOn: "the receiver module (PushSealReceiver)")
+        let options = try options(context)
+        let payload = try context.readInput(from: options.inputPath, what: "payload")
+        let keySource: any ReceiverKeySource
+        switch options.keySource {
+        case let .key(key, conversation):
+            keySource = SingleConversationKey(key: key, conversation: conversation)
+        case .store:
+            throw .notYetWired("pushseal open --store", pendingOn: "the key store module (PushSealKeyStore)")
+        }
+        var clock: SecondsClock = systemClock
+        if let now = options.now { clock = { now } }
+        let receiver = Receiver(keySource: keySource, configuration: ReceiverConfiguration(
+            maximumAge: options.maxAge, maximumFutureSkew: options.maxSkew, clock: clock))
+        let result = receiver.open(json: payload)
+        var writer = JSONWriter()
+        writer.append(ReceivedNotificationJSON.value(of: result))
+        context.write(writer.text + "\n")
+        return result.outcome == ReceivedNotification.Outcome.decrypted ? .success : .fallback
     }
 }
