@@ -86,7 +86,6 @@ enum OpenCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let options = try options(context)
-        let payload = try context.readInput(from: options.inputPath, what: "payload")
         let keySource: any ReceiverKeySource
         switch options.keySource {
         case let .key(key, conversation):
@@ -94,6 +93,7 @@ enum OpenCommand {
         case .store:
             throw .notYetWired("pushseal open --store", pendingOn: "the key store module (PushSealKeyStore)")
         }
+        let payload = try context.readInput(from: options.inputPath, what: "payload")
         var clock: SecondsClock = systemClock
         if let now = options.now { clock = { now } }
         let receiver = Receiver(keySource: keySource, configuration: ReceiverConfiguration(
