@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "PushSealCore", targets: ["PushSealCore"]),
+        .library(name: "PushSealReceiver", targets: ["PushSealReceiver"]),
+        .library(name: "PushSealNotificationService", targets: ["PushSealNotificationService"]),
         .executable(name: "pushseal", targets: ["pushseal"]),
     ],
     targets: [
@@ -24,11 +26,21 @@ let package = Package(
         // Wire format v1 and the cryptography it is built from.
         .target(name: "PushSealCore", dependencies: ["CSodium"]),
 
+        // The receiver: open with fallback, exactly-once extension session (platform-neutral).
+        .target(name: "PushSealReceiver", dependencies: ["PushSealCore"]),
+
+        // Apple-only adapters (UserNotifications, Intents) over the receiver; empty elsewhere.
+        .target(name: "PushSealNotificationService", dependencies: ["PushSealCore", "PushSealReceiver"]),
+
         // Deterministic test vectors (Vectors/pushseal-v1.json).
-        .target(name: "PushSealVectors", dependencies: ["PushSealCore"]),
+        .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealReceiver"]),
+
+        // Hand-written argument parsing, help and diagnostics in swift-argument-parser's style,
+        // and a small I/O layer over Glibc/Darwin (no Foundation: cold start matters).
+        .target(name: "PushSealCLIKit"),
 
         // The command-line tool.
-        .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealVectors"]),
+        .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit"]),
 
         // libFuzzer targets (Docs/FUZZING.md). A plain build makes corpus-replay executables;
         // scripts/fuzz.sh builds them with --sanitize=fuzzer and -DFUZZING, where libFuzzer owns main.
@@ -38,6 +50,10 @@ let package = Package(
 
         .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore"]),
         .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealVectors"]),
+        .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealReceiver"]),
+        // Runs the built `pushseal` executable (depending on it makes `swift test` build it), and
+        // unit-tests PushSealCLIKit and the command declarations in process.
+        .testTarget(name: "PushSealCLITests", dependencies: ["PushSealCore", "PushSealCLIKit", "pushseal"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -26,7 +26,26 @@ public enum JSONParser {
 
     /// Parses the bytes in `buffer` as exactly one JSON value.
     public static func parse(_ buffer: UnsafeRawBufferPointer, maximumDepth: Int = 16) throws(Error) -> JSONValue {
+        try parse(buffer, maximumDepth: maximumDepth, rejectingDuplicateNames: true)
+    }
+
+    /// Parses like ``parse(_:maximumDepth:)`` (same strictness) but keeps every occurrence of a
+    /// duplicated member name, in document order, instead of rejecting it. For the receiver's
+    /// payload parsing, which must tell a duplicated sealed member (`malformed_envelope`) from a
+    /// duplicate anywhere else (`not_sealed`): SPEC 10.1 and Appendix A.1.
+    package static func parseKeepingDuplicateNames(_ bytes: some Collection<UInt8>, maximumDepth: Int = 16) throws(Error) -> JSONValue {
+        let attempt = { (buffer: UnsafeRawBufferPointer) in
+            Result { () throws(Error) -> JSONValue in try parse(buffer, maximumDepth: maximumDepth, rejectingDuplicateNames: false) }
+        }
+        if let result = bytes.withContiguousStorageIfAvailable({ attempt(UnsafeRawBufferPointer($0)) }) {
+            return try result.get()
+        }
+        return try Array(bytes).withUnsafeBytes(attempt).get()
+    }
+
+    private static func parse(_ buffer: UnsafeRawBufferPointer, maximumDepth: Int, rejectingDuplicateNames: Bool) throws(Error) -> JSONValue {
         var reader = Reader(bytes: buffer, maximumDepth: maximumDepth)
+        reader.rejectsDuplicateNames = rejectingDuplicateNames
         reader.skipWhitespace()
         let value = try reader.parseValue(depth: 0)
         reader.skipWhitespace()
@@ -38,6 +57,7 @@ public enum JSONParser {
 private struct Reader {
     let bytes: UnsafeRawBufferPointer
     let maximumDepth: Int
+    var rejectsDuplicateNames = true
     var index = 0
 
     init(bytes: UnsafeRawBufferPointer, maximumDepth: Int) {
@@ -99,7 +119,7 @@ private struct Reader {
             guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
             let nameOffset = index
             let name = try parseString()
-            guard names.insert(Array(name.utf8)).inserted else {
+            guard !rejectsDuplicateNames || names.insert(Array(name.utf8)).inserted else {
                 throw error("duplicate member name \"\(name)\"", at: nameOffset)
             }
             skipWhitespace()

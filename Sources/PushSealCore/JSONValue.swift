@@ -69,7 +69,8 @@ public enum JSONValue: Sendable, Equatable {
     }
 }
 
-/// A JSON object: members in document order, names unique (the parser rejects duplicates).
+/// A JSON object: members in document order, names unique (the parser rejects duplicates; only the
+/// package-internal `JSONParser.parseKeepingDuplicateNames` keeps them, and the subscript returns the first).
 public struct JSONObject: Sendable, Equatable {
     /// One `"name": value` pair.
     public struct Member: Sendable, Equatable {

@@ -1,9 +1,10 @@
-import PushSealVectors
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-// Interim entry point until the full command line lands.
-let arguments = CommandLine.arguments.dropFirst()
-if Array(arguments) == ["vectors", "generate"] {
-    print(VectorSuite.render(), terminator: "")
-} else {
-    print("usage: pushseal vectors generate")
-}
+// No Foundation here: a cold `pushseal open` must start in about 2 ms.
+exit(PushSealTool.tool.main(arguments: Array(CommandLine.arguments.dropFirst())).rawValue)

@@ -58,3 +58,39 @@ struct VectorFileTests {
         #expect(tests.count == root["numberOfTests"] as? Int)
     }
 }
+
+@Suite("Vector verification through the Swift receiver")
+struct VectorVerificationTests {
+    @Test("every case of the committed file passes through Receiver and the sealer")
+    func committedFilePasses() throws {
+        let bytes = try #require(FileManager.default.contents(atPath: committedVectorFile.path))
+        let report = try VectorVerifier.verify(fileBytes: Array(bytes))
+        #expect(report.failures.isEmpty, "\(report.failures.joined(separator: "\n"))")
+        #expect(report.passed == VectorSuite.cases().count)
+    }
+
+    @Test("a wrong expectation in the file is caught")
+    func catchesWrongExpectations() throws {
+        let text = VectorSuite.render()
+        // Claim that the first case (valid) is authentication_failed.
+        let mutated = text.replacingFirst(#""result": "valid",\#n      "reason": null"#,
+                                          with: #""result": "invalid",\#n      "reason": "authentication_failed""#)
+        #expect(mutated != text)
+        let report = try VectorVerifier.verify(fileBytes: Array(mutated.utf8))
+        #expect(report.failed == 1)
+        #expect(report.failures.first?.hasPrefix("tcId 1:") == true)
+    }
+
+    @Test("a file that is not in the schema is refused")
+    func refusesOtherFiles() {
+        #expect(throws: VectorVerifier.FileError.self) { try VectorVerifier.verify(fileBytes: Array("{}".utf8)) }
+        #expect(throws: VectorVerifier.FileError.self) { try VectorVerifier.verify(fileBytes: Array("not json".utf8)) }
+    }
+}
+
+extension String {
+    func replacingFirst(_ target: String, with replacement: String) -> String {
+        guard let range = range(of: target) else { return self }
+        return replacingCharacters(in: range, with: replacement)
+    }
+}

@@ -1,0 +1,86 @@
+/// What a command's run function works with: its parsed arguments, buffered standard output,
+/// and helpers for input and diagnostics that already produce the tool's standard messages.
+public struct CommandContext: Sendable {
+    /// Default bound on standard input and input files: 16 MiB, far above any payload, well below
+    /// anything that would hurt.
+    public static let defaultInputLimit = 16 << 20
+
+    /// The tool's name, prefixing diagnostics (`pushseal`).
+    public let toolName: String
+    /// The full command name, e.g. `pushseal store add`.
+    public let commandName: String
+    /// The parsed command line.
+    public let arguments: ParsedArguments
+    /// Standard output, written when the command returns (or throws).
+    public var output: OutputBuffer
+
+    /// A context (built by ``CommandLineTool``; tests may build their own).
+    public init(toolName: String, commandName: String, arguments: ParsedArguments, output: OutputBuffer = OutputBuffer()) {
+        self.toolName = toolName
+        self.commandName = commandName
+        self.arguments = arguments
+        self.output = output
+    }
+
+    /// Appends `text` to standard output.
+    public mutating func write(_ text: String) {
+        output.append(text)
+    }
+
+    /// Appends raw bytes to standard output.
+    public mutating func write(bytes: some Sequence<UInt8>) {
+        output.append(bytes: bytes)
+    }
+
+    /// Writes pending output now (long-running commands that report progress).
+    public mutating func flush() throws(CLIError) {
+        do throws(IOError) { try output.flush() } catch { throw .io(error) }
+    }
+
+    /// Prints `<tool>: warning: message` on standard error at once.
+    public func warn(_ message: String) {
+        StandardStreams.writeStandardError("\(toolName): warning: \(message)\n")
+    }
+
+    /// Prints `<tool>: message` on standard error at once (progress, notes).
+    public func note(_ message: String) {
+        StandardStreams.writeStandardError("\(toolName): \(message)\n")
+    }
+
+    /// Reads the input named by a `[<file>]` argument: the file, or standard input when `path`
+    /// is nil or `-`. Empty input is an error naming `what` ("payload", "content", …), with a hint
+    /// showing how to provide it. When standard input is a terminal, says so first, since
+    /// otherwise the command seems to hang.
+    public func readInput(from path: String?, what: String, limit: Int = defaultInputLimit) throws(CLIError) -> [UInt8] {
+        let bytes: [UInt8]
+        if let path, path != "-" {
+            do throws(IOError) { bytes = try FileSystem.readFile(at: path, limit: limit) } catch { throw .io(error) }
+            if bytes.isEmpty { throw .failure("'\(path)' is empty; expected a \(what)") }
+        } else {
+            if StandardStreams.standardInputIsTerminal {
+                note("reading the \(what) from the terminal; end it with Ctrl-D (or pass a file)")
+            }
+            do throws(IOError) { bytes = try StandardStreams.readStandardInput(limit: limit) } catch { throw .io(error) }
+            if bytes.isEmpty {
+                throw .failure(
+                    "no \(what) on standard input",
+                    hints: "pipe one in or name a file: \(commandName) < FILE, or \(commandName) FILE")
+            }
+        }
+        return bytes
+    }
+
+    /// Reads a whole file (keys, vector files, …), with the tool's standard messages.
+    public func readFile(_ path: String, limit: Int = defaultInputLimit) throws(CLIError) -> [UInt8] {
+        do throws(IOError) { return try FileSystem.readFile(at: path, limit: limit) } catch { throw .io(error) }
+    }
+
+    /// Writes a file atomically (see ``FileSystem/writeFileAtomically(_:to:permissions:replaceExisting:)``).
+    public func writeFile(_ bytes: some Collection<UInt8>, to path: String, permissions: UInt32 = 0o644, replaceExisting: Bool = true) throws(CLIError) {
+        do throws(IOError) {
+            try FileSystem.writeFileAtomically(bytes, to: path, permissions: .init(permissions), replaceExisting: replaceExisting)
+        } catch {
+            throw .io(error)
+        }
+    }
+}

@@ -1,0 +1,155 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A command-line tool: a root command (normally a group of subcommands) and a version.
+/// ``main(arguments:)`` resolves the command line, prints help, version or errors, runs the
+/// command and returns the exit status.
+///
+/// Recognised everywhere (before `--`): `-h`/`--help` (help for the deepest command named so
+/// far). At the root: `--version`, and `help [<subcommand> …]`, which is also accepted by every
+/// group (`pushseal store help add`).
+public struct CommandLineTool: Sendable {
+    /// The root command; its name is the tool's name in every message.
+    public let root: CommandSpec
+    /// Printed by `--version`.
+    public let version: String
+
+    /// A tool.
+    public init(root: CommandSpec, version: String) {
+        self.root = root
+        self.version = version
+    }
+
+    /// What a command line asks for.
+    public enum Resolution: Sendable {
+        /// Print help for the command at this path (exit 0).
+        case help([CommandSpec])
+        /// Print the version (exit 0).
+        case version
+        /// A group was named without a subcommand: help on standard error, exit 64.
+        case missingSubcommand([CommandSpec])
+        /// A mistake in the command line: exit 64.
+        case usageError([CommandSpec], UsageError)
+        /// Run the command at this path.
+        case run([CommandSpec], ParsedArguments)
+    }
+
+    /// Works out what `arguments` (without the program name) ask for. No side effects.
+    public func resolve(_ arguments: [String]) -> Resolution {
+        var path = [root]
+        var index = 0
+        while let current = path.last, !current.subcommands.isEmpty, index < arguments.count {
+            let word = arguments[index]
+            if word.hasPrefix("-") { break }
+            if word == "help" && current.subcommand(named: "help") == nil {
+                return resolveHelp(path: path, names: arguments[(index + 1)...])
+            }
+            guard let next = current.subcommand(named: word) else {
+                if current.run != nil { break }
+                let suggestion = EditDistance.suggestion(for: word, among: current.subcommands.filter { !$0.isHidden }.map(\.name))
+                return .usageError(path, .unknownSubcommand(word, of: HelpFormatter.commandName(path), suggestion: suggestion))
+            }
+            path.append(next)
+            index += 1
+        }
+        let rest = Array(arguments[index...])
+        let beforeTerminator = rest.prefix { $0 != "--" }
+        if beforeTerminator.contains(where: { $0 == "-h" || $0 == "--help" }) { return .help(path) }
+        if path.count == 1 && beforeTerminator.contains("--version") { return .version }
+
+        let command = path.last!
+        guard command.run != nil else {
+            guard let first = rest.first else { return .missingSubcommand(path) }
+            if first.hasPrefix("-") {
+                var candidates = ["--help"]
+                if path.count == 1 { candidates.append("--version") }
+                let name = String(CommandLineParser.splitInlineValue(Substring(first)).0)
+                let suggestion = first.hasPrefix("--") ? EditDistance.suggestion(for: name, among: candidates) : nil
+                return .usageError(path, .unknownOption(name, suggestion: suggestion))
+            }
+            return .usageError(path, .unexpectedArguments(rest))
+        }
+        do throws(UsageError) {
+            return .run(path, try CommandLineParser.parse(rest, for: command))
+        } catch {
+            return .usageError(path, error)
+        }
+    }
+
+    private func resolveHelp(path: [CommandSpec], names: ArraySlice<String>) -> Resolution {
+        var path = path
+        for name in names {
+            if name.hasPrefix("-") { break }
+            guard let next = path.last!.subcommand(named: name) else {
+                let candidates = path.last!.subcommands.filter { !$0.isHidden }.map(\.name)
+                return .usageError(path, .unknownSubcommand(
+                    name, of: HelpFormatter.commandName(path), suggestion: EditDistance.suggestion(for: name, among: candidates)))
+            }
+            path.append(next)
+        }
+        return .help(path)
+    }
+
+    /// Runs the tool on `arguments` (without the program name), writing to the standard
+    /// streams, and returns the exit status.
+    public func main(arguments: [String]) -> ExitCode {
+        switch resolve(arguments) {
+        case let .help(path):
+            return emit(HelpFormatter.help(path, version: version))
+        case .version:
+            return emit(version + "\n")
+        case let .missingSubcommand(path):
+            StandardStreams.writeStandardError(HelpFormatter.help(path, version: version))
+            return .usage
+        case let .usageError(path, error):
+            StandardStreams.writeStandardError(HelpFormatter.errorText(error, path: path))
+            return .usage
+        case let .run(path, parsed):
+            var context = CommandContext(toolName: root.name, commandName: HelpFormatter.commandName(path), arguments: parsed)
+            let outcome = Result { () throws(CLIError) -> ExitCode in try path.last!.run!(&context) }
+            // Data first (a fallback result or a partial report is still output), then diagnostics.
+            var flushFailure: IOError?
+            do throws(IOError) { try context.output.flush() } catch { flushFailure = error }
+            var status: ExitCode
+            switch outcome {
+            case let .success(code):
+                status = code
+            case let .failure(.usage(error)):
+                StandardStreams.writeStandardError(HelpFormatter.errorText(error, path: path))
+                status = .usage
+            case let .failure(.failure(diagnostic)):
+                report(diagnostic)
+                status = diagnostic.exitCode
+            }
+            if let flushFailure {
+                report(Diagnostic(flushFailure.description))
+                if status == .success { status = .failure }
+            }
+            return status
+        }
+    }
+
+    /// Prints `<tool>: error: …` and `<tool>: hint: …` lines.
+    public func report(_ diagnostic: Diagnostic) {
+        var text = "\(root.name): error: \(diagnostic.message)\n"
+        for hint in diagnostic.hints { text += "\(root.name): hint: \(hint)\n" }
+        StandardStreams.writeStandardError(text)
+    }
+
+    private func emit(_ text: String) -> ExitCode {
+        var output = OutputBuffer()
+        output.append(text)
+        do throws(IOError) {
+            try output.flush()
+            return .success
+        } catch {
+            report(Diagnostic(error.description))
+            return .failure
+        }
+    }
+}

@@ -1,0 +1,106 @@
+/// A named command-line input: an option that takes a value (`--pad-block <n>`) or a flag
+/// (`--json`). Declared once; the parser, the help text and the error messages all read it.
+public struct OptionSpec: Sendable {
+    /// Whether the option takes a value.
+    public enum Kind: Sendable, Equatable {
+        /// A boolean flag: present or absent, never with a value.
+        case flag
+        /// An option with a value, shown as `<valueName>` in help and errors.
+        case option(valueName: String)
+    }
+
+    /// The long name without dashes, e.g. `pad-block` for `--pad-block`. Also the lookup key in
+    /// ``ParsedArguments``.
+    public let name: String
+    /// An optional one-character short name, e.g. `o` for `-o`.
+    public let shortName: Character?
+    /// Flag or option.
+    public let kind: Kind
+    /// One-line help, shown in the OPTIONS section.
+    public let abstract: String
+    /// Longer help, shown under the abstract (may contain newlines).
+    public let discussion: String
+    /// The value used when the option is absent; shown as `(default: …)`.
+    public let defaultValue: String?
+    /// When not empty, the only accepted values; shown as `(values: …)` and enforced by the parser.
+    public let allowedValues: [String]
+    /// The parser reports `Missing expected argument` when a required option is absent.
+    public let isRequired: Bool
+    /// The option may be given several times; every value is kept.
+    public let isRepeating: Bool
+    /// The value is secret (a key): error messages never echo it.
+    public let isSecret: Bool
+    /// Left out of help and usage (still parsed).
+    public let isHidden: Bool
+
+    /// `--name` (and `-short`) as shown in help: `-o, --output`.
+    public var namesForHelp: String {
+        if let shortName { return "-\(shortName), --\(name)" }
+        return "--\(name)"
+    }
+
+    /// `--name <value>` or `--name`, as used in usage lines and error messages.
+    public var synopsis: String {
+        switch kind {
+        case .flag: "--\(name)"
+        case let .option(valueName): "--\(name) <\(valueName)>"
+        }
+    }
+
+    /// The value name of an option; nil for a flag.
+    public var valueName: String? {
+        if case let .option(valueName) = kind { return valueName }
+        return nil
+    }
+
+    /// Whether this is a flag.
+    public var isFlag: Bool { kind == .flag }
+
+    /// Memberwise initialiser; prefer ``option(_:short:valueName:abstract:discussion:defaultValue:allowedValues:required:repeating:secret:hidden:)``
+    /// and ``flag(_:short:abstract:discussion:hidden:)``.
+    public init(
+        name: String, shortName: Character? = nil, kind: Kind, abstract: String, discussion: String = "",
+        defaultValue: String? = nil, allowedValues: [String] = [], isRequired: Bool = false,
+        isRepeating: Bool = false, isSecret: Bool = false, isHidden: Bool = false
+    ) {
+        precondition(!name.isEmpty && !name.hasPrefix("-"), "option names are declared without dashes: \(name)")
+        self.name = name
+        self.shortName = shortName
+        self.kind = kind
+        self.abstract = abstract
+        self.discussion = discussion
+        self.defaultValue = defaultValue
+        self.allowedValues = allowedValues
+        self.isRequired = isRequired
+        self.isRepeating = isRepeating
+        self.isSecret = isSecret
+        self.isHidden = isHidden
+    }
+
+    /// An option that takes a value: `--name <valueName>`.
+    public static func option(
+        _ name: String, short: Character? = nil, valueName: String, abstract: String, discussion: String = "",
+        defaultValue: String? = nil, allowedValues: [String] = [], required: Bool = false,
+        repeating: Bool = false, secret: Bool = false, hidden: Bool = false
+    ) -> OptionSpec {
+        OptionSpec(
+            name: name, shortName: short, kind: .option(valueName: valueName), abstract: abstract,
+            discussion: discussion, defaultValue: defaultValue, allowedValues: allowedValues,
+            isRequired: required, isRepeating: repeating, isSecret: secret, isHidden: hidden)
+    }
+
+    /// A boolean flag: `--name`.
+    public static func flag(
+        _ name: String, short: Character? = nil, abstract: String, discussion: String = "", hidden: Bool = false
+    ) -> OptionSpec {
+        OptionSpec(name: name, shortName: short, kind: .flag, abstract: abstract, discussion: discussion, isHidden: hidden)
+    }
+
+    /// This option, made required (for a shared declaration that one command needs).
+    public func required() -> OptionSpec {
+        OptionSpec(
+            name: name, shortName: shortName, kind: kind, abstract: abstract, discussion: discussion,
+            defaultValue: nil, allowedValues: allowedValues, isRequired: true, isRepeating: isRepeating,
+            isSecret: isSecret, isHidden: isHidden)
+    }
+}

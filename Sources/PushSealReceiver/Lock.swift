@@ -1,0 +1,39 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A plain mutual-exclusion lock over `pthread_mutex_t`.
+///
+/// `Synchronization.Mutex` would do on Linux, but on Apple platforms it needs iOS 18 / macOS 15
+/// while the package supports iOS 16 / macOS 13; a heap-allocated pthread mutex works everywhere
+/// and never moves in memory.
+package final class Lock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    /// A new, unlocked lock.
+    package init() {
+        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let status = pthread_mutex_init(mutex, nil)
+        precondition(status == 0, "pthread_mutex_init failed: \(status)")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` while holding the lock. `body` must not call back into anything that takes
+    /// the same lock.
+    @inline(__always)
+    package func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}

@@ -1,0 +1,235 @@
+import PushSealCore
+
+/// The outer fields a fallback may use: visible to the push service, untrusted, never decrypted.
+struct OuterFields: Sendable, Equatable {
+    /// The placeholder alert (`aps.alert`), when it has a title, subtitle or body.
+    var placeholder: FallbackText?
+    /// `aps.thread-id` (opaque).
+    var threadIdentifier: String?
+    /// `aps.category`.
+    var category: String?
+    /// `aps.badge`, when it is an integer in 0...2147483647.
+    var badge: Int64?
+
+    static let none = OuterFields()
+
+    /// Reads the `aps` dictionary of an APNs payload. Values of the wrong type are ignored.
+    init(aps: UserInfoValue?) {
+        guard let aps = aps?.dictionaryValue else { return }
+        threadIdentifier = member(aps, "thread-id")?.stringValue
+        category = member(aps, "category")?.stringValue
+        if case let .number(value)? = member(aps, "badge"), value >= 0, value <= 2_147_483_647, value == value.rounded(.towardZero) {
+            badge = Int64(value)
+        }
+        switch member(aps, "alert") {
+        case let .string(body)?:
+            placeholder = FallbackText(body: .plain(body))
+        case let .dictionary(alert)?:
+            let title = Self.text(alert, plain: "title", key: "title-loc-key", arguments: "title-loc-args")
+            let subtitle = Self.text(alert, plain: "subtitle", key: "subtitle-loc-key", arguments: "subtitle-loc-args")
+            let body = Self.text(alert, plain: "body", key: "loc-key", arguments: "loc-args")
+            if title != nil || subtitle != nil || body != nil {
+                placeholder = FallbackText(title: title, subtitle: subtitle, body: body ?? .plain(""))
+            }
+        default:
+            break
+        }
+    }
+
+    private init() {}
+
+    /// A localization key (with its string arguments) takes precedence over literal text, as on iOS.
+    private static func text(_ alert: [String: UserInfoValue], plain: String, key: String, arguments: String) -> NotificationText? {
+        if let locKey = member(alert, key)?.stringValue {
+            var strings: [String] = []
+            if case let .array(values)? = member(alert, arguments) {
+                strings = values.compactMap(\.stringValue)
+                if strings.count != values.count { strings = [] }
+            }
+            return .localized(key: locKey, arguments: strings)
+        }
+        return member(alert, plain)?.stringValue.map(NotificationText.plain)
+    }
+}
+
+/// The dictionary member whose name has exactly these UTF-8 bytes (no Unicode equivalence: Swift
+/// `String` keys compare by canonical equivalence, so the found key is checked byte for byte; a
+/// dictionary cannot hold two canonically equivalent keys at once).
+func member(_ dictionary: [String: UserInfoValue], _ name: String) -> UserInfoValue? {
+    guard let index = dictionary.index(forKey: name), dictionary[index].key.utf8.elementsEqual(name.utf8) else { return nil }
+    return dictionary[index].value
+}
+
+/// A payload whose envelope has been located (SPEC 10.1) and whose outer fields have been read,
+/// but which has not been opened. Parsing needs no key, so a best attempt can be prepared from it
+/// before decryption starts.
+public struct ParsedPayload: Sendable, Equatable {
+    /// The sealed member, as found.
+    enum Sealed: Sendable, Equatable {
+        /// None: `not_sealed`; the string says why.
+        case absent(String)
+        /// The sealed member occurs more than once in its object: `malformed_envelope`.
+        case duplicated
+        /// The sealed member is not a string: `malformed_envelope`; the string names the type.
+        case notString(String)
+        /// The wire string.
+        case wire(String)
+    }
+
+    let sealed: Sealed
+    let outer: OuterFields
+
+    /// The name of the sealed member.
+    static let sealedName = "pushseal"
+
+    /// Locates the envelope and reads the outer fields of `payload`.
+    public init(_ payload: ReceiverPayload) {
+        switch payload {
+        case let .json(bytes): self.init(json: bytes)
+        case let .userInfo(dictionary): self.init(userInfo: dictionary)
+        case let .fcmData(data): self.init(fcmData: data)
+        }
+    }
+
+    /// True when the payload carries a sealed member at all (anything but `not_sealed`).
+    public var isSealed: Bool {
+        if case .absent = sealed { return false }
+        return true
+    }
+
+    init(sealed: Sealed, outer: OuterFields) {
+        self.sealed = sealed
+        self.outer = outer
+    }
+
+    // MARK: FCM data map
+
+    init(fcmData data: [String: String]) {
+        let wire = data.first { $0.key.utf8.elementsEqual(Self.sealedName.utf8) }?.value
+        self.init(sealed: wire.map(Sealed.wire) ?? .absent("the FCM data map has no \"pushseal\" key"), outer: .none)
+    }
+
+    // MARK: userInfo
+
+    init(userInfo: [String: UserInfoValue]) {
+        let outer = OuterFields(aps: member(userInfo, "aps"))
+        let container: [String: UserInfoValue]
+        if member(userInfo, Self.sealedName) != nil {
+            container = userInfo
+        } else if let message = member(userInfo, "message")?.dictionaryValue,
+                  let data = member(message, "data")?.dictionaryValue,
+                  member(data, Self.sealedName) != nil {
+            container = data
+        } else {
+            self.init(sealed: .absent("no \"pushseal\" member"), outer: outer)
+            return
+        }
+        self.init(sealed: Self.sealed(from: member(container, Self.sealedName)!), outer: outer)
+    }
+
+    static func sealed(from value: UserInfoValue) -> Sealed {
+        switch value {
+        case let .string(wire): .wire(wire)
+        case .number: .notString("a number")
+        case .bool: .notString("a boolean")
+        case .array: .notString("an array")
+        case .dictionary: .notString("an object")
+        case .other: .notString("neither a string nor a JSON value")
+        }
+    }
+
+    // MARK: Raw JSON
+
+    /// SPEC 10.1 and Appendix A.1: strict JSON (depth ≤ 16) with duplicate names recorded, not
+    /// rejected; the sealed member is the top-level `pushseal`, else `message.data.pushseal`
+    /// (each of `message` and `data` occurring exactly once); a duplicated name anywhere except the
+    /// sealed member itself is `not_sealed`; a duplicated sealed member is `malformed_envelope`.
+    init(json bytes: [UInt8]) {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parseKeepingDuplicateNames(bytes, maximumDepth: NotificationContent.maximumNestingDepth)
+        } catch {
+            self.init(sealed: .absent("the payload is not strict JSON: \(error)"), outer: .none)
+            return
+        }
+        guard case let .object(top) = value else {
+            self.init(sealed: .absent("the payload is not a JSON object"), outer: .none)
+            return
+        }
+        let outer = OuterFields(aps: Self.first(top, "aps").map(UserInfoValue.init(json:)))
+
+        // Locate the object holding the sealed member, as a path of (unique) member names.
+        var path: [String]?
+        if Self.count(top, Self.sealedName) > 0 {
+            path = []
+        } else if Self.count(top, "message") == 1, case let .object(message)? = Self.first(top, "message"),
+                  Self.count(message, "data") == 1, case let .object(data)? = Self.first(message, "data"),
+                  Self.count(data, Self.sealedName) > 0 {
+            path = ["message", "data"]
+        }
+
+        if let name = Self.duplicatedName(in: value, sealedPath: path.map { $0[...] }) {
+            self.init(sealed: .absent("the payload repeats the member name \"\(name)\""), outer: outer)
+            return
+        }
+        guard let path else {
+            self.init(sealed: .absent("no \"pushseal\" member"), outer: outer)
+            return
+        }
+        var container = top
+        for name in path {
+            guard case let .object(inner)? = Self.first(container, name) else { preconditionFailure("located path") }
+            container = inner
+        }
+        guard Self.count(container, Self.sealedName) == 1 else {
+            self.init(sealed: .duplicated, outer: outer)
+            return
+        }
+        let sealedValue = Self.first(container, Self.sealedName)!
+        switch sealedValue {
+        case let .string(wire): self.init(sealed: .wire(wire), outer: outer)
+        case .null: self.init(sealed: .notString("null"), outer: outer)
+        case .bool: self.init(sealed: .notString("a boolean"), outer: outer)
+        case .number: self.init(sealed: .notString("a number"), outer: outer)
+        case .array: self.init(sealed: .notString("an array"), outer: outer)
+        case .object: self.init(sealed: .notString("an object"), outer: outer)
+        }
+    }
+
+    private static func count(_ object: JSONObject, _ name: String) -> Int {
+        object.members.reduce(0) { $0 + ($1.name.utf8.elementsEqual(name.utf8) ? 1 : 0) }
+    }
+
+    private static func first(_ object: JSONObject, _ name: String) -> JSONValue? {
+        object[name]
+    }
+
+    /// The first member name that occurs twice in one object, anywhere in `value`, except the
+    /// sealed member's own name in the object at `sealedPath`. Names compare by UTF-8 bytes.
+    private static func duplicatedName(in value: JSONValue, sealedPath: ArraySlice<String>?) -> String? {
+        switch value {
+        case let .array(elements):
+            for element in elements {
+                if let name = duplicatedName(in: element, sealedPath: nil) { return name }
+            }
+            return nil
+        case let .object(object):
+            var seen = Set<[UInt8]>()
+            for member in object.members {
+                let bytes = Array(member.name.utf8)
+                if !seen.insert(bytes).inserted {
+                    let exempt = sealedPath?.isEmpty == true && member.name.utf8.elementsEqual(sealedName.utf8)
+                    if !exempt { return member.name }
+                }
+                var childPath: ArraySlice<String>?
+                if let sealedPath, let next = sealedPath.first, next.utf8.elementsEqual(member.name.utf8) {
+                    childPath = sealedPath.dropFirst()
+                }
+                if let name = duplicatedName(in: member.value, sealedPath: childPath) { return name }
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import PushSealCore
+
+/// What a receiver hands to the platform to display: the decrypted content, or fallback text with
+/// a reason. Never partial plaintext: a fallback is built only from the payload's outer fields and
+/// the app's configuration.
+public struct ReceivedNotification: Sendable, Equatable {
+    /// Whether the content was decrypted.
+    public enum Outcome: String, Sendable, Equatable {
+        /// Every check passed; the fields come from the decrypted content.
+        case decrypted
+        /// Something was wrong (see ``ReceivedNotification/reason``), or the deadline expired first
+        /// (reason nil); the text is fallback text.
+        case fallback
+    }
+
+    /// Where ``title``, ``subtitle`` and ``body`` come from.
+    public enum TextSource: String, Sendable, Equatable {
+        /// The decrypted content.
+        case content
+        /// The payload's placeholder alert (`aps.alert`), which the platform already shows as is.
+        case payloadPlaceholder
+        /// The app's configured fallback text (``ReceiverConfiguration/fallbackText``).
+        case appFallback
+    }
+
+    /// Decrypted or fallback.
+    public var outcome: Outcome
+    /// Why this is a fallback (nil when decrypted, and for the best attempt delivered at the deadline).
+    public var reason: ReasonCode?
+    /// Decrypted, but `(cid, mid)` was already in the duplicate log. Always false for a fallback.
+    public var isDuplicate: Bool
+    /// Decrypted a content-free wake-and-fetch notification: the app must fetch the message
+    /// (`cid`, `mid`) from its server. The text is then fallback text.
+    public var requiresFetch: Bool
+    /// The sender shortened the body (`trunc`).
+    public var isTruncated: Bool
+
+    /// Title to show.
+    public var title: NotificationText?
+    /// Subtitle to show.
+    public var subtitle: NotificationText?
+    /// Body to show.
+    public var body: NotificationText
+    /// Where the text comes from.
+    public var textSource: TextSource
+
+    /// Thread identifier: the content's `thread`, else its `cid`; for a fallback, the payload's
+    /// opaque outer `thread-id`, if any.
+    public var threadIdentifier: String?
+    /// Action category: the content's `category`; for a fallback, the payload's outer `category`.
+    public var category: String?
+    /// Badge: the content's `badge`; for a fallback, the payload's outer `aps.badge`.
+    public var badge: Int64?
+    /// The sender, for a communication notification (decrypted only).
+    public var sender: NotificationContent.Sender?
+    /// App extras `x` (decrypted only; never trusted for authorization).
+    public var extras: [String: String]
+    /// `cid` (decrypted only).
+    public var conversationID: String?
+    /// `mid` (decrypted only).
+    public var messageID: String?
+    /// `ts`, seconds since 1970 (decrypted only).
+    public var sentAt: Int64?
+    /// The key id from the envelope header, once the envelope parsed (not secret).
+    public var keyID: KeyID?
+    /// A short human-readable explanation of a fallback, for logs. It never contains decrypted
+    /// bytes: after decryption it names only the failed check and schema field names.
+    public var diagnostic: String?
+    /// The decrypted content (decrypted only).
+    public var content: NotificationContent?
+    /// The exact decrypted content bytes, only when
+    /// ``ReceiverConfiguration/retainsContentBytes`` is set (decrypted only).
+    public var contentBytes: [UInt8]?
+
+    /// True for `not_sealed`: the platform should show the notification exactly as it arrived.
+    public var isPassThrough: Bool { reason == .notSealed }
+
+    /// A fallback with the given text and outer fields.
+    init(fallback text: FallbackText, source: TextSource, reason: ReasonCode?, outer: OuterFields, keyID: KeyID?, diagnostic: String?) {
+        outcome = .fallback
+        self.reason = reason
+        isDuplicate = false
+        requiresFetch = false
+        isTruncated = false
+        title = text.title
+        subtitle = text.subtitle
+        body = text.body
+        textSource = source
+        threadIdentifier = outer.threadIdentifier
+        category = outer.category
+        badge = outer.badge
+        sender = nil
+        extras = [:]
+        conversationID = nil
+        messageID = nil
+        sentAt = nil
+        self.keyID = keyID
+        self.diagnostic = diagnostic
+        content = nil
+        contentBytes = nil
+    }
+}

@@ -1,0 +1,217 @@
+import PushSealCore
+
+/// Opens PushSeal notifications: locates the envelope, finds the one key it names, decrypts, and
+/// checks the content — in exactly the order of SPEC 10.2, stopping at the first failure — and
+/// returns what to display. Never throws, never traps on any input.
+///
+/// ```swift
+/// let receiver = Receiver(keySource: SingleConversationKey(key: key, conversation: "c1"))
+/// let shown = receiver.open(.json(payloadBytes))
+/// if shown.outcome == .decrypted { … } else { log(shown.reason!) }
+/// ```
+public struct Receiver: Sendable {
+    /// Where keys come from and deliveries are recorded.
+    public let keySource: any ReceiverKeySource
+    /// Freshness limits, clock and fallback text.
+    public var configuration: ReceiverConfiguration
+
+    /// A receiver over `keySource`.
+    public init(keySource: any ReceiverKeySource, configuration: ReceiverConfiguration = ReceiverConfiguration()) {
+        self.keySource = keySource
+        self.configuration = configuration
+    }
+
+    // MARK: Opening
+
+    /// Opens a payload in any form.
+    public func open(_ payload: ReceiverPayload) -> ReceivedNotification {
+        open(ParsedPayload(payload))
+    }
+
+    /// Opens raw payload JSON bytes (APNs body, FCM v1 message, or FCM data map as JSON).
+    public func open(json bytes: some Collection<UInt8>) -> ReceivedNotification {
+        open(ParsedPayload(json: Array(bytes)))
+    }
+
+    /// Opens an iOS `userInfo` dictionary.
+    public func open(userInfo: [String: UserInfoValue]) -> ReceivedNotification {
+        open(ParsedPayload(userInfo: userInfo))
+    }
+
+    /// Opens an FCM data map.
+    public func open(fcmData: [String: String]) -> ReceivedNotification {
+        open(ParsedPayload(fcmData: fcmData))
+    }
+
+    /// Opens a payload that was already parsed (see ``ParsedPayload``). Steps 2–11 of SPEC 10.2.
+    public func open(_ parsed: ParsedPayload) -> ReceivedNotification {
+        // 1–2. Locating the sealed member (done by ParsedPayload).
+        let wire: String
+        switch parsed.sealed {
+        case let .absent(why): return fallback(parsed, .notSealed, keyID: nil, why)
+        case .duplicated: return fallback(parsed, .malformedEnvelope, keyID: nil, "the \"pushseal\" member occurs more than once")
+        case let .notString(kind): return fallback(parsed, .malformedEnvelope, keyID: nil, "the \"pushseal\" member is \(kind), not a string")
+        case let .wire(string): wire = string
+        }
+
+        // 2–4. Strict base64url, version, length.
+        let envelope: Envelope
+        do {
+            envelope = try Envelope(wire: wire)
+        } catch {
+            return fallback(parsed, error.reason, keyID: nil, error.description)
+        }
+        let keyID = envelope.keyID
+
+        // 5–6. The one key the header names.
+        let key: ConversationKey
+        let conversation: String
+        switch keySource.lookupKey(keyID) {
+        case .notFound:
+            return fallback(parsed, .unknownKey, keyID: keyID, "no key with id \(keyID)")
+        case let .locked(why):
+            return fallback(parsed, .storeLocked, keyID: keyID, "key store locked or unavailable: \(why)")
+        case let .found(foundKey, foundConversation):
+            key = foundKey
+            conversation = foundConversation
+        }
+
+        // 7. Authenticate and decrypt; 8 (padding, size) happens inside.
+        var plaintext: [UInt8]
+        do {
+            plaintext = try envelope.open(with: key)
+        } catch {
+            // Envelope.open zeroes its buffer itself when it fails after decrypting.
+            return fallback(parsed, error.reason, keyID: keyID, Self.safeDiagnostic(error))
+        }
+        return finish(decrypted: &plaintext, conversation: conversation, keyID: keyID, parsed: parsed)
+    }
+
+    /// Steps 8–11 on decrypted content bytes. On every failure the bytes are zeroed before the
+    /// fallback is built; on success too unless ``ReceiverConfiguration/retainsContentBytes``.
+    func finish(decrypted bytes: inout [UInt8], conversation: String, keyID: KeyID, parsed: ParsedPayload) -> ReceivedNotification {
+        defer { bytes.withUnsafeMutableBytes { Sodium.zero($0) } }
+
+        // 8. Strict JSON and schema.
+        let content: NotificationContent
+        do {
+            content = try NotificationContent(decoding: bytes)
+        } catch {
+            return fallback(parsed, .malformedContent, keyID: keyID, Self.safeDiagnostic(.malformedContent(error)))
+        }
+
+        // 9. Conversation binding, byte for byte.
+        guard content.conversationID.utf8.elementsEqual(conversation.utf8) else {
+            return fallback(parsed, .conversationMismatch, keyID: keyID, "the content names another conversation than the key is stored for")
+        }
+
+        // 10. Freshness, boundaries inclusive.
+        let now = configuration.clock()
+        let (age, ageOverflow) = now.subtractingReportingOverflow(content.sentAt)
+        let (ahead, aheadOverflow) = content.sentAt.subtractingReportingOverflow(now)
+        if !ageOverflow && age > configuration.maximumAge {
+            return fallback(parsed, .stale, keyID: keyID, "sent more than \(configuration.maximumAge) s ago")
+        }
+        if ageOverflow || aheadOverflow || ahead > configuration.maximumFutureSkew {
+            return fallback(parsed, .stale, keyID: keyID, "sent more than \(configuration.maximumFutureSkew) s in the future")
+        }
+
+        // 11. Success; duplicate flag from the log.
+        let isDuplicate = keySource.markDelivered(conversation: content.conversationID, messageID: content.messageID) == .duplicate
+        let retained = configuration.retainsContentBytes ? Array(bytes) : nil
+        return decrypted(content, bytes: retained, isDuplicate: isDuplicate, keyID: keyID, parsed: parsed)
+    }
+
+    // MARK: Results
+
+    /// The best attempt for a payload whose opening has not finished: fallback text from the
+    /// payload's outer fields (or the app's text for no reason), prepared without any key.
+    public func bestAttempt(for parsed: ParsedPayload) -> ReceivedNotification {
+        fallback(parsed, nil, keyID: nil, "the deadline expired before the notification was opened")
+    }
+
+    /// The best attempt when not even the payload is known: the app's text for no reason.
+    public func bestAttemptWithoutPayload() -> ReceivedNotification {
+        ReceivedNotification(fallback: configuration.fallbackText(nil), source: .appFallback, reason: nil, outer: .none,
+                             keyID: nil, diagnostic: "the deadline expired before the notification was parsed")
+    }
+
+    private func fallbackText(_ parsed: ParsedPayload, _ reason: ReasonCode?) -> (FallbackText, ReceivedNotification.TextSource) {
+        if configuration.prefersPayloadPlaceholder, let placeholder = parsed.outer.placeholder {
+            return (placeholder, .payloadPlaceholder)
+        }
+        return (configuration.fallbackText(reason), .appFallback)
+    }
+
+    private func fallback(_ parsed: ParsedPayload, _ reason: ReasonCode?, keyID: KeyID?, _ diagnostic: String) -> ReceivedNotification {
+        let (text, source) = fallbackText(parsed, reason)
+        return ReceivedNotification(fallback: text, source: source, reason: reason, outer: parsed.outer, keyID: keyID, diagnostic: diagnostic)
+    }
+
+    private func decrypted(_ content: NotificationContent, bytes: [UInt8]?, isDuplicate: Bool, keyID: KeyID, parsed: ParsedPayload) -> ReceivedNotification {
+        // SPEC 9.5 (content-free = body "" with trunc) and the lead's decision (content-free = no
+        // body): either way the app must fetch, and there is no text to show.
+        let requiresFetch = content.requiresFetch || (content.isTruncated && content.body?.isEmpty == true)
+        let hasText = !(content.title ?? "").isEmpty || !(content.subtitle ?? "").isEmpty || !(content.body ?? "").isEmpty
+        var result: ReceivedNotification
+        if requiresFetch || !hasText {
+            let (text, source) = fallbackText(parsed, nil)
+            result = ReceivedNotification(fallback: text, source: source, reason: nil, outer: .none, keyID: keyID, diagnostic: nil)
+        } else {
+            result = ReceivedNotification(fallback: FallbackText(body: .plain("")), source: .content, reason: nil, outer: .none,
+                                          keyID: keyID, diagnostic: nil)
+            result.title = content.title.map(NotificationText.plain)
+            result.subtitle = content.subtitle.map(NotificationText.plain)
+            result.body = .plain(content.body ?? "")
+        }
+        result.outcome = .decrypted
+        result.isDuplicate = isDuplicate
+        result.requiresFetch = requiresFetch
+        result.isTruncated = content.isTruncated
+        result.threadIdentifier = content.thread ?? content.conversationID
+        result.category = content.category
+        result.badge = content.badge
+        result.sender = content.sender
+        result.extras = content.extras
+        result.conversationID = content.conversationID
+        result.messageID = content.messageID
+        result.sentAt = content.sentAt
+        result.content = content
+        result.contentBytes = bytes
+        return result
+    }
+
+    // MARK: Diagnostics without plaintext
+
+    /// Schema paths a diagnostic may name; anything else (an `x` member name) is content.
+    private static let schemaFields: Set<String> = ["cid", "mid", "ts", "title", "subtitle", "body", "sender", "sender.id",
+                                                   "sender.name", "thread", "category", "badge", "trunc", "x"]
+
+    /// Describes an error from decryption or later without any decrypted byte: parser messages
+    /// (which quote member names), `x` member names and values, and lengths are left out.
+    static func safeDiagnostic(_ error: OpenError) -> String {
+        switch error {
+        case .malformedContent(let contentError):
+            let detail: String
+            switch contentError {
+            case .invalidPadding: detail = "invalid padding"
+            case .tooLarge: detail = "longer than \(NotificationContent.maximumByteCount) bytes"
+            case .invalidJSON: detail = "not strict JSON"
+            case .notAnObject: detail = "not a JSON object"
+            case let .missingField(field): detail = "required field \(safeField(field)) missing"
+            case let .wrongType(field, _): detail = "field \(safeField(field)) has the wrong type"
+            case let .outOfRange(field, _): detail = "field \(safeField(field)) out of range"
+            }
+            return "malformed content: \(detail)"
+        case .unknownKey:
+            return "the key source returned a key whose id differs from the envelope's"
+        default:
+            return error.description
+        }
+    }
+
+    private static func safeField(_ field: String) -> String {
+        if schemaFields.contains(where: { $0.utf8.elementsEqual(field.utf8) }) { return "\"\(field)\"" }
+        return "in \"x\""
+    }
+}

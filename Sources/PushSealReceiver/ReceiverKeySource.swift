@@ -1,0 +1,58 @@
+import PushSealCore
+
+/// What a key source knows about one key id (SPEC 10.2 steps 5 and 6).
+public enum KeyLookupResult: Sendable {
+    /// The key, and the conversation it is stored for (the content's `cid` must equal it).
+    case found(ConversationKey, conversation: String)
+    /// No key with this id: `unknown_key`. A source that can tell it does not hold the id says
+    /// this even while locked (SPEC Appendix A.2).
+    case notFound
+    /// The source holds the id, or cannot even read its index, but cannot read the key now
+    /// (device locked, master key unavailable, I/O error): `store_locked`. The string says why.
+    case locked(String)
+}
+
+/// The outcome of recording `(cid, mid)` in a duplicate log.
+public enum DeliveryRecord: Sendable, Equatable {
+    /// First time this pair is seen; it is now recorded.
+    case first
+    /// The pair was already recorded: the notification is flagged `duplicate`.
+    case duplicate
+    /// The log cannot be read or written now; the notification is delivered unflagged. The string
+    /// says why.
+    case unavailable(String)
+}
+
+/// Where a receiver finds conversation keys and records deliveries: the device key store, or an
+/// in-memory key (``SingleConversationKey``).
+///
+/// Method names differ from the key store's own API (`key(for:)`, `recordDelivery(…)`) so that
+/// the store can conform without overloads:
+///
+/// ```swift
+/// extension KeyStore: ReceiverKeySource {
+///     public func lookupKey(_ id: KeyID) -> KeyLookupResult {
+///         do {
+///             let stored = try key(for: id)
+///             return .found(stored.key, conversation: stored.item.conversation)
+///         } catch .itemNotFound {
+///             return .notFound
+///         } catch {
+///             return .locked("\(error)")
+///         }
+///     }
+///     public func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
+///         do { return try recordDelivery(conversation: conversation, messageID: messageID) ? .duplicate : .first }
+///         catch { return .unavailable("\(error)") }
+///     }
+/// }
+/// ```
+public protocol ReceiverKeySource: Sendable {
+    /// Looks up the one key named by an envelope's header. Never returns another key of the
+    /// conversation: the receiver does not trial-decrypt.
+    func lookupKey(_ id: KeyID) -> KeyLookupResult
+
+    /// Atomically checks and records `(conversation, messageID)` in the duplicate log. Called only
+    /// after every check passed (failed opens are never recorded). Compare by UTF-8 bytes.
+    func markDelivered(conversation: String, messageID: String) -> DeliveryRecord
+}

@@ -1,0 +1,86 @@
+import PushSealCore
+
+/// An in-memory key source holding one conversation key, with its own duplicate log.
+///
+/// For tests, demos and the CLI's `--key K --conversation CID` mode. It can be locked (to model a
+/// keychain that is unavailable before first unlock) and wiped (to model logout). Thread-safe.
+public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable {
+    private let lock = Lock()
+    // Guarded by `lock`.
+    private var key: ConversationKey?
+    private var lockReason: String?
+    private var delivered: Set<[UInt8]> = []
+    private var logUnavailableReason: String?
+
+    /// The conversation the key is stored for.
+    public let conversation: String
+    /// The id of the key (kept after ``wipe()``, so a wiped source still answers `notFound` for it).
+    public let keyID: KeyID
+
+    /// A source holding `key` for `conversation`.
+    public init(key: ConversationKey, conversation: String) {
+        self.key = key
+        self.conversation = conversation
+        self.keyID = key.id
+    }
+
+    /// Makes the key unreadable (`reason` is reported with `store_locked`), or readable again with nil.
+    /// The key id stays known, so other ids still report `unknown_key` (SPEC Appendix A.2).
+    public func setLocked(_ reason: String?) {
+        lock.withLock { lockReason = reason }
+    }
+
+    /// Makes the duplicate log unavailable (`reason`), or available again with nil.
+    public func setDeliveryLogUnavailable(_ reason: String?) {
+        lock.withLock { logUnavailableReason = reason }
+    }
+
+    /// Forgets the key and the duplicate log, as a logout does. Every lookup is `unknown_key` afterwards.
+    public func wipe() {
+        lock.withLock {
+            key = nil
+            delivered.removeAll()
+        }
+    }
+
+    /// True while the key is held (not wiped).
+    public var holdsKey: Bool { lock.withLock { key != nil } }
+
+    /// Records `(conversation, messageID)` as already delivered (for example from a test vector's
+    /// `previouslySeen`). Returns false if it was already recorded.
+    @discardableResult
+    public func recordPreviousDelivery(conversation: String, messageID: String) -> Bool {
+        let entry = Self.logEntry(conversation: conversation, messageID: messageID)
+        return lock.withLock { delivered.insert(entry).inserted }
+    }
+
+    // MARK: ReceiverKeySource
+
+    /// `.found` for this key's id unless locked or wiped; `.notFound` for any other id.
+    public func lookupKey(_ id: KeyID) -> KeyLookupResult {
+        lock.withLock {
+            guard id == keyID, let key else { return .notFound }
+            if let lockReason { return .locked(lockReason) }
+            return .found(key, conversation: conversation)
+        }
+    }
+
+    /// Checks and records the pair in the in-memory log.
+    public func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
+        let entry = Self.logEntry(conversation: conversation, messageID: messageID)
+        return lock.withLock {
+            if let logUnavailableReason { return .unavailable(logUnavailableReason) }
+            return delivered.insert(entry).inserted ? .first : .duplicate
+        }
+    }
+
+    /// An unambiguous byte encoding of the pair: 4-byte big-endian length of cid, cid, mid.
+    private static func logEntry(conversation: String, messageID: String) -> [UInt8] {
+        let count = conversation.utf8.count
+        var entry: [UInt8] = [UInt8(truncatingIfNeeded: count >> 24), UInt8(truncatingIfNeeded: count >> 16),
+                              UInt8(truncatingIfNeeded: count >> 8), UInt8(truncatingIfNeeded: count)]
+        entry.append(contentsOf: conversation.utf8)
+        entry.append(contentsOf: messageID.utf8)
+        return entry
+    }
+}

@@ -1,0 +1,116 @@
+@_spi(Vectors) import PushSealCore
+import PushSealReceiver
+
+/// Runs a vector file (this project's or another in the same schema) through the Swift receiver
+/// and sealer, the way Vectors/README.md tells a port to.
+public enum VectorVerifier {
+    /// The outcome of verifying one file.
+    public struct Report: Sendable {
+        /// Number of cases whose every check passed.
+        public var passed = 0
+        /// One line per failed case: its id and what differed.
+        public var failures: [String] = []
+        /// Number of failed cases.
+        public var failed: Int { failures.count }
+        /// The closing line every implementation prints: `N passed, N failed`.
+        public var summary: String { "\(passed) passed, \(failed) failed" }
+    }
+
+    /// Why a file cannot be verified at all.
+    public enum FileError: Error, Sendable, CustomStringConvertible {
+        /// The file is not strict JSON.
+        case notJSON(JSONParser.Error)
+        /// The file is JSON but not in `pushseal_v1_test_schema`.
+        case wrongSchema(String)
+
+        public var description: String {
+            switch self {
+            case let .notJSON(error): "vector file is not strict JSON: \(error)"
+            case let .wrongSchema(detail): "not a pushseal_v1_test_schema file: \(detail)"
+            }
+        }
+    }
+
+    /// Verifies every case of a vector file.
+    public static func verify(fileBytes: [UInt8]) throws(FileError) -> Report {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(fileBytes, maximumDepth: 64)
+        } catch {
+            throw .notJSON(error)
+        }
+        guard let object = root.objectValue, object["schema"]?.stringValue == VectorSuite.schema else {
+            throw .wrongSchema("schema must be \"\(VectorSuite.schema)\"")
+        }
+        guard case let .array(tests)? = object["tests"], !tests.isEmpty else { throw .wrongSchema("no tests") }
+        var report = Report()
+        for test in tests {
+            guard let fields = test.objectValue else { throw .wrongSchema("a test is not an object") }
+            let problems = check(fields)
+            if problems.isEmpty {
+                report.passed += 1
+            } else {
+                let id = fields["tcId"]?.integerValue.map(String.init) ?? "?"
+                report.failures.append("tcId \(id): " + problems.joined(separator: "; "))
+            }
+        }
+        return report
+    }
+
+    /// Every problem with one case; empty when it passes.
+    static func check(_ test: JSONObject) -> [String] {
+        var problems: [String] = []
+        func string(_ name: String) -> String? { test[name]?.stringValue }
+        func bytes(_ name: String) -> [UInt8]? { string(name).flatMap(Hex.decode) }
+        func integer(_ name: String) -> Int64? { test[name]?.integerValue }
+
+        guard let keyBytes = bytes("key"), let key = try? ConversationKey(rawBytes: keyBytes),
+              let conversation = string("conversation"), let payload = string("payload"),
+              let now = integer("now"), let maxAge = integer("maxAge"), let maxFutureSkew = integer("maxFutureSkew"),
+              let result = string("result")
+        else { return ["missing or malformed required field"] }
+        if let kid = bytes("kid"), kid != key.id.bytes { problems.append("kid does not match key") }
+        let expectedReason = test["reason"]?.stringValue
+        let expectedDuplicate = test["duplicate"] == .bool(true)
+
+        var inputs = [("payload", payload)]
+        if let fcm = string("fcm") { inputs.append(("fcm", fcm)) }
+        for (name, input) in inputs {
+            let source = SingleConversationKey(key: key, conversation: conversation)
+            if string("keyStore") == "locked" { source.setLocked("vector: key store locked") }
+            if test["previouslySeen"] == .bool(true), let content = bytes("contentHex"),
+               let parsed = try? NotificationContent(decoding: content) {
+                _ = source.recordPreviousDelivery(conversation: parsed.conversationID, messageID: parsed.messageID)
+            }
+            let receiver = Receiver(keySource: source, configuration: ReceiverConfiguration(
+                maximumAge: maxAge, maximumFutureSkew: maxFutureSkew, clock: { now }, retainsContentBytes: true))
+            let opened = receiver.open(json: Array(input.utf8))
+            let got = opened.reason.map { "invalid/\($0.rawValue)" } ?? "valid"
+            let expected = expectedReason.map { "invalid/\($0)" } ?? result
+            if got != expected { problems.append("\(name): expected \(expected), got \(got)") }
+            if expectedReason == nil {
+                if opened.isDuplicate != expectedDuplicate { problems.append("\(name): duplicate flag \(opened.isDuplicate)") }
+                if opened.contentBytes != bytes("contentHex") { problems.append("\(name): decrypted content differs") }
+            }
+        }
+        if test["resealable"] == .bool(true) {
+            if let sealKeyBytes = bytes("sealKey"), let sealKey = try? ConversationKey(rawBytes: sealKeyBytes),
+               let salt = bytes("salt"), salt.count == Envelope.saltByteCount, let plaintext = bytes("plaintextHex"),
+               Envelope.overheadByteCount + plaintext.count <= Envelope.maximumByteCount, !plaintext.isEmpty {
+                if Envelope.seal(plaintext: plaintext, with: sealKey, salt: salt).wire != string("wire") {
+                    problems.append("reseal differs from wire")
+                }
+                if let mk = bytes("messageKey"), mk != Envelope.messageKey(for: sealKey, salt: salt) {
+                    problems.append("message key differs")
+                }
+            } else {
+                problems.append("resealable case lacks sealKey, salt or plaintextHex")
+            }
+        }
+        if let block = integer("padBlock"), let content = bytes("contentHex"), let plaintext = bytes("plaintextHex"), block >= 1 {
+            let length = Padding.paddedLength(contentLength: content.count, blockSize: Int(block))
+            if Padding.pad(content, toLength: length) != plaintext { problems.append("padding differs") }
+        }
+        return problems
+    }
+}

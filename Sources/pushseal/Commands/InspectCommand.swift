@@ -1,0 +1,134 @@
+import PushSealCLIKit
+import PushSealCore
+
+/// `pushseal inspect`: describes a payload's envelope without a key.
+enum InspectCommand {
+    static let spec = CommandSpec(
+        name: "inspect",
+        abstract: "Describe a payload's envelope without a key: version, key id, salt, sizes, limits.",
+        discussion: """
+            Reads an APNs payload, an FCM v1 message, an FCM data map, or a bare wire string, \
+            finds the "pushseal" envelope and prints its version, key id and salt, the envelope, \
+            ciphertext and padded sizes, the payload size, and whether it fits APNs (4096 bytes \
+            of JSON body) and FCM (4096 bytes of data: keys plus values). When the input is of \
+            another form, the size shown for a transport is that of its smallest payload \
+            carrying this envelope.
+
+            No key is needed, so nothing is decrypted or authenticated: a valid envelope here can \
+            still fail to open. When the envelope is malformed, the receiver's reason code \
+            (not_sealed, malformed_envelope, unsupported_version) and the exact problem are \
+            printed, and the exit status is 1.
+
+            Example:
+              pushseal seal --key-file c.key < content.json | pushseal inspect
+            """,
+        arguments: [CommonOptions.inputFile("payload")],
+        options: [CommonOptions.json],
+        run: run)
+
+    static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
+        let input = try context.readInput(from: context.arguments.argument("file"), what: "payload")
+        let inspection = PayloadInspection.inspect(input)
+        if context.arguments.flag("json") {
+            context.write(json(inspection) + "\n")
+        } else {
+            context.write(text(inspection))
+        }
+        guard inspection.isValid else {
+            throw .failure(Diagnostic(inspection.problem ?? "invalid payload", hints: inspection.hints))
+        }
+        return .success
+    }
+
+    // MARK: Text
+
+    static func text(_ inspection: PayloadInspection) -> String {
+        var rows: [(String, String)] = []
+        let form = inspection.form?.label ?? "unrecognised input"
+        rows.append(("payload", "\(form), \(bytes(inspection.payloadByteCount))"))
+        if let envelope = inspection.envelope {
+            rows.append(("envelope", "valid, version \(Envelope.version) (well-formed; authenticity needs the key)"))
+            rows.append(("key id", envelope.keyID.base64URL))
+            rows.append(("salt", Base64URL.encode(envelope.salt)))
+            rows.append(("wire", "\(inspection.wire!.utf8.count) characters"))
+            let padded = envelope.paddedContentByteCount
+            rows.append(("envelope size", "\(bytes(envelope.bytes.count)): header \(Envelope.headerByteCount) + ciphertext \(padded) + tag 16"))
+            rows.append(("padded content", "\(bytes(padded)) (content at most \(bytes(padded - 1)))"))
+        } else {
+            rows.append(("envelope", "invalid: \(inspection.reason?.rawValue ?? "unknown")"))
+            rows.append(("problem", inspection.problem ?? ""))
+            if let wire = inspection.wire { rows.append(("wire", "\(wire.utf8.count) characters")) }
+            if let count = inspection.decodedByteCount { rows.append(("decoded", bytes(count))) }
+            if let version = inspection.version { rows.append(("version byte", "\(version)")) }
+            if let keyID = inspection.keyID { rows.append(("key id", "\(keyID.base64URL) (from the header)")) }
+            if let salt = inspection.salt { rows.append(("salt", "\(Base64URL.encode(salt)) (from the header)")) }
+        }
+        if let apns = inspection.apns {
+            rows.append(("APNs", fit(apns, measured: "whole JSON body", estimated: "smallest APNs body carrying this envelope")))
+        }
+        if let fcm = inspection.fcm {
+            rows.append(("FCM", fit(fcm, measured: "data keys + values", estimated: "a data map holding only \"pushseal\"")))
+        }
+        let width = rows.map(\.0.count).max()! + 2
+        return rows.map { label, value in
+            label + String(repeating: " ", count: width - label.count) + value + "\n"
+        }.joined()
+    }
+
+    static func bytes(_ count: Int) -> String {
+        count == 1 ? "1 byte" : "\(count) bytes"
+    }
+
+    static func fit(_ size: PayloadInspection.TransportSize, measured: String, estimated: String) -> String {
+        "\(size.byteCount) of \(size.limit) bytes, \(size.fits ? "fits" : "TOO LARGE") (\(size.isMeasured ? measured : "at least: " + estimated))"
+    }
+
+    // MARK: JSON
+
+    /// One object, every key always present (null when unknown), so scripts need no guards.
+    static func json(_ inspection: PayloadInspection) -> String {
+        var writer = JSONWriter()
+        func key(_ name: StaticString) {
+            if writer.bytes.count > 1 { writer.appendRaw(",") }
+            writer.appendRaw("\"")
+            writer.appendRaw(name)
+            writer.appendRaw("\":")
+        }
+        func integer(_ value: Int?) {
+            if let value { writer.appendInteger(Int64(value)) } else { writer.appendRaw("null") }
+        }
+        func string(_ value: String?) {
+            if let value { writer.appendString(value) } else { writer.appendRaw("null") }
+        }
+        func size(_ value: PayloadInspection.TransportSize?) {
+            guard let value else { return writer.appendRaw("null") }
+            writer.appendRaw("{\"bytes\":")
+            writer.appendInteger(Int64(value.byteCount))
+            writer.appendRaw(",\"limit\":")
+            writer.appendInteger(Int64(value.limit))
+            writer.appendRaw(value.fits ? ",\"fits\":true" : ",\"fits\":false")
+            writer.appendRaw(value.isMeasured ? ",\"basis\":\"payload\"}" : ",\"basis\":\"minimum\"}")
+        }
+        let envelope = inspection.envelope
+        writer.appendRaw("{")
+        key("valid"); writer.appendRaw(inspection.isValid ? "true" : "false")
+        key("reason"); string(inspection.reason?.rawValue)
+        key("problem"); string(inspection.problem)
+        key("form"); string(inspection.form?.rawValue)
+        key("payloadBytes"); integer(inspection.payloadByteCount)
+        key("wireLength"); integer(inspection.wire?.utf8.count)
+        key("envelopeBytes"); integer(inspection.decodedByteCount)
+        key("version"); integer(inspection.version.map(Int.init))
+        key("kid"); string(inspection.keyID?.base64URL)
+        key("salt"); string(inspection.salt.map { Base64URL.encode($0) })
+        key("headerBytes"); integer(envelope.map { _ in Envelope.headerByteCount })
+        key("ciphertextBytes"); integer(envelope?.paddedContentByteCount)
+        key("tagBytes"); integer(envelope.map { _ in 16 })
+        key("paddedBytes"); integer(envelope?.paddedContentByteCount)
+        key("maxContentBytes"); integer(envelope.map { $0.paddedContentByteCount - 1 })
+        key("apns"); size(inspection.apns)
+        key("fcm"); size(inspection.fcm)
+        writer.appendRaw("}")
+        return writer.text
+    }
+}

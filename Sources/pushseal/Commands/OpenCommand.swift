@@ -1,0 +1,107 @@
+import PushSealCLIKit
+import PushSealCore
+import PushSealReceiver
+
+/// `pushseal open`: a payload in, the receiver's result out (always JSON).
+enum OpenCommand {
+    static let store = OptionSpec.option(
+        "store", valueName: "dir", abstract: "Look the key up by its id in this key store directory (a device store).")
+    static let conversation = OptionSpec.option(
+        "conversation", valueName: "cid", abstract: "The conversation the key is stored for; the content's cid must match.")
+    static let json = OptionSpec.flag("json", abstract: "Accepted for symmetry; the output is always JSON.")
+
+    static let spec = CommandSpec(
+        name: "open",
+        abstract: "Open a payload as a receiver does: decrypted content, or fallback with a reason.",
+        discussion: """
+            Reads an APNs payload or FCM message/data map and runs the receiver's checks in \
+            order. Prints one JSON object:
+              {"outcome":"decrypted"|"fallback","reason":null|"<reason code>",
+               "duplicate":false,"content":{…}}
+            where content is the decrypted content, or the fallback text on failure. Reason \
+            codes: not_sealed, malformed_envelope, unsupported_version, unknown_key, \
+            store_locked, authentication_failed, malformed_content, conversation_mismatch, stale.
+
+            The key comes from --key (or --key-file) with --conversation, the conversation the \
+            key is stored for, or from --store, which also records (cid, mid) in the duplicate \
+            log.
+
+            Exit status: 0 decrypted, 3 fell back (the result is still printed).
+
+            Example:
+              pushseal open --store device --now 1700000000 < payload.json
+            """,
+        usage: "(--key <key> | --key-file <file>) --conversation <cid> [<options>] [<file>]\n"
+            + "pushseal open --store <dir> [<options>] [<file>]",
+        arguments: [CommonOptions.inputFile("payload")],
+        options: [
+            CommonOptions.key, CommonOptions.keyFile, conversation, store, CommonOptions.masterKeyFile,
+            CommonOptions.now, CommonOptions.maxAge, CommonOptions.maxSkew, json,
+        ],
+        run: run)
+
+    /// Where the receiver's key comes from.
+    enum KeySource {
+        /// `--key`/`--key-file` with `--conversation`: a single known key.
+        case key(ConversationKey, conversation: String)
+        /// `--store`: lookup by key id, duplicate log.
+        case store(directory: String, masterKeyFile: String)
+    }
+
+    /// The validated command line.
+    struct Options {
+        var keySource: KeySource
+        /// nil: the system clock.
+        var now: Int64?
+        var maxAge: Int64
+        var maxSkew: Int64
+        var inputPath: String?
+    }
+
+    static func options(_ context: CommandContext) throws(CLIError) -> Options {
+        let arguments = context.arguments
+        let keySource: KeySource
+        if let directory = arguments.value("store") {
+            if arguments.isPresent("key") || arguments.isPresent("key-file") {
+                throw .usage("Give either a key (--key, --key-file) or '--store <dir>', not both.")
+            }
+            if arguments.isPresent("conversation") {
+                throw .usage("'--conversation <cid>' goes with '--key'; with '--store' the key's stored conversation is used.")
+            }
+            keySource = .store(
+                directory: directory, masterKeyFile: arguments.value("master-key-file") ?? StoreCommand.defaultMasterKeyFile(in: directory))
+        } else if let key = try ArgumentDecoding.conversationKey(context) {
+            if arguments.isPresent("master-key-file") { throw .usage("'--master-key-file <file>' is only used with '--store <dir>'.") }
+            keySource = .key(key, conversation: try arguments.requiredValue("conversation"))
+        } else {
+            throw .usage("Missing key: give '--key <key>' (or '--key-file <file>') with '--conversation <cid>', or '--store <dir>'.")
+        }
+        return Options(
+            keySource: keySource,
+            now: try arguments.integer("now", in: 0...NotificationContent.maximumTimestamp),
+            maxAge: try arguments.integer("max-age", in: 0...Int64.max)!,
+            maxSkew: try arguments.integer("max-skew", in: 0...Int64.max)!,
+            inputPath: arguments.argument("file"))
+    }
+
+    static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
+        let options = try options(context)
+        let keySource: any ReceiverKeySource
+        switch options.keySource {
+        case let .key(key, conversation):
+            keySource = SingleConversationKey(key: key, conversation: conversation)
+        case .store:
+            throw .notYetWired("pushseal open --store", pendingOn: "the key store module (PushSealKeyStore)")
+        }
+        let payload = try context.readInput(from: options.inputPath, what: "payload")
+        var clock: SecondsClock = systemClock
+        if let now = options.now { clock = { now } }
+        let receiver = Receiver(keySource: keySource, configuration: ReceiverConfiguration(
+            maximumAge: options.maxAge, maximumFutureSkew: options.maxSkew, clock: clock))
+        let result = receiver.open(json: payload)
+        var writer = JSONWriter()
+        writer.append(ReceivedNotificationJSON.value(of: result))
+        context.write(writer.text + "\n")
+        return result.outcome == ReceivedNotification.Outcome.decrypted ? .success : .fallback
+    }
+}

@@ -1,0 +1,37 @@
+import PushSealCLIKit
+import PushSealCore
+import PushSealVectors
+
+/// `pushseal vectors verify FILE`.
+enum VectorsVerifyCommand {
+    static let spec = CommandSpec(
+        name: "verify",
+        abstract: "Check every case of a vector file against this implementation.",
+        discussion: "Exit status 0 when every case passes, 1 when any fails (each failure is listed).",
+        arguments: [.required("file", abstract: "The vector file, e.g. Vectors/pushseal-v1.json ('-': standard input).")],
+        options: [CommonOptions.json],
+        run: run)
+
+    static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
+        let bytes = try context.readInput(from: context.arguments.argument("file"), what: "vector file")
+        let report: VectorVerifier.Report
+        do {
+            report = try VectorVerifier.verify(fileBytes: bytes)
+        } catch {
+            throw .failure("\(error)", hints: "the file must follow Vectors/README.md (schema pushseal_v1_test_schema)")
+        }
+        if context.arguments.flag("json") {
+            var writer = JSONWriter()
+            writer.append(.object(JSONObject(members: [
+                .init(name: "passed", value: .number(String(report.passed))),
+                .init(name: "failed", value: .number(String(report.failed))),
+                .init(name: "failures", value: .array(report.failures.map { .string($0) })),
+            ])))
+            context.write(writer.text + "\n")
+        } else {
+            for failure in report.failures { context.write("FAIL \(failure)\n") }
+            context.write(report.summary + "\n")
+        }
+        return report.failed == 0 ? .success : .failure
+    }
+}

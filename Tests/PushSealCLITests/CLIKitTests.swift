@@ -1,0 +1,206 @@
+import Foundation
+import PushSealCLIKit
+import Testing
+
+/// In-process tests of the framework pieces that the executable tests exercise only indirectly.
+@Suite struct EditDistanceTests {
+    @Test func distances() {
+        #expect(EditDistance.distance("kitten", "sitting") == 3)
+        #expect(EditDistance.distance("", "abc") == 3)
+        #expect(EditDistance.distance("abc", "") == 3)
+        #expect(EditDistance.distance("--key", "--key") == 0)
+        #expect(EditDistance.distance("--kye", "--key") == 2)
+    }
+
+    @Test func suggestionsAreCloseAndFirstWins() {
+        #expect(EditDistance.suggestion(for: "--kye", among: ["--key", "--key-file"]) == "--key")
+        #expect(EditDistance.suggestion(for: "--zzzzzzzz", among: ["--key"]) == nil)
+        #expect(EditDistance.suggestion(for: "ab", among: ["ax", "ay"]) == "ax")
+        #expect(EditDistance.suggestion(for: "abcd", among: ["wxyz"]) == nil)
+    }
+}
+
+@Suite struct TextWrappingTests {
+    @Test func wrapsAtWordsWithinTheWidth() {
+        let text = "one two three four five six seven eight nine ten"
+        let wrapped = TextWrapping.wrap(text, width: 20)
+        #expect(wrapped == "one two three four\nfive six seven eight\nnine ten")
+    }
+
+    @Test func continuationIndentAndFirstLineIndent() {
+        #expect(TextWrapping.wrap("aa bb cc", width: 7, indent: 2, firstLineIndent: 0) == "aa bb\n  cc")
+        #expect(TextWrapping.wrap("aa bb cc", width: 7, indent: 2) == "  aa bb\n  cc")
+    }
+
+    @Test func preformattedLinesAndSpacingAreKept() {
+        let text = "Title:\n  0   success with a long line that would otherwise wrap here\n\nx  y"
+        #expect(TextWrapping.wrap(text, width: 20) == text)
+    }
+
+    @Test func longWordStaysWhole() {
+        #expect(TextWrapping.wrap("a verylongwordthatdoesnotfit b", width: 10) == "a\nverylongwordthatdoesnotfit\nb")
+    }
+}
+
+@Suite struct CommandLineParserTests {
+    static let command = CommandSpec(
+        name: "tool",
+        abstract: "A test command.",
+        arguments: [.required("input", abstract: "Input."), .optional("rest", abstract: "Rest.", repeating: true)],
+        options: [
+            .option("key", short: "k", valueName: "key", abstract: "Key.", secret: true),
+            .option("mode", valueName: "mode", abstract: "Mode.", defaultValue: "a", allowedValues: ["a", "b"]),
+            .option("tag", valueName: "tag", abstract: "Tag.", repeating: true),
+            .flag("json", abstract: "JSON."),
+        ],
+        run: { _ in .success })
+
+    func parse(_ arguments: [String]) throws(UsageError) -> ParsedArguments {
+        try CommandLineParser.parse(arguments, for: Self.command)
+    }
+
+    @Test func optionForms() throws {
+        let parsed = try parse(["--key", "-abc", "--mode=b", "in"])
+        #expect(parsed.value("key") == "-abc")
+        #expect(parsed.value("mode") == "b")
+        #expect(parsed.argument("input") == "in")
+        #expect(parsed.flag("json") == false)
+        #expect(parsed.isPresent("mode"))
+    }
+
+    @Test func defaultsAndRepeats() throws {
+        let parsed = try parse(["in", "--tag", "x", "--tag=y", "--json", "r1", "r2"])
+        #expect(parsed.value("mode") == "a")
+        #expect(!parsed.isPresent("mode"))
+        #expect(parsed.values("tag") == ["x", "y"])
+        #expect(parsed.flag("json"))
+        #expect(parsed.argumentValues("rest") == ["r1", "r2"])
+    }
+
+    @Test func terminatorMakesEverythingPositional() throws {
+        let parsed = try parse(["--", "--json", "-k", "-"])
+        #expect(parsed.argument("input") == "--json")
+        #expect(parsed.argumentValues("rest") == ["-k", "-"])
+        #expect(!parsed.flag("json"))
+    }
+
+    @Test func errors() {
+        #expect(throws: UsageError.missingValue(for: Self.command.option(named: "key")!)) { try parse(["--key"]) }
+        #expect(throws: UsageError.missingValue(for: Self.command.option(named: "key")!)) { try parse(["in", "-k", "--json"]) }
+        #expect(throws: UsageError.repeated(Self.command.option(named: "key")!)) { try parse(["in", "--key", "a", "-k", "b"]) }
+        #expect(throws: UsageError.unknownOption("--jsn", suggestion: "--json")) { try parse(["in", "--jsn"]) }
+        #expect(throws: UsageError.missingArgument(Self.command.argument(named: "input")!)) { try parse(["--json"]) }
+        #expect(throws: UsageError.flagWithValue(Self.command.option(named: "json")!, value: "")) { try parse(["in", "--json="]) }
+    }
+
+    @Test func secretValuesAreNotEchoed() {
+        let error = UsageError.invalidValue("s3cret", for: Self.command.option(named: "key")!, reason: "too short")
+        #expect(!error.message.contains("s3cret"))
+        #expect(error.message == "The value given for '--key <key>' is invalid: too short")
+    }
+
+    @Test func integerConversion() throws {
+        let command = CommandSpec(name: "n", abstract: "N.", options: [.option("n", valueName: "n", abstract: "N.")], run: { _ in .success })
+        let parsed = try CommandLineParser.parse(["--n", "12"], for: command)
+        #expect(try parsed.integer("n", in: 1...20) == 12)
+        #expect(throws: CLIError.self) { try parsed.integer("n", in: 1...10) }
+    }
+
+    @Test func declarationProblemsAreFound() {
+        let bad = CommandSpec(
+            name: "bad", abstract: "Bad.",
+            arguments: [.optional("a", abstract: "A."), .required("b", abstract: "B.")],
+            options: [.option("x", valueName: "x", abstract: "X."), .flag("x", abstract: "X again."), .flag("help", abstract: "Clash.")],
+            run: { _ in .success })
+        let problems = bad.declarationProblems()
+        #expect(problems.count == 3, "\(problems)")
+    }
+}
+
+@Suite struct HelpFormatterTests {
+    @Test func usageListsOptionsThenArguments() {
+        let usage = HelpFormatter.usage([CommandLineParserTests.command])
+        #expect(usage == "tool [--key <key>] [--mode <mode>] [--tag <tag> ...] [--json] <input> [<rest> ...]")
+    }
+
+    @Test func manyOptionsCollapseToAPlaceholder() {
+        let options = (1...13).map { OptionSpec.flag("f\($0)", abstract: "F.") } + [.option("must", valueName: "m", abstract: "M.", required: true)]
+        let command = CommandSpec(name: "many", abstract: "Many.", options: options, run: { _ in .success })
+        #expect(HelpFormatter.usage([command]) == "many [<options>] --must <m>")
+    }
+
+    @Test func errorTextLayout() {
+        let root = CommandSpec(name: "tool", abstract: "T.", subcommands: [CommandLineParserTests.command])
+        let text = HelpFormatter.errorText(UsageError("Bad thing", help: "--x  X."), path: [root, CommandLineParserTests.command])
+        #expect(text.hasPrefix("Error: Bad thing\nHelp:  --x  X.\nUsage: tool tool "))
+        #expect(text.hasSuffix("\n  See 'tool tool --help' for more information.\n"))
+    }
+}
+
+@Suite struct FileSystemTests {
+    @Test func atomicWriteCreatesReplacesAndKeepsPermissions() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let path = directory + "/secret.key"
+        try FileSystem.writeFileAtomically(Array("one".utf8), to: path, permissions: 0o600)
+        #expect(try FileSystem.readFile(at: path, limit: 100) == Array("one".utf8))
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        try FileSystem.writeFileAtomically(Array("two".utf8), to: path, permissions: 0o600)
+        #expect(try FileSystem.readFile(at: path, limit: 100) == Array("two".utf8))
+        // Nothing but the file is left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["secret.key"])
+    }
+
+    @Test func noReplaceKeepsTheExistingFile() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let path = directory + "/master.key"
+        try FileSystem.writeFileAtomically(Array("first".utf8), to: path, replaceExisting: false)
+        #expect(throws: IOError.alreadyExists(path: path)) {
+            try FileSystem.writeFileAtomically(Array("second".utf8), to: path, replaceExisting: false)
+        }
+        #expect(try FileSystem.readFile(at: path, limit: 100) == Array("first".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["master.key"])
+    }
+
+    @Test func writeIntoAMissingDirectoryFails() {
+        #expect(throws: IOError.self) {
+            try FileSystem.writeFileAtomically([1], to: "/nonexistent-pushseal-dir/x")
+        }
+    }
+
+    @Test func readLimitIsEnforced() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let path = directory + "/big"
+        try FileSystem.writeFileAtomically([UInt8](repeating: 1, count: 101), to: path)
+        #expect(throws: IOError.tooLarge(path: path, limit: 100)) { try FileSystem.readFile(at: path, limit: 100) }
+        #expect(try FileSystem.readFile(at: path, limit: 101).count == 101)
+    }
+
+    @Test func createDirectoryMakesParents() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let nested = directory + "/a/b/c"
+        try FileSystem.createDirectory(nested)
+        #expect(FileSystem.isDirectory(nested))
+        try FileSystem.createDirectory(nested)
+    }
+
+    @Test func pathComponents() {
+        #expect(FileSystem.directoryName(of: "a/b/c.json") == "a/b")
+        #expect(FileSystem.directoryName(of: "c.json") == ".")
+        #expect(FileSystem.directoryName(of: "/c.json") == "/")
+        #expect(FileSystem.directoryName(of: "a/b/") == "a")
+        #expect(FileSystem.baseName(of: "a/b/c.json") == "c.json")
+        #expect(FileSystem.baseName(of: "a/b/") == "b")
+    }
+
+    @Test func temporaryDirectoryIsPrivate() throws {
+        let path = try FileSystem.makeTemporaryDirectory(prefix: "pushseal-test")
+        defer { removeTemporaryDirectory(path) }
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+@Suite("pushseal vectors")
+struct VectorsCommandTests {
+    static let committed = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Vectors/pushseal-v1.json").path
+
+    @Test("generate prints the committed file byte for byte, and -o writes it")
+    func generate() throws {
+        let committed = try #require(FileManager.default.contents(atPath: Self.committed))
+        let run = try runPushSeal(["vectors", "generate"])
+        #expect(run.status == 0)
+        #expect(run.stdoutBytes == Array(committed))
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let written = try runPushSeal(["vectors", "generate", "-o", directory + "/v.json"])
+        #expect(written.status == 0)
+        #expect(FileManager.default.contents(atPath: directory + "/v.json") == committed)
+    }
+
+    @Test("verify passes the committed file and prints the closing line")
+    func verifyPasses() throws {
+        let run = try runPushSeal(["vectors", "verify", Self.committed])
+        #expect(run.status == 0)
+        #expect(run.stdout.hasSuffix(" passed, 0 failed\n"))
+    }
+
+    @Test("verify fails, listing the case, when an expectation is wrong")
+    func verifyCatchesDifferences() throws {
+        var text = try String(contentsOfFile: Self.committed, encoding: .utf8)
+        let range = try #require(text.range(of: #""reason": "authentication_failed""#))
+        text.replaceSubrange(range, with: #""reason": "malformed_content""#)
+        let run = try runPushSeal(["vectors", "verify", "-"], stdin: text)
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("FAIL tcId "))
+        #expect(run.stdout.contains(" passed, 1 failed"))
+    }
+
+    @Test("verify refuses a file in another schema and a missing file")
+    func verifyRefuses() throws {
+        let other = try runPushSeal(["vectors", "verify", "-"], stdin: #"{"schema":"aead_test_schema_v1.json","tests":[]}"#)
+        expectFailure(other, messagePrefix: "not a pushseal_v1_test_schema file", hint: true)
+        let missing = try runPushSeal(["vectors", "verify", "/nonexistent/v.json"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("pushseal: error:"))
+    }
+}
