@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "PushSealCore", targets: ["PushSealCore"]),
+        .library(name: "PushSealKeyStore", targets: ["PushSealKeyStore"]),
         .executable(name: "pushseal", targets: ["pushseal"]),
     ],
     targets: [
@@ -24,6 +25,12 @@ let package = Package(
         // Wire format v1 and the cryptography it is built from.
         .target(name: "PushSealCore", dependencies: ["CSodium"]),
 
+        // The keychain-like key store on SQLite (Docs/KEY-STORE.md).
+        .target(name: "PushSealKeyStore", dependencies: ["PushSealCore", "CSodium", "CSQLite"]),
+
+        // Helper process for the key store's multi-process and kill -9 tests (not a product).
+        .executableTarget(name: "pushseal-store-worker", dependencies: ["PushSealCore", "PushSealKeyStore"]),
+
         // Deterministic test vectors (Vectors/pushseal-v1.json).
         .target(name: "PushSealVectors", dependencies: ["PushSealCore"]),
 
@@ -32,6 +39,11 @@ let package = Package(
 
         .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore"]),
         .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealVectors"]),
+        .testTarget(
+            name: "PushSealKeyStoreTests",
+            // The worker executable is a dependency so that `swift test` builds it next to the test bundle.
+            dependencies: ["PushSealCore", "PushSealKeyStore", "CSQLite", "pushseal-store-worker"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
