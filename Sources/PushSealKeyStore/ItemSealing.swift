@@ -68,26 +68,22 @@ enum ItemSealing {
         let salt = Array(blob[1...saltByteCount])
         let itemKey = derive(masterKey, info: itemInfo, salt: salt)
         let ad = associatedData(keyID: keyID.bytes, conversation: conversation, epoch: epoch)
-        struct Failed: Error {}
-        let storage: SecureBytes
-        do {
-            storage = try SecureBytes(count: ConversationKey.byteCount) { output in
-                let ok = blob.withUnsafeBytes { raw in
-                    itemKey.withUnsafeBytes { ik in
-                        zeroNonce.withUnsafeBytes { nonce in
-                            ad.withUnsafeBytes { aad in
-                                ChaChaPoly.openInPlace(
-                                    output: output, ciphertextAndTag: UnsafeRawBufferPointer(rebasing: raw[(1 + saltByteCount)...]),
-                                    key: ik, nonce: nonce, authenticatedData: aad)
-                            }
+        var opened = false
+        let storage = SecureBytes(count: ConversationKey.byteCount) { output in
+            opened = blob.withUnsafeBytes { raw in
+                itemKey.withUnsafeBytes { ik in
+                    zeroNonce.withUnsafeBytes { nonce in
+                        ad.withUnsafeBytes { aad in
+                            // On failure the output is left zeroed.
+                            ChaChaPoly.openInPlace(
+                                output: output, ciphertextAndTag: UnsafeRawBufferPointer(rebasing: raw[(1 + saltByteCount)...]),
+                                key: ik, nonce: nonce, authenticatedData: aad)
                         }
                     }
                 }
-                if !ok { throw Failed() }
             }
-        } catch {
-            return nil
         }
+        guard opened else { return nil }
         guard let key = try? ConversationKey(SymmetricKey(storage: storage)) else { return nil }
         // Key commitment at rest: the unsealed K must derive the row's kid (constant time).
         let matches = key.id.bytes.withUnsafeBytes { a in keyID.bytes.withUnsafeBytes { b in Sodium.constantTimeEqual(a, b) } }

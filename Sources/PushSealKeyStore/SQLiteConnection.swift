@@ -13,8 +13,8 @@ import Darwin
 final class SQLiteConnection {
     /// How long SQLite's busy handler waits for another process's lock, per attempt.
     static let busyTimeoutMilliseconds: Int32 = 5_000
-    /// How many more times a `BEGIN IMMEDIATE` or `COMMIT` that still reports `SQLITE_BUSY`
-    /// after the busy timeout is retried before the error reaches the caller.
+    /// How many more times a transaction that still reports `SQLITE_BUSY` after the busy
+    /// timeout is run again before the error reaches the caller.
     static let busyRetries = 2
 
     /// `SQLITE_CONSTRAINT_PRIMARYKEY` and `SQLITE_CONSTRAINT_UNIQUE` (macros Swift cannot import).
@@ -114,26 +114,29 @@ final class SQLiteConnection {
         case write
     }
 
-    /// Runs `body` inside one transaction and commits; rolls back if `body` throws.
-    /// `SQLITE_BUSY` is absorbed by the busy timeout and then retried a bounded number of times.
+    /// Runs `body` inside one transaction and commits; rolls back if anything throws.
+    ///
+    /// `SQLITE_BUSY` is first absorbed by SQLite's busy handler (``busyTimeoutMilliseconds``);
+    /// if it still surfaces — at `BEGIN IMMEDIATE`, in a statement or at `COMMIT` — the
+    /// transaction is rolled back and run again, up to ``busyRetries`` more times. `body` must
+    /// therefore have no effects outside the transaction.
     func transaction<R>(_ kind: TransactionKind, _ body: () throws(KeyStoreError) -> R) throws(KeyStoreError) -> R {
-        try retryingBusy { () throws(KeyStoreError) in
-            try execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        var attempt = 0
+        while true {
+            do {
+                try execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+                let result = try body()
+                try execute("COMMIT")
+                return result
+            } catch let error {
+                rollback()
+                guard Self.isBusy(error), attempt < Self.busyRetries else { throw error }
+                attempt += 1
+                // The busy handler already waited; add jitter so that retrying processes do
+                // not collide again in lock step.
+                FileSystem.sleep(microseconds: 1_000 + UInt32.random(in: 0..<20_000))
+            }
         }
-        let result: R
-        do {
-            result = try body()
-        } catch {
-            rollback()
-            throw error
-        }
-        do {
-            try retryingBusy { () throws(KeyStoreError) in try execute("COMMIT") }
-        } catch {
-            rollback()
-            throw error
-        }
-        return result
     }
 
     private func rollback() {
@@ -141,21 +144,9 @@ final class SQLiteConnection {
         _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
     }
 
-    private func retryingBusy(_ operation: () throws(KeyStoreError) -> Void) throws(KeyStoreError) {
-        var attempt = 0
-        while true {
-            do {
-                try operation()
-                return
-            } catch let error {
-                guard case let .sqlite(code, _, _) = error, code == SQLITE_BUSY || code == SQLITE_LOCKED,
-                      attempt < Self.busyRetries else { throw error }
-                attempt += 1
-                // The busy handler already waited; add a little jitter so retrying processes
-                // do not collide again in lock step.
-                FileSystem.sleep(microseconds: 1_000 + UInt32.random(in: 0..<10_000))
-            }
-        }
+    private static func isBusy(_ error: KeyStoreError) -> Bool {
+        guard case let .sqlite(code, _, _) = error else { return false }
+        return code == SQLITE_BUSY || code == SQLITE_LOCKED
     }
 
     private static let closedError = KeyStoreError.sqlite(code: SQLITE_MISUSE, extendedCode: SQLITE_MISUSE, message: "connection is closed")
