@@ -60,6 +60,11 @@ enum FileSystem {
         return nil
     }
 
+    /// Removes `path` if it is an empty directory (best effort).
+    static func removeEmptyDirectory(_ path: String) {
+        _ = rmdir(path)
+    }
+
     /// Creates an empty file with mode 0600 unless something already exists at `path`.
     /// Returns nil on success or when the file already exists, else the errno.
     static func createExclusively(_ path: String) -> Int32? {

@@ -44,16 +44,28 @@ public final class KeyStore: Sendable {
     ) throws(KeyStoreError) {
         guard !directory.isEmpty else { throw .invalidArgument("the store directory path is empty") }
         let path = FileSystem.join(directory, Self.fileName)
-        try Self.prepareDirectory(directory, create: create)
 
+        // For a new store the master key comes before the store file, so that a source that
+        // fails leaves no empty store behind (nor the directory, when it was just created:
+        // the key file may live inside it).
         var loadedKey: SymmetricKey?
+        if try Self.directoryIsMissing(directory, create: create) {
+            if let failure = FileSystem.makeDirectories(directory) {
+                throw .locked("cannot create directory \(failure.path): \(FileSystem.describe(failure.errno))")
+            }
+            do {
+                loadedKey = try source.load(mayCreate: true)
+            } catch {
+                FileSystem.removeEmptyDirectory(directory)
+                throw error
+            }
+        }
         switch FileSystem.status(path) {
         case .regularFile:
             break
         case .missing:
             guard create else { throw .storeNotFound("\(path) does not exist") }
-            // The master key first: a source that fails must not leave an empty store behind.
-            loadedKey = try source.load(mayCreate: true)
+            if loadedKey == nil { loadedKey = try source.load(mayCreate: true) }
             if let code = FileSystem.createExclusively(path) {
                 throw .locked("cannot create \(path): \(FileSystem.describe(code))")
             }
@@ -380,7 +392,7 @@ public final class KeyStore: Sendable {
             try Self.requireCurrent(header, path: path)
             let found = header.verifier!
             if found != verifier, !ItemSealing.verify(found, masterKey: masterKey) {
-                throw .locked("the store at \(path) was re-created with another master key; open it again")
+                throw .locked("the store at \(path) was re-created with another master key")
             }
             return try body(connection)
         }
@@ -403,15 +415,15 @@ public final class KeyStore: Sendable {
         .locked("wrong master key: the \(source) does not match this store's master-key verifier")
     }
 
-    private static func prepareDirectory(_ directory: String, create: Bool) throws(KeyStoreError) {
+    /// Whether the store directory still has to be created: throws unless it exists or may be
+    /// created.
+    private static func directoryIsMissing(_ directory: String, create: Bool) throws(KeyStoreError) -> Bool {
         switch FileSystem.status(directory) {
         case .directory:
-            return
+            return false
         case .missing:
             guard create else { throw .storeNotFound("directory \(directory) does not exist") }
-            if let failure = FileSystem.makeDirectories(directory) {
-                throw .locked("cannot create directory \(failure.path): \(FileSystem.describe(failure.errno))")
-            }
+            return true
         case .regularFile, .other:
             throw .locked("\(directory) is not a directory")
         case let .failed(code):

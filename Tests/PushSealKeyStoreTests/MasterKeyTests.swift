@@ -54,7 +54,7 @@ struct MasterKeyTests {
         let dir = TemporaryDirectory()
         let error = storeError { try KeyStore(directory: dir.store, masterKey: .bytes(.random(byteCount: 16)), create: true) }
         #expect(error?.lockedReason?.contains("must be 32") == true, "\(String(describing: error))")
-        #expect(!FileManager.default.fileExists(atPath: dir.database))
+        #expect(!FileManager.default.fileExists(atPath: dir.store))
     }
 
     @Test func missingKeyFileIsLockedAndNeverRecreatedForAnExistingStore() throws {
@@ -79,7 +79,7 @@ struct MasterKeyTests {
         let dir = TemporaryDirectory()
         let error = storeError { try KeyStore(directory: dir.store, masterKey: .keyFile(path: dir.keyFile), create: true) }
         #expect(error?.lockedReason?.contains("does not exist") == true)
-        #expect(!FileManager.default.fileExists(atPath: dir.database))
+        #expect(!FileManager.default.fileExists(atPath: dir.store))
     }
 
     @Test(arguments: [0o644, 0o640, 0o604, 0o660, 0o606, 0o700 | 0o010])
@@ -108,6 +108,15 @@ struct MasterKeyTests {
         try FileManager.default.createDirectory(atPath: dir.keyFile, withIntermediateDirectories: false)
         let error = storeError { try makeStore(dir) }
         #expect(error?.lockedReason?.contains("not a regular file") == true, "\(String(describing: error))")
+    }
+
+    @Test func theKeyFileMayLiveInsideTheStoreDirectory() throws {
+        let dir = TemporaryDirectory()
+        let source = MasterKeySource.keyFile(path: dir.store + "/master.key", createIfMissing: true)
+        let store = try KeyStore(directory: dir.store, masterKey: source, create: true)
+        let key = try store.rotate(conversation: "c")
+        #expect(try KeyStore(directory: dir.store, masterKey: .keyFile(path: dir.store + "/master.key")).key(for: key.item.keyID).key == key.key)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.store).sorted() == ["master.key", "pushseal-keys.sqlite3"])
     }
 
     @Test func keyFileInAMissingDirectoryIsLocked() throws {
