@@ -27,10 +27,10 @@ public final class KeyStore: Sendable {
     public let path: String
 
     private let masterKey: SymmetricKey
-    private let deliveryLogKey: SymmetricKey
+    let deliveryLogKey: SymmetricKey
     /// The verifier this instance checked its master key against.
     private let verifier: [UInt8]
-    private let clock: SecondsClock
+    let clock: SecondsClock
 
     /// Opens the store at `directory` (file `directory/pushseal-keys.sqlite3`), creating the
     /// directory (0700), the file (0600) and, through the source, the master key when `create`
@@ -146,16 +146,6 @@ public final class KeyStore: Sendable {
         }
         guard let row else { throw .itemNotFound }
         return try Self.unseal(row, masterKey: masterKey)
-    }
-
-    /// The receiver's three-way lookup (found / not found / unavailable); never throws.
-    public func lookup(_ id: KeyID) -> KeyLookup {
-        do {
-            return .found(try key(for: id))
-        } catch let error {
-            if case .itemNotFound = error { return .notFound }
-            return .unavailable(error)
-        }
     }
 
     /// The conversation's current key: the highest epoch that is live now (no not-after time, or
@@ -284,105 +274,10 @@ public final class KeyStore: Sendable {
         }
     }
 
-    // MARK: - Duplicate log
-
-    /// Atomically checks and records (conversation, messageID) at `clock()`: one `BEGIN IMMEDIATE`
-    /// transaction with `INSERT OR IGNORE`. Returns true when the pair was already recorded (the
-    /// first recording time is kept). Only an HMAC of the pair under a store-derived key is
-    /// stored, never the ids.
-    public func recordDelivery(conversation: String, messageID: String) throws(KeyStoreError) -> Bool {
-        let tag = ItemSealing.deliveryTag(conversation: conversation, messageID: messageID, logKey: deliveryLogKey)
-        let now = clock()
-        return try session(.write) { connection throws(KeyStoreError) -> Bool in
-            try connection.withStatement("INSERT OR IGNORE INTO deliveries (tag, seen_at) VALUES (?1, ?2)") { statement throws(KeyStoreError) in
-                try statement.bind(1, blob: tag)
-                try statement.bind(2, now)
-                _ = try statement.step()
-            }
-            return connection.changes == 0
-        }
-    }
-
-    /// Whether (conversation, messageID) is in the duplicate log, without recording it.
-    public func hasDelivery(conversation: String, messageID: String) throws(KeyStoreError) -> Bool {
-        let tag = ItemSealing.deliveryTag(conversation: conversation, messageID: messageID, logKey: deliveryLogKey)
-        return try session(.read) { connection throws(KeyStoreError) -> Bool in
-            try connection.withStatement("SELECT 1 FROM deliveries WHERE tag = ?1") { statement throws(KeyStoreError) in
-                try statement.bind(1, blob: tag)
-                return try statement.step()
-            }
-        }
-    }
-
-    /// Deletes duplicate-log entries recorded more than `seconds` ago (`seen_at < now - seconds`);
-    /// returns how many. Receivers use their freshness window (maxAge + maxFutureSkew).
-    @discardableResult
-    public func pruneDeliveries(olderThan seconds: Int64) throws(KeyStoreError) -> Int {
-        guard seconds >= 0 else { throw .invalidArgument("age \(seconds) is negative") }
-        let (difference, overflow) = clock().subtractingReportingOverflow(seconds)
-        let cutoff = overflow ? Int64.min : difference
-        return try session(.write) { connection throws(KeyStoreError) -> Int in
-            try connection.withStatement("DELETE FROM deliveries WHERE seen_at < ?1") { statement throws(KeyStoreError) in
-                try statement.bind(1, cutoff)
-                _ = try statement.step()
-            }
-            return connection.changes
-        }
-    }
-
-    /// Number of entries in the duplicate log.
-    public func deliveryCount() throws(KeyStoreError) -> Int {
-        try session(.read) { connection throws(KeyStoreError) -> Int in
-            try connection.withStatement("SELECT count(*) FROM deliveries") { statement throws(KeyStoreError) in
-                _ = try statement.step()
-                return Int(statement.int64(0))
-            }
-        }
-    }
-
-    // MARK: - Receiver lookup without an open store
-
-    /// The receiver's lookup straight from a directory, in SPEC §10.2 order: the key-id index is
-    /// read first (it needs no master key), so a store that does not hold `id` answers
-    /// ``KeyLookup/notFound`` even when the master key is unavailable; only a held id needs the
-    /// master key. Never creates, migrates or writes anything; never throws.
-    public static func lookup(_ id: KeyID, directory: String, masterKey source: MasterKeySource) -> KeyLookup {
-        let path = FileSystem.join(directory, fileName)
-        let header: Schema.Header
-        let row: Row?
-        do {
-            switch FileSystem.status(path) {
-            case .regularFile: break
-            case .missing: throw KeyStoreError.storeNotFound("\(path) does not exist")
-            case .directory, .other: throw KeyStoreError.invalidStore("\(path) is not a regular file")
-            case let .failed(code): throw KeyStoreError.locked("cannot access \(path): \(FileSystem.describe(code))")
-            }
-            let connection = try connect(path)
-            defer { connection.close() }
-            (header, row) = try connection.transaction(.read) { () throws(KeyStoreError) -> (Schema.Header, Row?) in
-                let header = try Schema.readHeader(connection)
-                try requireCurrent(header, path: path)
-                return (header, try fetchRow(connection, kid: id))
-            }
-        } catch let error as KeyStoreError {
-            return .unavailable(error)
-        } catch {
-            return .unavailable(.locked("\(error)"))
-        }
-        guard let row else { return .notFound }
-        do {
-            let key = try source.load(mayCreate: false)
-            guard ItemSealing.verify(header.verifier!, masterKey: key) else { return .unavailable(wrongKey(source)) }
-            return .found(try unseal(row, masterKey: key))
-        } catch let error {
-            return .unavailable(error)
-        }
-    }
-
     // MARK: - Internals
 
     /// One call: open, one transaction that first checks the file is still this store, close.
-    private func session<R>(
+    func session<R>(
         _ kind: SQLiteConnection.TransactionKind, _ body: (SQLiteConnection) throws(KeyStoreError) -> R
     ) throws(KeyStoreError) -> R {
         let connection = try Self.connect(path)
@@ -399,7 +294,7 @@ public final class KeyStore: Sendable {
     }
 
     /// The header must describe an initialized store at the current version.
-    private static func requireCurrent(_ header: Schema.Header, path: String) throws(KeyStoreError) {
+    static func requireCurrent(_ header: Schema.Header, path: String) throws(KeyStoreError) {
         if header.isUninitialized { throw .storeNotFound("\(path) is not initialized") }
         try Schema.validate(header, path: path)
         guard header.version == Schema.currentVersion else {
@@ -407,11 +302,11 @@ public final class KeyStore: Sendable {
         }
     }
 
-    private static func connect(_ path: String) throws(KeyStoreError) -> SQLiteConnection {
+    static func connect(_ path: String) throws(KeyStoreError) -> SQLiteConnection {
         try SQLiteConnection(path: path)
     }
 
-    private static func wrongKey(_ source: MasterKeySource) -> KeyStoreError {
+    static func wrongKey(_ source: MasterKeySource) -> KeyStoreError {
         .locked("wrong master key: the \(source) does not match this store's master-key verifier")
     }
 
@@ -473,14 +368,14 @@ public final class KeyStore: Sendable {
         }
     }
 
-    private static func fetchRow(_ connection: SQLiteConnection, kid: KeyID) throws(KeyStoreError) -> Row? {
+    static func fetchRow(_ connection: SQLiteConnection, kid: KeyID) throws(KeyStoreError) -> Row? {
         try connection.withStatement("SELECT \(Row.columns) FROM keys WHERE kid = ?1") { statement throws(KeyStoreError) in
             try statement.bind(1, blob: kid.bytes)
             return try statement.step() ? Row(statement) : nil
         }
     }
 
-    private static func unseal(_ row: Row, masterKey: SymmetricKey) throws(KeyStoreError) -> StoredKey {
+    static func unseal(_ row: Row, masterKey: SymmetricKey) throws(KeyStoreError) -> StoredKey {
         let item = try row.item()
         guard let key = ItemSealing.unseal(
             row.sealed, keyID: item.keyID, conversation: row.conversation, epoch: row.epoch, masterKey: masterKey)
