@@ -24,7 +24,7 @@ struct DeliveryLogTests {
         #expect(try store.recordDelivery(conversation: "abc", messageID: "") == false)
     }
 
-    @Test func theLogSurvivesReopeningButNotAnotherMasterKey() throws {
+    @Test func theLogSurvivesReopening() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
         _ = try store.recordDelivery(conversation: "c", messageID: "m")
