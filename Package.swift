@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "PushSealCore", targets: ["PushSealCore"]),
+        .library(name: "PushSealKeyStore", targets: ["PushSealKeyStore"]),
         .library(name: "PushSealReceiver", targets: ["PushSealReceiver"]),
         .library(name: "PushSealNotificationService", targets: ["PushSealNotificationService"]),
         .executable(name: "pushseal", targets: ["pushseal"]),
@@ -26,8 +27,14 @@ let package = Package(
         // Wire format v1 and the cryptography it is built from.
         .target(name: "PushSealCore", dependencies: ["CSodium"]),
 
+        // The keychain-like key store on SQLite (Docs/KEY-STORE.md).
+        .target(name: "PushSealKeyStore", dependencies: ["PushSealCore", "CSodium", "CSQLite"]),
+
+        // Helper process for the key store's multi-process and kill -9 tests (not a product).
+        .executableTarget(name: "pushseal-store-worker", dependencies: ["PushSealCore", "PushSealKeyStore"]),
+
         // The receiver: open with fallback, exactly-once extension session (platform-neutral).
-        .target(name: "PushSealReceiver", dependencies: ["PushSealCore"]),
+        .target(name: "PushSealReceiver", dependencies: ["PushSealCore", "PushSealKeyStore"]),
 
         // Apple-only adapters (UserNotifications, Intents) over the receiver; empty elsewhere.
         .target(name: "PushSealNotificationService", dependencies: ["PushSealCore", "PushSealReceiver"]),
@@ -40,7 +47,7 @@ let package = Package(
         .target(name: "PushSealCLIKit"),
 
         // The command-line tool.
-        .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit"]),
+        .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit"]),
 
         // libFuzzer targets (Docs/FUZZING.md). A plain build makes corpus-replay executables;
         // scripts/fuzz.sh builds them with --sanitize=fuzzer and -DFUZZING, where libFuzzer owns main.
@@ -51,10 +58,15 @@ let package = Package(
 
         .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore"]),
         .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealVectors"]),
-        .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealReceiver"]),
+        .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealReceiver"]),
         // Runs the built `pushseal` executable (depending on it makes `swift test` build it), and
         // unit-tests PushSealCLIKit and the command declarations in process.
         .testTarget(name: "PushSealCLITests", dependencies: ["PushSealCore", "PushSealCLIKit", "pushseal"]),
+        .testTarget(
+            name: "PushSealKeyStoreTests",
+            // The worker executable is a dependency so that `swift test` builds it next to the test bundle.
+            dependencies: ["PushSealCore", "PushSealKeyStore", "CSQLite", "pushseal-store-worker"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -18,13 +18,9 @@ package final class SecureBytes: @unchecked Sendable {
         self.pointer = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
         let buffer = UnsafeMutableRawBufferPointer(start: pointer, count: count)
         buffer.initializeMemory(as: UInt8.self, repeating: 0)
-        do {
-            try initializer(buffer)
-        } catch {
-            Sodium.zero(buffer)
-            pointer.deallocate()
-            throw error
-        }
+        // If `initializer` throws, `self` is already fully initialized, so Swift runs `deinit`,
+        // which zeroes and frees the buffer. (Freeing it here as well was a double free.)
+        try initializer(buffer)
     }
 
     /// Copies `bytes` into fresh secure storage.

@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few POSIX file-system calls the store needs, without Foundation.
+enum FileSystem {
+    /// What `stat` says about a path.
+    enum Status {
+        case directory
+        case regularFile(size: Int64, mode: UInt32)
+        case other
+        case missing
+        /// `stat` failed with this errno (EACCES, ENOTDIR, ELOOP, …).
+        case failed(Int32)
+    }
+
+    /// The calling thread's `errno`.
+    static var lastError: Int32 { errno }
+
+    /// `strerror(code)` as a Swift string.
+    static func describe(_ code: Int32) -> String {
+        guard let message = strerror(code) else { return "error \(code)" }
+        return String(cString: message)
+    }
+
+    /// Stats `path`, following symbolic links.
+    static func status(_ path: String) -> Status {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            return code == ENOENT ? .missing : .failed(code)
+        }
+        switch UInt32(info.st_mode) & 0o170000 {
+        case 0o040000: return .directory
+        case 0o100000: return .regularFile(size: Int64(info.st_size), mode: UInt32(info.st_mode) & 0o7777)
+        default: return .other
+        }
+    }
+
+    /// Creates `path` and its missing parents with mode 0700 (like `mkdir -p`).
+    /// Returns nil on success, or the errno and the component that failed.
+    static func makeDirectories(_ path: String) -> (errno: Int32, path: String)? {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            prefix += component
+            if mkdir(prefix, 0o700) != 0 {
+                let code = errno
+                if code == EEXIST, case .directory = status(prefix) {
+                    // Already there (possibly created by another process just now).
+                } else {
+                    return (code == EEXIST ? ENOTDIR : code, prefix)
+                }
+            }
+            prefix += "/"
+        }
+        return nil
+    }
+
+    /// Removes `path` if it is an empty directory (best effort).
+    static func removeEmptyDirectory(_ path: String) {
+        _ = rmdir(path)
+    }
+
+    /// Creates an empty file with mode 0600 unless something already exists at `path`.
+    /// Returns nil on success or when the file already exists, else the errno.
+    static func createExclusively(_ path: String) -> Int32? {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if fd < 0 {
+            let code = errno
+            return code == EEXIST ? nil : code
+        }
+        _ = fchmod(fd, 0o600)
+        close(fd)
+        return nil
+    }
+
+    /// fsyncs a directory so that a new entry in it is durable. Best effort.
+    static func syncDirectory(_ path: String) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
+    }
+
+    /// The directory part of `path` ("." when there is none).
+    static func directoryName(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        if slash == path.utf8.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    /// `directory/name`, without doubling a trailing slash.
+    static func join(_ directory: String, _ name: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+
+    /// Sleeps for `microseconds`.
+    static func sleep(microseconds: UInt32) {
+        _ = usleep(microseconds)
+    }
+}

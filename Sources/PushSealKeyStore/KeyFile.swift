@@ -1,0 +1,141 @@
+import PushSealCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The master key file: exactly 32 raw bytes, mode 0600.
+enum KeyFile {
+    /// Reads the key at `path`; when it does not exist and `create` is set, creates it first.
+    static func load(path: String, create: Bool) throws(KeyStoreError) -> SymmetricKey {
+        switch read(path: path) {
+        case let .success(key):
+            return key
+        case .missing where create:
+            try self.create(path: path)
+            switch read(path: path) {
+            case let .success(key): return key
+            case .missing: throw .locked("master key file \(path) vanished right after it was created")
+            case let .failure(error): throw error
+            }
+        case .missing:
+            throw .locked("master key file \(path) does not exist")
+        case let .failure(error):
+            throw error
+        }
+    }
+
+    private enum ReadResult {
+        case success(SymmetricKey)
+        case missing
+        case failure(KeyStoreError)
+    }
+
+    private static func read(path: String) -> ReadResult {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT { return .missing }
+            return .failure(.locked("cannot open master key file \(path): \(FileSystem.describe(code))"))
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            return .failure(.locked("cannot stat master key file \(path): \(FileSystem.describe(errno))"))
+        }
+        guard UInt32(info.st_mode) & 0o170000 == 0o100000 else {
+            return .failure(.locked("master key file \(path) is not a regular file"))
+        }
+        let permissions = UInt32(info.st_mode) & 0o777
+        guard permissions & 0o077 == 0 else {
+            let octal = String(permissions, radix: 8)
+            return .failure(.locked(
+                "master key file \(path) is accessible by group or others (mode 0\(octal)); it must be 0600 (chmod 600 \(path))"))
+        }
+        guard Int(info.st_size) == MasterKeySource.byteCount else {
+            return .failure(.locked("master key file \(path) holds \(info.st_size) bytes; it must hold exactly \(MasterKeySource.byteCount)"))
+        }
+        var failure: KeyStoreError?
+        let storage = SecureBytes(count: MasterKeySource.byteCount) { buffer in
+            var done = 0
+            while done < buffer.count {
+                let n = systemRead(fd, buffer.baseAddress! + done, buffer.count - done)
+                if n > 0 {
+                    done += n
+                } else if n < 0, errno == EINTR {
+                    continue
+                } else {
+                    let why = n == 0 ? "it is shorter than \(buffer.count) bytes" : FileSystem.describe(errno)
+                    failure = .locked("cannot read master key file \(path): \(why)")
+                    return
+                }
+            }
+        }
+        if let failure { return .failure(failure) }
+        return .success(SymmetricKey(storage: storage))
+    }
+
+    /// Creates the key file without ever exposing a partially written file: the key goes to a
+    /// unique temporary file (O_CREAT|O_EXCL, 0600), is fsynced, and is then hard-linked to
+    /// `path`, which fails if `path` exists. When another process wins the race, its key is used.
+    /// On file systems without hard links, falls back to O_CREAT|O_EXCL on `path` itself.
+    private static func create(path: String) throws(KeyStoreError) {
+        let directory = FileSystem.directoryName(of: path)
+        let temporary = path + ".tmp-\(getpid())-" + Hex.encode(Sodium.randomBytes(count: 8))
+        try writeNewKey(to: temporary)
+        let linked = link(temporary, path)
+        let linkError = errno
+        unlink(temporary)
+        if linked == 0 {
+            FileSystem.syncDirectory(directory)
+            return
+        }
+        if linkError == EEXIST { return }
+        // No hard links here (EPERM, ENOTSUP, …): exclusive create of the final name.
+        do {
+            try writeNewKey(to: path)
+            FileSystem.syncDirectory(directory)
+        } catch {
+            if case .missing = read(path: path) { throw error }
+            // Another process created it in between: use that one.
+        }
+    }
+
+    private static func writeNewKey(to path: String) throws(KeyStoreError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            throw .locked("cannot create master key file \(path): \(FileSystem.describe(errno))")
+        }
+        var failure: Int32?
+        if fchmod(fd, 0o600) != 0 { failure = errno }
+        let key = SymmetricKey.random(byteCount: MasterKeySource.byteCount)
+        key.withUnsafeBytes { bytes in
+            var done = 0
+            while failure == nil, done < bytes.count {
+                let n = write(fd, bytes.baseAddress! + done, bytes.count - done)
+                if n > 0 {
+                    done += n
+                } else if n < 0, errno == EINTR {
+                    continue
+                } else {
+                    failure = n == 0 ? EIO : errno
+                }
+            }
+        }
+        if failure == nil, fsync(fd) != 0 { failure = errno }
+        close(fd)
+        if let failure {
+            unlink(path)
+            throw .locked("cannot write master key file \(path): \(FileSystem.describe(failure))")
+        }
+    }
+}
+
+/// `read(2)`, named so that it does not clash with `KeyFile.read(path:)`.
+@inline(__always)
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}

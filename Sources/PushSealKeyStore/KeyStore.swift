@@ -1,0 +1,417 @@
+import PushSealCore
+internal import CSQLite
+
+/// A keychain-like store of conversation keys on SQLite, shared by several processes (an app and
+/// its notification extension, or several provider workers).
+///
+/// Items are (conversation, epoch) → K, indexed by key id, with a label and created/not-after
+/// times. Every K is sealed at rest under the store master key with associated data binding its
+/// row (kid, conversation, epoch). The master key is loaded and checked once, in `init`, and kept
+/// in zeroing memory; no database connection is kept: every call opens the file, runs one short
+/// transaction (`BEGIN IMMEDIATE` for writes) and closes it again. Calls may come from any thread
+/// and any number of processes at once. See Docs/KEY-STORE.md.
+public final class KeyStore: Sendable {
+    /// The database file's name inside the store directory.
+    public static let fileName = "pushseal-keys.sqlite3"
+    /// The newest file format version this code reads and writes.
+    public static let supportedFileVersion: Int64 = Schema.currentVersion
+    /// How long retired epochs stay usable after a rotation: 31 days (longer than APNs' 30 days
+    /// and FCM's 28 days of store-and-forward).
+    public static let defaultGracePeriod: Int64 = 31 * 86_400
+    /// The longest conversation id, in UTF-8 bytes (the content schema's limit for `cid`).
+    public static let maximumConversationByteCount = 256
+
+    /// The store directory.
+    public let directory: String
+    /// The database file (`directory/pushseal-keys.sqlite3`).
+    public let path: String
+
+    private let masterKey: SymmetricKey
+    let deliveryLogKey: SymmetricKey
+    /// The verifier this instance checked its master key against.
+    private let verifier: [UInt8]
+    let clock: SecondsClock
+
+    /// Opens the store at `directory` (file `directory/pushseal-keys.sqlite3`), creating the
+    /// directory (0700), the file (0600) and, through the source, the master key when `create`
+    /// is true and they do not exist yet. Without `create`, nothing is ever created.
+    ///
+    /// Checks the file's format version (migrating an older one), and checks the master key
+    /// against the store's verifier, so a wrong key is ``KeyStoreError/locked(_:)`` here rather
+    /// than every item looking corrupted later. No connection is kept.
+    public init(
+        directory: String, masterKey source: MasterKeySource, create: Bool = false, clock: @escaping SecondsClock = systemClock
+    ) throws(KeyStoreError) {
+        guard !directory.isEmpty else { throw .invalidArgument("the store directory path is empty") }
+        let path = FileSystem.join(directory, Self.fileName)
+
+        // For a new store the master key comes before the store file, so that a source that
+        // fails leaves no empty store behind (nor the directory, when it was just created:
+        // the key file may live inside it).
+        var loadedKey: SymmetricKey?
+        if try Self.directoryIsMissing(directory, create: create) {
+            if let failure = FileSystem.makeDirectories(directory) {
+                throw .locked("cannot create directory \(failure.path): \(FileSystem.describe(failure.errno))")
+            }
+            do {
+                loadedKey = try source.load(mayCreate: true)
+            } catch {
+                FileSystem.removeEmptyDirectory(directory)
+                throw error
+            }
+        }
+        switch FileSystem.status(path) {
+        case .regularFile:
+            break
+        case .missing:
+            guard create else { throw .storeNotFound("\(path) does not exist") }
+            if loadedKey == nil { loadedKey = try source.load(mayCreate: true) }
+            if let code = FileSystem.createExclusively(path) {
+                throw .locked("cannot create \(path): \(FileSystem.describe(code))")
+            }
+        case .directory, .other:
+            throw .invalidStore("\(path) is not a regular file")
+        case let .failed(code):
+            throw .locked("cannot access \(path): \(FileSystem.describe(code))")
+        }
+
+        let connection = try Self.connect(path)
+        defer { connection.close() }
+        Self.preferRollbackJournal(connection)
+        let header = try connection.transaction(.read) { () throws(KeyStoreError) in try Schema.readHeader(connection) }
+        if header.isUninitialized, !create {
+            throw .storeNotFound("\(path) exists but was never initialized")
+        }
+        try Schema.validate(header, path: path)
+
+        let key: SymmetricKey
+        let verifier: [UInt8]
+        if header.isUninitialized || header.version < Schema.currentVersion {
+            if let loadedKey { key = loadedKey } else { key = try source.load(mayCreate: header.isUninitialized) }
+            // Initialize or migrate in one write transaction, re-reading the header inside it:
+            // another process may have done it in the meantime.
+            verifier = try connection.transaction(.write) { () throws(KeyStoreError) -> [UInt8] in
+                let current = try Schema.readHeader(connection)
+                try Schema.validate(current, path: path)
+                if current.isUninitialized {
+                    let fresh = ItemSealing.makeVerifier(masterKey: key)
+                    try Schema.migrate(connection, from: current, verifier: fresh)
+                    return fresh
+                }
+                let existing = current.verifier!  // present: checked by validate
+                guard ItemSealing.verify(existing, masterKey: key) else { throw Self.wrongKey(source) }
+                if current.version < Schema.currentVersion {
+                    try Schema.migrate(connection, from: current, verifier: nil)
+                }
+                return existing
+            }
+        } else {
+            if let loadedKey { key = loadedKey } else { key = try source.load(mayCreate: false) }
+            verifier = header.verifier!  // present: checked by validate
+            guard ItemSealing.verify(verifier, masterKey: key) else { throw Self.wrongKey(source) }
+        }
+
+        self.directory = directory
+        self.path = path
+        self.masterKey = key
+        self.deliveryLogKey = ItemSealing.deliveryLogKey(masterKey: key)
+        self.verifier = verifier
+        self.clock = clock
+    }
+
+    // MARK: - Items
+
+    /// Adds `key` as epoch `epoch` of `conversation`. Throws ``KeyStoreError/duplicateItem`` when
+    /// the store already has this key id or this (conversation, epoch).
+    @discardableResult
+    public func add(
+        _ key: ConversationKey, conversation: String, epoch: Int64, label: String? = nil, notAfter: Int64? = nil
+    ) throws(KeyStoreError) -> KeyItem {
+        try Self.check(conversation: conversation)
+        guard epoch >= 0 else { throw .invalidArgument("epoch \(epoch) is negative") }
+        let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: clock(), notAfter: notAfter)
+        let sealed = ItemSealing.seal(key, conversation: conversation, epoch: epoch, masterKey: masterKey)
+        try session(.write) { connection throws(KeyStoreError) in
+            try Self.insert(item, sealed: sealed, connection)
+        }
+        return item
+    }
+
+    /// The key with id `id`, unsealed and checked (whether or not its not-after time passed).
+    /// Throws ``KeyStoreError/itemNotFound`` when absent, ``KeyStoreError/corruptedItem(_:)`` when
+    /// its row was tampered with.
+    public func key(for id: KeyID) throws(KeyStoreError) -> StoredKey {
+        let row = try session(.read) { connection throws(KeyStoreError) in
+            try Self.fetchRow(connection, kid: id)
+        }
+        guard let row else { throw .itemNotFound }
+        return try Self.unseal(row, masterKey: masterKey)
+    }
+
+    /// The conversation's current key: the highest epoch that is live now (no not-after time, or
+    /// not-after not yet passed). ``KeyStoreError/itemNotFound`` when there is none.
+    public func currentKey(conversation: String) throws(KeyStoreError) -> StoredKey {
+        try Self.check(conversation: conversation)
+        let now = clock()
+        let row = try session(.read) { connection throws(KeyStoreError) in
+            try connection.withStatement(
+                "SELECT \(Row.columns) FROM keys WHERE conversation = ?1 AND (not_after IS NULL OR not_after >= ?2) ORDER BY epoch DESC LIMIT 1"
+            ) { statement throws(KeyStoreError) in
+                try statement.bind(1, text: conversation)
+                try statement.bind(2, now)
+                return try statement.step() ? Row(statement) : nil
+            }
+        }
+        guard let row else { throw .itemNotFound }
+        return try Self.unseal(row, masterKey: masterKey)
+    }
+
+    /// Metadata of every item (or of one conversation's), ordered by conversation bytes and
+    /// epoch. Never unseals anything and never returns a secret.
+    public func items(conversation: String? = nil) throws(KeyStoreError) -> [KeyItem] {
+        if let conversation { try Self.check(conversation: conversation) }
+        let rows = try session(.read) { connection throws(KeyStoreError) -> [Row] in
+            let filter = conversation == nil ? "" : " WHERE conversation = ?1"
+            return try connection.withStatement(
+                "SELECT \(Row.columns) FROM keys\(filter) ORDER BY conversation, epoch"
+            ) { statement throws(KeyStoreError) in
+                if let conversation { try statement.bind(1, text: conversation) }
+                var rows: [Row] = []
+                while try statement.step() { rows.append(Row(statement)) }
+                return rows
+            }
+        }
+        var items: [KeyItem] = []
+        items.reserveCapacity(rows.count)
+        for row in rows { items.append(try row.item()) }
+        return items
+    }
+
+    /// Rotates `conversation`: a fresh random key at epoch max + 1 (1 for a conversation without
+    /// keys), and every earlier epoch without a not-after time gets `now + gracePeriod`. All in
+    /// one write transaction, so concurrent rotations get distinct, consecutive epochs.
+    @discardableResult
+    public func rotate(
+        conversation: String, gracePeriod: Int64 = KeyStore.defaultGracePeriod, label: String? = nil
+    ) throws(KeyStoreError) -> StoredKey {
+        try Self.check(conversation: conversation)
+        guard gracePeriod >= 0 else { throw .invalidArgument("grace period \(gracePeriod) is negative") }
+        let now = clock()
+        let (sum, overflow) = now.addingReportingOverflow(gracePeriod)
+        let retireAt = overflow ? Int64.max : sum
+        let key = ConversationKey.generate()
+        let masterKey = self.masterKey
+        return try session(.write) { connection throws(KeyStoreError) -> StoredKey in
+            let highest = try connection.withStatement("SELECT max(epoch) FROM keys WHERE conversation = ?1") { statement throws(KeyStoreError) in
+                try statement.bind(1, text: conversation)
+                _ = try statement.step()
+                return statement.optionalInt64(0)
+            }
+            if highest == Int64.max { throw .invalidArgument("conversation \(conversation) is at the last epoch") }
+            let epoch = (highest ?? 0) + 1
+            try connection.withStatement(
+                "UPDATE keys SET not_after = ?2 WHERE conversation = ?1 AND not_after IS NULL"
+            ) { statement throws(KeyStoreError) in
+                try statement.bind(1, text: conversation)
+                try statement.bind(2, retireAt)
+                _ = try statement.step()
+            }
+            let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: now, notAfter: nil)
+            let sealed = ItemSealing.seal(key, conversation: conversation, epoch: epoch, masterKey: masterKey)
+            try Self.insert(item, sealed: sealed, connection)
+            return StoredKey(key: key, item: item)
+        }
+    }
+
+    /// Removes the item with id `keyID`; ``KeyStoreError/itemNotFound`` when absent.
+    public func remove(keyID: KeyID) throws(KeyStoreError) {
+        let removed = try session(.write) { connection throws(KeyStoreError) -> Int in
+            try connection.withStatement("DELETE FROM keys WHERE kid = ?1") { statement throws(KeyStoreError) in
+                try statement.bind(1, blob: keyID.bytes)
+                _ = try statement.step()
+            }
+            return connection.changes
+        }
+        guard removed > 0 else { throw .itemNotFound }
+    }
+
+    /// Removes every epoch of `conversation`; returns how many items were removed (0 is fine).
+    @discardableResult
+    public func removeConversation(_ conversation: String) throws(KeyStoreError) -> Int {
+        try Self.check(conversation: conversation)
+        return try session(.write) { connection throws(KeyStoreError) -> Int in
+            try connection.withStatement("DELETE FROM keys WHERE conversation = ?1") { statement throws(KeyStoreError) in
+                try statement.bind(1, text: conversation)
+                _ = try statement.step()
+            }
+            return connection.changes
+        }
+    }
+
+    /// Logout wipe: removes every key and the whole duplicate log in one transaction; returns the
+    /// number of keys removed. With `secure_delete`, the freed pages are zeroed. (For a complete
+    /// erase also destroy the master key: see Docs/KEY-STORE.md.)
+    @discardableResult
+    public func removeAll() throws(KeyStoreError) -> Int {
+        try session(.write) { connection throws(KeyStoreError) -> Int in
+            try connection.execute("DELETE FROM keys")
+            let removed = connection.changes
+            try connection.execute("DELETE FROM deliveries")
+            return removed
+        }
+    }
+
+    /// Deletes every item whose not-after time has passed (`notAfter < now`); returns how many.
+    @discardableResult
+    public func purgeExpired() throws(KeyStoreError) -> Int {
+        let now = clock()
+        return try session(.write) { connection throws(KeyStoreError) -> Int in
+            try connection.withStatement("DELETE FROM keys WHERE not_after IS NOT NULL AND not_after < ?1") { statement throws(KeyStoreError) in
+                try statement.bind(1, now)
+                _ = try statement.step()
+            }
+            return connection.changes
+        }
+    }
+
+    // MARK: - Internals
+
+    /// One call: open, one transaction that first checks the file is still this store, close.
+    func session<R>(
+        _ kind: SQLiteConnection.TransactionKind, _ body: (SQLiteConnection) throws(KeyStoreError) -> R
+    ) throws(KeyStoreError) -> R {
+        let connection = try Self.connect(path)
+        defer { connection.close() }
+        return try connection.transaction(kind) { () throws(KeyStoreError) -> R in
+            let header = try Schema.readHeader(connection)
+            try Self.requireCurrent(header, path: path)
+            let found = header.verifier!
+            if found != verifier, !ItemSealing.verify(found, masterKey: masterKey) {
+                throw .locked("the store at \(path) was re-created with another master key")
+            }
+            return try body(connection)
+        }
+    }
+
+    /// The header must describe an initialized store at the current version.
+    static func requireCurrent(_ header: Schema.Header, path: String) throws(KeyStoreError) {
+        if header.isUninitialized { throw .storeNotFound("\(path) is not initialized") }
+        try Schema.validate(header, path: path)
+        guard header.version == Schema.currentVersion else {
+            throw .invalidStore("\(path) has format version \(header.version); open the store again to migrate it")
+        }
+    }
+
+    static func connect(_ path: String) throws(KeyStoreError) -> SQLiteConnection {
+        try SQLiteConnection(path: path)
+    }
+
+    static func wrongKey(_ source: MasterKeySource) -> KeyStoreError {
+        .locked("wrong master key: the \(source) does not match this store's master-key verifier")
+    }
+
+    /// Whether the store directory still has to be created: throws unless it exists or may be
+    /// created.
+    private static func directoryIsMissing(_ directory: String, create: Bool) throws(KeyStoreError) -> Bool {
+        switch FileSystem.status(directory) {
+        case .directory:
+            return false
+        case .missing:
+            guard create else { throw .storeNotFound("directory \(directory) does not exist") }
+            return true
+        case .regularFile, .other:
+            throw .locked("\(directory) is not a directory")
+        case let .failed(code):
+            throw .locked("cannot access directory \(directory): \(FileSystem.describe(code))")
+        }
+    }
+
+    /// A file someone switched to WAL is switched back to the rollback journal (best effort; see
+    /// Docs/KEY-STORE.md §4 for why the store uses DELETE mode).
+    private static func preferRollbackJournal(_ connection: SQLiteConnection) {
+        guard !connection.isReadOnly else { return }
+        let mode = try? connection.withStatement("PRAGMA journal_mode") { statement throws(KeyStoreError) -> String? in
+            try statement.step() ? statement.optionalText(0) : nil
+        }
+        if let mode, mode.lowercased() == "wal" {
+            try? connection.execute("PRAGMA journal_mode = DELETE")
+        }
+    }
+
+    private static func check(conversation: String) throws(KeyStoreError) {
+        let count = conversation.utf8.count
+        guard count >= 1, count <= maximumConversationByteCount else {
+            throw .invalidArgument("a conversation id must be 1 to \(maximumConversationByteCount) UTF-8 bytes, not \(count)")
+        }
+    }
+
+    private static func insert(_ item: KeyItem, sealed: [UInt8], _ connection: SQLiteConnection) throws(KeyStoreError) {
+        do {
+            try connection.withStatement(
+                "INSERT INTO keys (kid, conversation, epoch, label, created_at, not_after, sealed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+            ) { statement throws(KeyStoreError) in
+                try statement.bind(1, blob: item.keyID.bytes)
+                try statement.bind(2, text: item.conversation)
+                try statement.bind(3, item.epoch)
+                try statement.bind(4, text: item.label)
+                try statement.bind(5, item.createdAt)
+                try statement.bind(6, item.notAfter)
+                try statement.bind(7, blob: sealed)
+                _ = try statement.step()
+            }
+        } catch let error {
+            if case let .sqlite(_, extended, _) = error,
+               extended == SQLiteConnection.constraintPrimaryKey || extended == SQLiteConnection.constraintUnique {
+                throw .duplicateItem
+            }
+            throw error
+        }
+    }
+
+    static func fetchRow(_ connection: SQLiteConnection, kid: KeyID) throws(KeyStoreError) -> Row? {
+        try connection.withStatement("SELECT \(Row.columns) FROM keys WHERE kid = ?1") { statement throws(KeyStoreError) in
+            try statement.bind(1, blob: kid.bytes)
+            return try statement.step() ? Row(statement) : nil
+        }
+    }
+
+    static func unseal(_ row: Row, masterKey: SymmetricKey) throws(KeyStoreError) -> StoredKey {
+        let item = try row.item()
+        guard let key = ItemSealing.unseal(
+            row.sealed, keyID: item.keyID, conversation: row.conversation, epoch: row.epoch, masterKey: masterKey)
+        else { throw .corruptedItem(item.keyID) }
+        return StoredKey(key: key, item: item)
+    }
+
+    /// One `keys` row as stored (conversation as its exact bytes, for the associated data).
+    struct Row {
+        static let columns = "kid, conversation, epoch, label, created_at, not_after, sealed"
+
+        var kid: [UInt8]
+        var conversation: [UInt8]
+        var epoch: Int64
+        var label: String?
+        var createdAt: Int64
+        var notAfter: Int64?
+        var sealed: [UInt8]
+
+        init(_ statement: SQLiteStatement) {
+            kid = statement.bytes(0)
+            conversation = statement.textBytes(1)
+            epoch = statement.int64(2)
+            label = statement.optionalText(3)
+            createdAt = statement.int64(4)
+            notAfter = statement.optionalInt64(5)
+            sealed = statement.bytes(6)
+        }
+
+        func item() throws(KeyStoreError) -> KeyItem {
+            guard let keyID = KeyID(bytes: kid) else {
+                throw .invalidStore("a row has a key id of \(kid.count) bytes")
+            }
+            return KeyItem(
+                keyID: keyID, conversation: String(decoding: conversation, as: UTF8.self), epoch: epoch,
+                label: label, createdAt: createdAt, notAfter: notAfter)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import PushSealCore
+
+/// Everything that can go wrong in the key store, as one flat enum.
+///
+/// A receiver maps ``locked(_:)`` (and, conservatively, every other failure to read a key it
+/// knows about) to the reason code `store_locked`; ``itemNotFound`` is `unknown_key`.
+public enum KeyStoreError: Error, Sendable, Equatable {
+    /// The store cannot be read now: the master key is missing, unreadable, malformed or wrong,
+    /// or the store's directory or file cannot be accessed. The string says which.
+    case locked(String)
+    /// No item with the requested key id (or no live key for the conversation).
+    case itemNotFound
+    /// An item with the same key id, or the same (conversation, epoch), already exists.
+    case duplicateItem
+    /// The item's sealed key does not open under the master key with its row's key id,
+    /// conversation and epoch, or the unsealed key does not have that key id: the row was
+    /// tampered with or damaged. Other items are unaffected.
+    case corruptedItem(KeyID)
+    /// The file was written by a newer (or unknown) version of the store format.
+    case unsupportedFileVersion(found: Int64, supported: Int64)
+    /// SQLite reported an error: the primary result code, the extended result code and
+    /// SQLite's message (for example code 26, "file is not a database", or code 8,
+    /// "attempt to write a readonly database").
+    case sqlite(code: Int32, extendedCode: Int32, message: String)
+    /// There is no key store at the path (and `create` was false), or the file exists but was
+    /// never initialized. Nothing was created.
+    case storeNotFound(String)
+    /// The file is an SQLite database but not a usable PushSeal key store: another
+    /// application's database, missing tables or master-key verifier, or malformed rows.
+    case invalidStore(String)
+    /// An argument is out of range (empty conversation, negative epoch or period, …).
+    case invalidArgument(String)
+}
+
+extension KeyStoreError: CustomStringConvertible {
+    /// A one-line message for diagnostics (never contains secret material).
+    public var description: String {
+        switch self {
+        case let .locked(why): "key store is locked: \(why)"
+        case .itemNotFound: "no such key in the key store"
+        case .duplicateItem: "the key store already holds a key with this key id or this conversation and epoch"
+        case let .corruptedItem(kid): "the stored key \(kid) is corrupted (it does not unseal, or its key id does not match)"
+        case let .unsupportedFileVersion(found, supported):
+            "key store file format version \(found) is not supported (this version reads up to \(supported))"
+        case let .sqlite(code, extendedCode, message): "SQLite error \(code) (extended \(extendedCode)): \(message)"
+        case let .storeNotFound(why): "no key store: \(why)"
+        case let .invalidStore(why): "not a usable PushSeal key store: \(why)"
+        case let .invalidArgument(why): "invalid argument: \(why)"
+        }
+    }
+}

@@ -1,0 +1,275 @@
+internal import CSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One SQLite connection for one store call: opened, used for one short transaction on one
+/// thread, closed. Never shared, never cached (the iOS 0xdead10cc discipline: no file lock may
+/// outlive a call), hence `SQLITE_OPEN_NOMUTEX`.
+final class SQLiteConnection {
+    /// How long SQLite's busy handler waits for another process's lock, per attempt.
+    static let busyTimeoutMilliseconds: Int32 = 5_000
+    /// How many more times a transaction that still reports `SQLITE_BUSY` after the busy
+    /// timeout is run again before the error reaches the caller.
+    static let busyRetries = 2
+
+    /// `SQLITE_CONSTRAINT_PRIMARYKEY` and `SQLITE_CONSTRAINT_UNIQUE` (macros Swift cannot import).
+    static let constraintPrimaryKey = SQLITE_CONSTRAINT | (6 << 8)
+    static let constraintUnique = SQLITE_CONSTRAINT | (8 << 8)
+
+    private var handle: OpaquePointer?
+
+    /// Opens the existing database file at `path` read-write (SQLite falls back to read-only
+    /// when the file is not writable). Never creates the file: creation is done by the caller
+    /// with an exclusive 0600 `open`.
+    init(path: String) throws(KeyStoreError) {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE | SQLITE_OPEN_EXRESCODE
+        let status = sqlite3_open_v2(path, &db, flags, nil)
+        handle = db
+        guard status == SQLITE_OK, db != nil else {
+            var error = Self.error(status, db: db)
+            if status & 0xFF == SQLITE_CANTOPEN, let db {
+                // Say why the file could not be opened, in the store's terms.
+                let code = sqlite3_system_errno(db)
+                if code == ENOENT {
+                    error = .storeNotFound("\(path) does not exist")
+                } else if code != 0 {
+                    error = .locked("cannot open \(path): \(FileSystem.describe(code))")
+                }
+            }
+            close()
+            throw error
+        }
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
+        var ignored: Int32 = 0
+        // Hardening against a tampered file: no schema-embedded SQL functions, no triggers,
+        // no writable schema.
+        _ = pushseal_sqlite3_db_config_int(db, SQLITE_DBCONFIG_DEFENSIVE, 1, &ignored)
+        _ = pushseal_sqlite3_db_config_int(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, &ignored)
+        _ = pushseal_sqlite3_db_config_int(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &ignored)
+        do {
+            // secure_delete: freed pages are overwritten with zeros, so removed (sealed) keys and
+            // pruned duplicate-log entries do not linger in the file's free pages.
+            // synchronous=FULL: a committed transaction survives power loss (rollback journal).
+            try execute("PRAGMA secure_delete = ON; PRAGMA synchronous = FULL; PRAGMA cell_size_check = ON; PRAGMA temp_store = MEMORY")
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Closes the connection. Statements are always finalized before this point
+    /// (``withStatement(_:_:)``); `sqlite3_close_v2` is the safety net.
+    func close() {
+        if let db = handle {
+            sqlite3_close_v2(db)
+            handle = nil
+        }
+    }
+
+    /// True when SQLite opened the file read-only (the file is not writable by this process).
+    var isReadOnly: Bool {
+        guard let db = handle else { return true }
+        return sqlite3_db_readonly(db, "main") == 1
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int {
+        guard let db = handle else { return 0 }
+        return Int(sqlite3_changes(db))
+    }
+
+    /// Runs SQL without results (one or more statements).
+    func execute(_ sql: String) throws(KeyStoreError) {
+        guard let db = handle else { throw Self.closedError }
+        let status = sqlite3_exec(db, sql, nil, nil, nil)
+        guard status == SQLITE_OK else { throw Self.error(status, db: db) }
+    }
+
+    /// Prepares `sql`, hands the statement to `body`, and finalizes it whatever happens.
+    func withStatement<R>(_ sql: String, _ body: (SQLiteStatement) throws(KeyStoreError) -> R) throws(KeyStoreError) -> R {
+        guard let db = handle else { throw Self.closedError }
+        var raw: OpaquePointer?
+        let status = sqlite3_prepare_v3(db, sql, -1, 0, &raw, nil)
+        guard status == SQLITE_OK, let raw else {
+            if let raw { sqlite3_finalize(raw) }
+            throw Self.error(status, db: db)
+        }
+        defer { sqlite3_finalize(raw) }
+        return try body(SQLiteStatement(handle: raw, db: db))
+    }
+
+    /// The kind of transaction: deferred (reads) or immediate (writes: the write lock is
+    /// taken at BEGIN, so two writers never deadlock on a lock upgrade).
+    enum TransactionKind {
+        case read
+        case write
+    }
+
+    /// Runs `body` inside one transaction and commits; rolls back if anything throws.
+    ///
+    /// `SQLITE_BUSY` is first absorbed by SQLite's busy handler (``busyTimeoutMilliseconds``);
+    /// if it still surfaces — at `BEGIN IMMEDIATE`, in a statement or at `COMMIT` — the
+    /// transaction is rolled back and run again, up to ``busyRetries`` more times. `body` must
+    /// therefore have no effects outside the transaction.
+    func transaction<R>(_ kind: TransactionKind, _ body: () throws(KeyStoreError) -> R) throws(KeyStoreError) -> R {
+        var attempt = 0
+        while true {
+            do {
+                try execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+                let result = try body()
+                try execute("COMMIT")
+                return result
+            } catch let error {
+                rollback()
+                guard Self.isBusy(error), attempt < Self.busyRetries else { throw error }
+                attempt += 1
+                // The busy handler already waited; add jitter so that retrying processes do
+                // not collide again in lock step.
+                FileSystem.sleep(microseconds: 1_000 + UInt32.random(in: 0..<20_000))
+            }
+        }
+    }
+
+    private func rollback() {
+        guard let db = handle, sqlite3_get_autocommit(db) == 0 else { return }
+        _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+    }
+
+    private static func isBusy(_ error: KeyStoreError) -> Bool {
+        guard case let .sqlite(code, _, _) = error else { return false }
+        return code == SQLITE_BUSY || code == SQLITE_LOCKED
+    }
+
+    private static let closedError = KeyStoreError.sqlite(code: SQLITE_MISUSE, extendedCode: SQLITE_MISUSE, message: "connection is closed")
+
+    /// The error for `status`, with SQLite's extended code and message when a handle exists.
+    static func error(_ status: Int32, db: OpaquePointer?) -> KeyStoreError {
+        let extended = db.map { sqlite3_extended_errcode($0) } ?? status
+        let message: String
+        if let db, let text = sqlite3_errmsg(db) {
+            message = String(cString: text)
+        } else if let text = sqlite3_errstr(status) {
+            message = String(cString: text)
+        } else {
+            message = "unknown error"
+        }
+        // With extended result codes on, `status` may itself be extended; the primary code is
+        // its low byte.
+        return .sqlite(code: status & 0xFF, extendedCode: extended == 0 ? status : extended, message: message)
+    }
+}
+
+/// A prepared statement, valid only inside ``SQLiteConnection/withStatement(_:_:)``.
+struct SQLiteStatement {
+    let handle: OpaquePointer
+    let db: OpaquePointer
+
+    /// Binds an integer to the 1-based parameter `index`.
+    func bind(_ index: Int32, _ value: Int64) throws(KeyStoreError) {
+        try check(sqlite3_bind_int64(handle, index, value))
+    }
+
+    /// Binds an integer or NULL.
+    func bind(_ index: Int32, _ value: Int64?) throws(KeyStoreError) {
+        if let value { try bind(index, value) } else { try check(sqlite3_bind_null(handle, index)) }
+    }
+
+    /// Binds the UTF-8 bytes of `value` as TEXT (exact bytes, embedded NULs included).
+    func bind(_ index: Int32, text value: String) throws(KeyStoreError) {
+        try bind(index, textBytes: Array(value.utf8))
+    }
+
+    /// Binds a string or NULL.
+    func bind(_ index: Int32, text value: String?) throws(KeyStoreError) {
+        if let value { try bind(index, text: value) } else { try check(sqlite3_bind_null(handle, index)) }
+    }
+
+    /// Binds raw bytes as TEXT.
+    func bind(_ index: Int32, textBytes bytes: [UInt8]) throws(KeyStoreError) {
+        let status = bytes.withUnsafeBufferPointer { buffer -> Int32 in
+            // A nil pointer would bind NULL: bind an empty string explicitly.
+            guard let base = buffer.baseAddress, buffer.count > 0 else {
+                return sqlite3_bind_text(handle, index, "", 0, pushseal_sqlite3_transient())
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                sqlite3_bind_text(handle, index, $0, Int32(buffer.count), pushseal_sqlite3_transient())
+            }
+        }
+        try check(status)
+    }
+
+    /// Binds bytes as a BLOB.
+    func bind(_ index: Int32, blob bytes: [UInt8]) throws(KeyStoreError) {
+        let status = bytes.withUnsafeBytes { buffer -> Int32 in
+            guard let base = buffer.baseAddress, buffer.count > 0 else {
+                return sqlite3_bind_zeroblob(handle, index, 0)
+            }
+            return sqlite3_bind_blob(handle, index, base, Int32(buffer.count), pushseal_sqlite3_transient())
+        }
+        try check(status)
+    }
+
+    /// Advances: true when a row is available, false when the statement is done.
+    func step() throws(KeyStoreError) -> Bool {
+        let status = sqlite3_step(handle)
+        switch status {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw SQLiteConnection.error(status, db: db)
+        }
+    }
+
+    /// Resets the statement and clears its bindings, for another execution.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// True when column `index` (0-based) of the current row is NULL.
+    func isNull(_ index: Int32) -> Bool {
+        sqlite3_column_type(handle, index) == SQLITE_NULL
+    }
+
+    /// Column `index` as an integer.
+    func int64(_ index: Int32) -> Int64 {
+        sqlite3_column_int64(handle, index)
+    }
+
+    /// Column `index` as an integer, nil when NULL.
+    func optionalInt64(_ index: Int32) -> Int64? {
+        isNull(index) ? nil : int64(index)
+    }
+
+    /// Column `index` as raw bytes (BLOB or TEXT).
+    func bytes(_ index: Int32) -> [UInt8] {
+        // Ask for the pointer first, then the size (the order SQLite documents).
+        guard let pointer = sqlite3_column_blob(handle, index) else { return [] }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// Column `index` as the exact bytes of a TEXT value.
+    func textBytes(_ index: Int32) -> [UInt8] {
+        guard let pointer = sqlite3_column_text(handle, index) else { return [] }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return Array(UnsafeBufferPointer(start: pointer, count: count))
+    }
+
+    /// Column `index` as a string (invalid UTF-8 repaired), nil when NULL.
+    func optionalText(_ index: Int32) -> String? {
+        isNull(index) ? nil : String(decoding: textBytes(index), as: UTF8.self)
+    }
+
+    private func check(_ status: Int32) throws(KeyStoreError) {
+        guard status == SQLITE_OK else { throw SQLiteConnection.error(status, db: db) }
+    }
+}

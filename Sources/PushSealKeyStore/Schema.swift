@@ -1,0 +1,116 @@
+/// The store's file format: identification, version, migrations.
+///
+/// The format version lives in the SQLite header (`PRAGMA user_version`), so it changes
+/// atomically with the schema inside the migrating transaction, and the file type in
+/// `PRAGMA application_id`. Docs/KEY-STORE.md §2 describes the tables.
+enum Schema {
+    /// `PRAGMA application_id`: "PSKS" (PushSeal key store).
+    static let applicationID: Int64 = 0x5053_4B53
+    /// The newest format this code reads and writes.
+    static let currentVersion: Int64 = 1
+
+    /// Migration steps: `steps[n]` takes a file from version n to n + 1. Version 0 is an empty
+    /// (never initialized) database. Every step runs inside the migrating `BEGIN IMMEDIATE`
+    /// transaction together with the `user_version` update.
+    static let steps: [String] = [
+        // 0 -> 1
+        """
+        CREATE TABLE meta (
+            name  TEXT PRIMARY KEY NOT NULL,
+            value BLOB NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE keys (
+            kid          BLOB PRIMARY KEY NOT NULL CHECK (length(kid) = 16),
+            conversation TEXT NOT NULL,
+            epoch        INTEGER NOT NULL CHECK (epoch >= 0),
+            label        TEXT,
+            created_at   INTEGER NOT NULL,
+            not_after    INTEGER,
+            sealed       BLOB NOT NULL,
+            UNIQUE (conversation, epoch)
+        ) WITHOUT ROWID;
+        CREATE TABLE deliveries (
+            tag     BLOB PRIMARY KEY NOT NULL CHECK (length(tag) = 32),
+            seen_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX deliveries_by_time ON deliveries (seen_at);
+        """,
+    ]
+
+    /// What the file header and schema say, read inside a transaction.
+    struct Header {
+        var applicationID: Int64
+        var version: Int64
+        /// Number of objects in sqlite_master (0 for a fresh, empty database).
+        var objectCount: Int64
+        /// The master-key verifier, when the meta table has one.
+        var verifier: [UInt8]?
+
+        /// An empty database nobody initialized yet (a 0-byte file, or one created and never written).
+        var isUninitialized: Bool { applicationID == 0 && version == 0 && objectCount == 0 }
+        /// Whether the file says it is a PushSeal key store.
+        var isKeyStore: Bool { applicationID == Schema.applicationID }
+    }
+
+    /// Reads the header. Must run inside a transaction on `connection`.
+    static func readHeader(_ connection: SQLiteConnection) throws(KeyStoreError) -> Header {
+        var header = try connection.withStatement(
+            "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)"
+        ) { statement throws(KeyStoreError) in
+            _ = try statement.step()
+            return Header(applicationID: statement.int64(0), version: statement.int64(1), objectCount: statement.int64(2), verifier: nil)
+        }
+        if header.isKeyStore, header.version >= 1 {
+            header.verifier = try readVerifier(connection)
+        }
+        return header
+    }
+
+    /// The verifier row, nil when absent.
+    static func readVerifier(_ connection: SQLiteConnection) throws(KeyStoreError) -> [UInt8]? {
+        try connection.withStatement("SELECT value FROM meta WHERE name = 'verifier'") { statement throws(KeyStoreError) in
+            try statement.step() ? statement.bytes(0) : nil
+        }
+    }
+
+    /// Checks that `header` describes a key store this code can use as it is (or migrate).
+    /// `path` is for messages.
+    static func validate(_ header: Header, path: String) throws(KeyStoreError) {
+        if header.isUninitialized { return }
+        guard header.isKeyStore else {
+            throw .invalidStore("\(path) is an SQLite database of another application (application_id \(header.applicationID))")
+        }
+        guard header.version <= currentVersion else {
+            throw .unsupportedFileVersion(found: header.version, supported: currentVersion)
+        }
+        guard header.version >= 1 else {
+            throw .invalidStore("\(path) has format version \(header.version)")
+        }
+        guard let verifier = header.verifier else {
+            throw .invalidStore("\(path) has no master-key verifier")
+        }
+        guard ItemSealing.isWellFormedVerifier(verifier) else {
+            throw .invalidStore("\(path) has a malformed master-key verifier")
+        }
+    }
+
+    /// Brings a store from `header.version` to ``currentVersion`` (an empty database: creates
+    /// everything, with `verifier`). Must run inside a `BEGIN IMMEDIATE` transaction, after the
+    /// header was re-read in that same transaction.
+    static func migrate(_ connection: SQLiteConnection, from header: Header, verifier: [UInt8]?) throws(KeyStoreError) {
+        var version = header.version
+        while version < currentVersion {
+            try connection.execute(steps[Int(version)])
+            version += 1
+        }
+        if header.isUninitialized {
+            guard let verifier else { throw .invalidStore("cannot initialize a store without a master key") }
+            try connection.withStatement("INSERT INTO meta (name, value) VALUES ('verifier', ?1)") { statement throws(KeyStoreError) in
+                try statement.bind(1, blob: verifier)
+                _ = try statement.step()
+            }
+            try connection.execute("PRAGMA application_id = \(applicationID)")
+        }
+        try connection.execute("PRAGMA user_version = \(currentVersion)")
+    }
+}

@@ -1,0 +1,55 @@
+import PushSealCore
+import PushSealKeyStore
+
+/// The device key store as the receiver's key source: the store file in a directory shared by the
+/// app and its extension, and the store master key's source.
+///
+/// Every call opens the file, runs one short transaction and closes it (Docs/KEY-STORE.md), so
+/// nothing is held between notifications. The lookup reads the key-id index before it needs the
+/// master key: an id the store does not hold is `unknown_key` even while the master key is
+/// unavailable, and only a held id can be `store_locked` (SPEC §10.2, steps 5–6).
+public struct KeyStoreKeySource: ReceiverKeySource {
+    /// The key store directory.
+    public let directory: String
+    /// Where the store master key comes from.
+    public let masterKey: MasterKeySource
+    /// How long duplicate-log entries are kept: entries older than this are pruned each time a
+    /// delivery is recorded. Use the receiver's freshness window (maxAge + maxFutureSkew).
+    public let duplicateLogRetention: Int64
+    /// The store's clock (the duplicate log's time).
+    public let clock: SecondsClock
+
+    /// A key source over the store in `directory`.
+    public init(
+        directory: String, masterKey: MasterKeySource,
+        duplicateLogRetention: Int64 = ReceiverConfiguration.defaultMaximumAge + ReceiverConfiguration.defaultMaximumFutureSkew,
+        clock: @escaping SecondsClock = systemClock
+    ) {
+        self.directory = directory
+        self.masterKey = masterKey
+        self.duplicateLogRetention = duplicateLogRetention
+        self.clock = clock
+    }
+
+    /// Looks the id up in the store's index, then unseals only that key.
+    public func lookupKey(_ id: KeyID) -> KeyLookupResult {
+        switch KeyStore.lookup(id, directory: directory, masterKey: masterKey) {
+        case let .found(stored): .found(stored.key, conversation: stored.item.conversation)
+        case .notFound: .notFound
+        case let .unavailable(error): .locked("\(error)")
+        }
+    }
+
+    /// Checks and records (cid, mid) in the store's duplicate log, pruning old entries in the
+    /// same transaction.
+    public func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
+        do throws(KeyStoreError) {
+            let store = try KeyStore(directory: directory, masterKey: masterKey, clock: clock)
+            let seen = try store.recordDelivery(
+                conversation: conversation, messageID: messageID, pruningOlderThan: duplicateLogRetention)
+            return seen ? .duplicate : .first
+        } catch {
+            return .unavailable("\(error)")
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import PushSealCore
+import PushSealKeyStore
+import Testing
+
+/// Edits made directly in the SQLite file, bypassing the store: each must be reported as
+/// `corruptedItem` for the edited item only — never a wrong key — while other items stay readable.
+@Suite("Tampering in the SQLite file")
+struct TamperingTests {
+    struct Fixture {
+        let dir = TemporaryDirectory()
+        let store: KeyStore
+        let a = ConversationKey.generate()
+        let b = ConversationKey.generate()
+        let c = ConversationKey.generate()
+
+        init() throws {
+            store = try makeStore(dir)
+            try store.add(a, conversation: "alice", epoch: 1)
+            try store.add(b, conversation: "bob", epoch: 1)
+            try store.add(c, conversation: "carol", epoch: 1)
+        }
+
+        func raw() throws -> RawDatabase { try RawDatabase(dir.database) }
+
+        func sealed(_ key: ConversationKey) throws -> [UInt8] {
+            try raw().column("SELECT sealed FROM keys WHERE kid = \(sqlBlob(key.id.bytes))")[0]
+        }
+
+        /// The untouched item is still readable, through this instance and a fresh one.
+        func expectIntact(_ key: ConversationKey) throws {
+            #expect(try store.key(for: key.id).key == key)
+            #expect(try reopen(dir).key(for: key.id).key == key)
+        }
+    }
+
+    @Test func swappedSealedBlobsAreCorruptedForBothRows() throws {
+        let f = try Fixture()
+        let sa = try f.sealed(f.a), sb = try f.sealed(f.b)
+        try f.raw().execute("UPDATE keys SET sealed = \(sqlBlob(sb)) WHERE kid = \(sqlBlob(f.a.id.bytes))")
+        try f.raw().execute("UPDATE keys SET sealed = \(sqlBlob(sa)) WHERE kid = \(sqlBlob(f.b.id.bytes))")
+        #expect(storeError { try f.store.key(for: f.a.id) } == .corruptedItem(f.a.id))
+        #expect(storeError { try f.store.key(for: f.b.id) } == .corruptedItem(f.b.id))
+        #expect(storeError { try f.store.currentKey(conversation: "alice") } == .corruptedItem(f.a.id))
+        guard case .unavailable(.corruptedItem(f.a.id)) = f.store.lookup(f.a.id) else {
+            Issue.record("lookup")
+            return
+        }
+        try f.expectIntact(f.c)
+        // Metadata listing still works, and the damaged item can be removed.
+        #expect(try f.store.items().count == 3)
+        try f.store.remove(keyID: f.a.id)
+    }
+
+    @Test func everySingleFlippedByteIsDetected() throws {
+        let f = try Fixture()
+        let original = try f.sealed(f.a)
+        #expect(original.count == 73)
+        for index in original.indices {
+            for mask: UInt8 in [0x01, 0x80] {
+                var flipped = original
+                flipped[index] ^= mask
+                try f.raw().execute("UPDATE keys SET sealed = \(sqlBlob(flipped)) WHERE kid = \(sqlBlob(f.a.id.bytes))")
+                #expect(storeError { try f.store.key(for: f.a.id) } == .corruptedItem(f.a.id), "byte \(index) mask \(mask)")
+            }
+        }
+        for truncated in [Array(original.dropLast()), Array(original.prefix(41)), [], original + [0]] {
+            try f.raw().execute("UPDATE keys SET sealed = \(sqlBlob(truncated)) WHERE kid = \(sqlBlob(f.a.id.bytes))")
+            #expect(storeError { try f.store.key(for: f.a.id) } == .corruptedItem(f.a.id))
+        }
+        try f.raw().execute("UPDATE keys SET sealed = \(sqlBlob(original)) WHERE kid = \(sqlBlob(f.a.id.bytes))")
+        try f.expectIntact(f.a)
+        try f.expectIntact(f.b)
+    }
+
+    @Test func anEditedConversationIsDetected() throws {
+        let f = try Fixture()
+        try f.raw().execute("UPDATE keys SET conversation = 'mallory' WHERE kid = \(sqlBlob(f.a.id.bytes))")
+        #expect(storeError { try f.store.key(for: f.a.id) } == .corruptedItem(f.a.id))
+        // The attacker's goal: make alice's key current for another conversation. It never comes out.
+        #expect(storeError { try f.store.currentKey(conversation: "mallory") } == .corruptedItem(f.a.id))
+        #expect(storeError { try f.store.currentKey(conversation: "alice") } == .itemNotFound)
+        // Moving a key into an existing conversation at a higher epoch.
+        try f.raw().execute("UPDATE keys SET conversation = 'bob', epoch = 9 WHERE kid = \(sqlBlob(f.a.id.bytes))")
+        #expect(storeError { try f.store.currentKey(conversation: "bob") } == .corruptedItem(f.a.id))
+        try f.raw().execute("UPDATE keys SET conversation = 'alice', epoch = 1 WHERE kid = \(sqlBlob(f.a.id.bytes))")
+        try f.expectIntact(f.a)
+        try f.expectIntact(f.b)
+        try f.expectIntact(f.c)
+    }
+
+    @Test func anEditedEpochIsDetected() throws {
+        let f = try Fixture()
+        for epoch in [0, 2, 256, Int64.max] {
+            try f.raw().execute("UPDATE keys SET epoch = \(epoch) WHERE kid = \(sqlBlob(f.a.id.bytes))")
+            #expect(storeError { try f.store.key(for: f.a.id) } == .corruptedItem(f.a.id), "epoch \(epoch)")
+        }
+        try f.expectIntact(f.b)
+        try f.expectIntact(f.c)
+    }
+
+    @Test func anEditedKeyIDIsDetected() throws {
+        let f = try Fixture()
+        let forged = ConversationKey.generate().id
+        try f.raw().execute("UPDATE keys SET kid = \(sqlBlob(forged.bytes)) WHERE kid = \(sqlBlob(f.a.id.bytes))")
+        #expect(storeError { try f.store.key(for: forged) } == .corruptedItem(forged))
+        #expect(storeError { try f.store.key(for: f.a.id) } == .itemNotFound)
+        try f.expectIntact(f.b)
+    }
+
+    @Test func aWholeRowCopiedUnderAnotherKeyIDIsDetected() throws {
+        // Even with every column consistent except the kid, the sealed key does not open
+        // (the kid is in the associated data), and were it to open, the kid check would refuse it.
+        let f = try Fixture()
+        let forged = ConversationKey.generate().id
+        try f.raw().execute("""
+            INSERT INTO keys (kid, conversation, epoch, label, created_at, not_after, sealed)
+            SELECT \(sqlBlob(forged.bytes)), 'alice', 2, label, created_at, not_after, sealed FROM keys WHERE kid = \(sqlBlob(f.a.id.bytes))
+            """)
+        #expect(storeError { try f.store.currentKey(conversation: "alice") } == .corruptedItem(forged))
+        try f.expectIntact(f.a)
+    }
+
+    @Test func editedUnauthenticatedMetadataNeverYieldsAnotherKey() throws {
+        // Label, created and not-after are not bound (rotation updates not-after in place); editing
+        // them changes lifetime information only, never which key comes out.
+        let f = try Fixture()
+        try f.raw().execute("UPDATE keys SET label = 'edited', created_at = 1, not_after = 2 WHERE kid = \(sqlBlob(f.a.id.bytes))")
+        let stored = try f.store.key(for: f.a.id)
+        #expect(stored.key == f.a)
+        #expect(stored.item.label == "edited")
+    }
+
+    @Test func aDamagedVerifierLocksTheStoreWithoutTouchingItems() throws {
+        let f = try Fixture()
+        var verifier = try f.raw().column("SELECT value FROM meta WHERE name = 'verifier'")[0]
+        verifier[40] ^= 1
+        try f.raw().execute("UPDATE meta SET value = \(sqlBlob(verifier)) WHERE name = 'verifier'")
+        let error = storeError { try reopen(f.dir) }
+        #expect(error?.lockedReason?.contains("wrong master key") == true)
+        verifier[40] ^= 1
+        try f.raw().execute("UPDATE meta SET value = \(sqlBlob(verifier)) WHERE name = 'verifier'")
+        try f.expectIntact(f.a)
+    }
+}
