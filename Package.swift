@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "PushSealCore", targets: ["PushSealCore"]),
+        .library(name: "PushSealProvider", targets: ["PushSealProvider"]),
         .executable(name: "pushseal", targets: ["pushseal"]),
     ],
     targets: [
@@ -24,6 +25,9 @@ let package = Package(
         // Wire format v1 and the cryptography it is built from.
         .target(name: "PushSealCore", dependencies: ["CSodium"]),
 
+        // The provider side: seal contents into APNs / FCM payloads that always fit.
+        .target(name: "PushSealProvider", dependencies: ["PushSealCore"]),
+
         // Deterministic test vectors (Vectors/pushseal-v1.json).
         .target(name: "PushSealVectors", dependencies: ["PushSealCore"]),
 
@@ -32,6 +36,7 @@ let package = Package(
 
         .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore"]),
         .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealVectors"]),
+        .testTarget(name: "PushSealProviderTests", dependencies: ["PushSealCore", "PushSealProvider"]),
     ],
     swiftLanguageModes: [.v6]
 )
