@@ -158,22 +158,31 @@ public struct NotificationSealer: Sendable {
     func seal(_ content: NotificationContent, key: ConversationKey, frame: PayloadFrame, salt: [UInt8]?) throws(ProviderError) -> Sealed {
         if let salt, salt.count != Envelope.saltByteCount { throw .invalidSalt(byteCount: salt.count) }
 
-        let smallestFree = content.contentFree.encodedByteCount
-        guard let maximumPadded = frame.maximumPaddedByteCount,
-              let plan = SizePolicy.plan(content, budget: min(NotificationContent.maximumByteCount, maximumPadded - 1))
-        else {
-            throw .doesNotFit(
-                byteCount: frame.limitedByteCount(envelopeByteCount: smallestFree + 1 + Envelope.overheadByteCount),
-                limit: frame.limit)
+        guard let maximumPadded = frame.maximumPaddedByteCount else {
+            throw Self.doesNotFit(content, frame: frame)
         }
-
-        var writer = JSONWriter(capacity: plan.content.encodedByteCount)
-        plan.content.writeJSON(to: &writer)
-        var contentBytes = writer.bytes
+        let budget = min(NotificationContent.maximumByteCount, maximumPadded - 1)
+        // Fast path: when the content may fit, encode it once and check the exact size. Only a
+        // content that does not fit goes through the size arithmetic of the size policy.
+        var path = SealPath.complete
+        var contentBytes: [UInt8] = []
+        if SizePolicy.rawByteCountLowerBound(content) <= budget {
+            var writer = JSONWriter(capacity: min(budget + 1, 512))
+            content.writeJSON(to: &writer)
+            contentBytes = writer.bytes
+        }
+        if contentBytes.isEmpty || contentBytes.count > budget {
+            contentBytes.withUnsafeMutableBytes { Sodium.zero($0) }
+            guard let plan = SizePolicy.plan(content, budget: budget) else { throw Self.doesNotFit(content, frame: frame) }
+            var writer = JSONWriter(capacity: budget)
+            plan.content.writeJSON(to: &writer)
+            contentBytes = writer.bytes
+            path = plan.path
+        }
         defer { contentBytes.withUnsafeMutableBytes { Sodium.zero($0) } }
         let contentCount = contentBytes.count
-        guard contentCount <= NotificationContent.maximumByteCount, contentCount < maximumPadded else {
-            throw .internalInconsistency("planned content of \(contentCount) bytes does not fit \(maximumPadded) padded bytes")
+        guard contentCount <= budget else {
+            throw .internalInconsistency("planned content of \(contentCount) bytes exceeds the \(budget)-byte budget")
         }
 
         // Padding: the block multiple, capped at the largest length that fits (>= count + 1).
@@ -218,7 +227,13 @@ public struct NotificationSealer: Sendable {
         let sizes = SealSizes(
             contentByteCount: contentCount, paddedByteCount: padded, envelopeByteCount: envelopeCount,
             wireLength: wireLength, payloadByteCount: total, limitedByteCount: limited, limit: frame.limit)
-        return Sealed(payload: payload, path: plan.path, sizes: sizes)
+        return Sealed(payload: payload, path: path, sizes: sizes)
+    }
+
+    /// The error for a frame too large for even the content-free payload.
+    static func doesNotFit(_ content: NotificationContent, frame: PayloadFrame) -> ProviderError {
+        let smallest = content.contentFree.encodedByteCount + 1 + Envelope.overheadByteCount
+        return .doesNotFit(byteCount: frame.limitedByteCount(envelopeByteCount: smallest), limit: frame.limit)
     }
 
     static func currentKey(for content: NotificationContent, from provider: some CurrentKeyProvider) throws(ProviderError) -> ConversationKey {

@@ -73,7 +73,7 @@ struct PayloadFrame {
         switch options.threadID {
         case .opaque:
             writer.appendRaw(",\"thread-id\":\"")
-            writer.appendRaw(bytes: key.opaqueThreadID.utf8)
+            appendOpaqueThreadID(of: key, to: &writer)
             writer.appendRaw("\"")
         case let .plain(threadID):
             writer.appendRaw(",\"thread-id\":")
@@ -100,6 +100,20 @@ struct PayloadFrame {
             prefix: prefix, suffix: suffix, limitedOverhead: prefix.count + suffix.count,
             limit: NotificationSealer.apnsPayloadLimit)
     }
+
+    /// base64url(HKDF-Expand(K, "pushseal v1 thread id", 16)) (= `ConversationKey.opaqueThreadID`)
+    /// without intermediate arrays or strings.
+    private static func appendOpaqueThreadID(of key: ConversationKey, to writer: inout JSONWriter) {
+        withUnsafeTemporaryAllocation(byteCount: 16 + 22, alignment: 8) { buffer in
+            let id = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<16])
+            threadIDInfo.withUnsafeBytes { key.expand(infoParts: [$0], into: id) }
+            let text = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + 16
+            let count = Base64URL.encode(UnsafeRawBufferPointer(id), into: text)
+            writer.appendRaw(bytes: UnsafeBufferPointer(start: text, count: count))
+        }
+    }
+
+    private static let threadIDInfo: [UInt8] = Array("pushseal v1 thread id".utf8)
 
     private static func appendArray(_ strings: [String], to writer: inout JSONWriter) {
         writer.appendRaw("[")

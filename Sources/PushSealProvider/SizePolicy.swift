@@ -32,6 +32,17 @@ enum SizePolicy {
             && content.extras.isEmpty
     }
 
+    /// A lower bound of the encoded size, in O(number of fields): the raw UTF-8 bytes of the
+    /// strings (escaping only adds) and the fixed `{"cid":"","mid":"","ts":0}` skeleton.
+    static func rawByteCountLowerBound(_ content: NotificationContent) -> Int {
+        var count = 26 + content.conversationID.utf8.count + content.messageID.utf8.count
+        count += (content.title?.utf8.count ?? 0) + (content.subtitle?.utf8.count ?? 0) + (content.body?.utf8.count ?? 0)
+        count += (content.sender?.id.utf8.count ?? 0) + (content.sender?.name?.utf8.count ?? 0)
+        count += (content.thread?.utf8.count ?? 0) + (content.category?.utf8.count ?? 0)
+        for (name, value) in content.extras { count += name.utf8.count + value.utf8.count }
+        return count
+    }
+
     /// Chooses what to seal so that the encoded content is at most `budget` bytes
     /// (`budget` = min(4000, largest fitting |P| − 1)). Nil when not even the content-free form fits.
     static func plan(_ content: NotificationContent, budget: Int) -> ContentPlan? {
