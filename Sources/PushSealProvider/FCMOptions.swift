@@ -38,9 +38,16 @@ public struct FCMOptions: Sendable, Equatable {
         guard count <= Self.maximumTokenByteCount else {
             throw .invalidFCMToken("\(count) bytes, more than \(Self.maximumTokenByteCount)")
         }
-        for (offset, byte) in token.utf8.enumerated()
-        where !APNsOptions.isVisibleASCII(byte) || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-            throw .invalidFCMToken("byte \(offset) is not a token character (visible ASCII other than '\"' and '\\')")
+        var token = token
+        let badOffset = token.withUTF8 { bytes -> Int? in
+            for offset in 0..<bytes.count {
+                let byte = bytes[offset]
+                if byte < 0x21 || byte > 0x7E || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return offset }
+            }
+            return nil
+        }
+        if let badOffset {
+            throw .invalidFCMToken("byte \(badOffset) is not a token character (visible ASCII other than '\"' and '\\')")
         }
         guard timeToLive >= 0, timeToLive <= Self.maximumTimeToLive else {
             throw .invalidOption(field: "ttl", detail: "must be 0 to \(Self.maximumTimeToLive) seconds")

@@ -33,8 +33,8 @@ extension NotificationSealer {
     public func seal(
         batch items: [BatchItem<APNsOptions>], keyProvider: (any CurrentKeyProvider)? = nil
     ) -> [Result<APNsRequest, ProviderError>] {
-        sealBatch(items, keyProvider: keyProvider) { (item, key) throws(ProviderError) in
-            try sealAPNs(item.content, key: key, options: item.options, salt: nil)
+        sealBatch(items, keyProvider: keyProvider) { (item, key, salt) throws(ProviderError) in
+            try sealAPNs(item.content, key: key, options: item.options, salt: salt)
         }
     }
 
@@ -43,14 +43,14 @@ extension NotificationSealer {
     public func seal(
         batch items: [BatchItem<FCMOptions>], keyProvider: (any CurrentKeyProvider)? = nil
     ) -> [Result<FCMMessage, ProviderError>] {
-        sealBatch(items, keyProvider: keyProvider) { (item, key) throws(ProviderError) in
-            try sealFCM(item.content, key: key, options: item.options, salt: nil)
+        sealBatch(items, keyProvider: keyProvider) { (item, key, salt) throws(ProviderError) in
+            try sealFCM(item.content, key: key, options: item.options, salt: salt)
         }
     }
 
     private func sealBatch<Options, Output>(
         _ items: [BatchItem<Options>], keyProvider: (any CurrentKeyProvider)?,
-        sealOne: @Sendable (BatchItem<Options>, ConversationKey) throws(ProviderError) -> Output
+        sealOne: @Sendable (BatchItem<Options>, ConversationKey, UnsafeRawBufferPointer?) throws(ProviderError) -> Output
     ) -> [Result<Output, ProviderError>] {
         let count = items.count
         guard count > 0 else { return [] }
@@ -67,6 +67,15 @@ extension NotificationSealer {
                     guard start < end else { return }
                     // Current keys looked up in this chunk, by conversation id bytes.
                     var cache: [[UInt8]: Result<ConversationKey, ProviderError>] = [:]
+                    // Fresh CSPRNG salts for the whole chunk in one call (one per item, never reused);
+                    // a deterministic salt source (vectors) derives them per item instead.
+                    let saltCount = Envelope.saltByteCount
+                    var salts: [UInt8] = []
+                    if case .random = saltSource {
+                        salts = [UInt8](repeating: 0, count: (end - start) * saltCount)
+                        salts.withUnsafeMutableBytes { Sodium.randomBytes($0) }
+                    }
+                    defer { salts.withUnsafeMutableBytes { Sodium.zero($0) } }
                     for index in start..<end {
                         let item = input[index]
                         slots[index] = Result { () throws(ProviderError) -> Output in
@@ -85,7 +94,13 @@ extension NotificationSealer {
                                 cache[id] = lookup
                                 key = try lookup.get()
                             }
-                            return try sealOne(item, key)
+                            if salts.isEmpty { return try sealOne(item, key, nil) }
+                            let offset = (index - start) * saltCount
+                            return try salts.withUnsafeBytes { all in
+                                Result { () throws(ProviderError) -> Output in
+                                    try sealOne(item, key, UnsafeRawBufferPointer(rebasing: all[offset..<offset + saltCount]))
+                                }
+                            }.get()
                         }
                     }
                 }

@@ -77,10 +77,13 @@ public struct NotificationSealer: Sendable {
     /// Seals with a caller-chosen 24-byte salt (test vectors and `pushseal seal --salt` only).
     @_spi(Vectors)
     public func seal(_ content: NotificationContent, with key: ConversationKey, options: APNsOptions, salt: [UInt8]) throws(ProviderError) -> APNsRequest {
-        try sealAPNs(content, key: key, options: options, salt: salt)
+        guard salt.count == Envelope.saltByteCount else { throw .invalidSalt(byteCount: salt.count) }
+        return try salt.withUnsafeBytes { salt in
+            Result { () throws(ProviderError) in try sealAPNs(content, key: key, options: options, salt: salt) }
+        }.get()
     }
 
-    func sealAPNs(_ content: NotificationContent, key: ConversationKey, options: APNsOptions, salt: [UInt8]?) throws(ProviderError) -> APNsRequest {
+    func sealAPNs(_ content: NotificationContent, key: ConversationKey, options: APNsOptions, salt: UnsafeRawBufferPointer?) throws(ProviderError) -> APNsRequest {
         try SizePolicy.validate(content)
         try options.validate()
         let frame = PayloadFrame.apns(options: options, key: key)
@@ -112,10 +115,13 @@ public struct NotificationSealer: Sendable {
     /// Seals with a caller-chosen 24-byte salt (test vectors and `pushseal seal --salt` only).
     @_spi(Vectors)
     public func seal(_ content: NotificationContent, with key: ConversationKey, options: FCMOptions, salt: [UInt8]) throws(ProviderError) -> FCMMessage {
-        try sealFCM(content, key: key, options: options, salt: salt)
+        guard salt.count == Envelope.saltByteCount else { throw .invalidSalt(byteCount: salt.count) }
+        return try salt.withUnsafeBytes { salt in
+            Result { () throws(ProviderError) in try sealFCM(content, key: key, options: options, salt: salt) }
+        }.get()
     }
 
-    func sealFCM(_ content: NotificationContent, key: ConversationKey, options: FCMOptions, salt: [UInt8]?) throws(ProviderError) -> FCMMessage {
+    func sealFCM(_ content: NotificationContent, key: ConversationKey, options: FCMOptions, salt: UnsafeRawBufferPointer?) throws(ProviderError) -> FCMMessage {
         try SizePolicy.validate(content)
         try options.validate()
         let sealed = try seal(content, key: key, frame: PayloadFrame.fcm(options: options), salt: salt)
@@ -155,7 +161,8 @@ public struct NotificationSealer: Sendable {
     /// Plans sizes arithmetically (content and options already validated), then writes `prefix || base64url(E) || suffix`
     /// into one exactly sized buffer: the content is encoded into the envelope buffer, padded,
     /// sealed in place, and base64url-encoded straight into the output.
-    func seal(_ content: NotificationContent, key: ConversationKey, frame: PayloadFrame, salt: [UInt8]?) throws(ProviderError) -> Sealed {
+    /// `salt`: 24 bytes to use, or nil for the sealer's salt source (fresh CSPRNG bytes).
+    func seal(_ content: NotificationContent, key: ConversationKey, frame: PayloadFrame, salt: UnsafeRawBufferPointer?) throws(ProviderError) -> Sealed {
         if let salt, salt.count != Envelope.saltByteCount { throw .invalidSalt(byteCount: salt.count) }
 
         guard let maximumPadded = frame.maximumPaddedByteCount else {
@@ -207,7 +214,7 @@ public struct NotificationSealer: Sendable {
                 let plaintext = UnsafeRawBufferPointer(start: e + header, count: padded)
                 withUnsafeTemporaryAllocation(byteCount: Envelope.saltByteCount, alignment: 8) { saltBuffer in
                     if let salt {
-                        salt.withUnsafeBytes { saltBuffer.copyMemory(from: $0) }
+                        saltBuffer.copyMemory(from: salt)
                     } else if case let .derived(derive) = saltSource {
                         let derived = derive(content)
                         precondition(derived.count == Envelope.saltByteCount, "deterministic salt must be 24 bytes")

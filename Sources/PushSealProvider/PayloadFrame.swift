@@ -104,16 +104,11 @@ struct PayloadFrame {
     /// base64url(HKDF-Expand(K, "pushseal v1 thread id", 16)) (= `ConversationKey.opaqueThreadID`)
     /// without intermediate arrays or strings.
     private static func appendOpaqueThreadID(of key: ConversationKey, to writer: inout JSONWriter) {
-        withUnsafeTemporaryAllocation(byteCount: 16 + 22, alignment: 8) { buffer in
-            let id = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<16])
-            threadIDInfo.withUnsafeBytes { key.expand(infoParts: [$0], into: id) }
-            let text = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + 16
-            let count = Base64URL.encode(UnsafeRawBufferPointer(id), into: text)
-            writer.appendRaw(bytes: UnsafeBufferPointer(start: text, count: count))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
+            let count = key.opaqueThreadIDBytes.withUnsafeBytes { Base64URL.encode($0, into: text.baseAddress!) }
+            writer.appendRaw(bytes: UnsafeBufferPointer(rebasing: text[0..<count]))
         }
     }
-
-    private static let threadIDInfo: [UInt8] = Array("pushseal v1 thread id".utf8)
 
     private static func appendArray(_ strings: [String], to writer: inout JSONWriter) {
         writer.appendRaw("[")
