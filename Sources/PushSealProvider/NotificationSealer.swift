@@ -253,3 +253,23 @@ public struct NotificationSealer: Sendable {
         }
     }
 }
+
+// MARK: - Framing an existing wire string (vectors)
+
+extension NotificationSealer {
+    /// The exact APNs body around an existing wire string, with the same layout as sealing
+    /// (for test vectors, including deliberately malformed wires). Options are validated; sizes
+    /// are not checked.
+    @_spi(Vectors)
+    public static func apnsBody(wrapping wire: String, key: ConversationKey, options: APNsOptions) throws(ProviderError) -> [UInt8] {
+        try options.validate()
+        return PayloadFrame.apns(options: options, key: key).wrap(wire)
+    }
+
+    /// The exact FCM v1 message around an existing wire string (for test vectors).
+    @_spi(Vectors)
+    public static func fcmBody(wrapping wire: String, options: FCMOptions) throws(ProviderError) -> [UInt8] {
+        try options.validate()
+        return PayloadFrame.fcm(options: options).wrap(wire)
+    }
+}

@@ -27,6 +27,16 @@ struct PayloadFrame {
         maximumEnvelopeByteCount.map { $0 - Envelope.overheadByteCount }
     }
 
+    /// `prefix || wire || suffix` (the wire is written as is; callers pass a base64url string).
+    func wrap(_ wire: String) -> [UInt8] {
+        var writer = JSONWriter(capacity: prefix.count + wire.utf8.count + suffix.count)
+        writer.appendRaw(bytes: prefix)
+        var wire = wire
+        wire.withUTF8 { writer.appendRaw(bytes: $0) }
+        writer.appendRaw(bytes: suffix)
+        return writer.bytes
+    }
+
     /// Bytes counted against the limit for an envelope of `envelopeByteCount` bytes.
     func limitedByteCount(envelopeByteCount: Int) -> Int {
         limitedOverhead + Base64URL.encodedLength(of: envelopeByteCount)
