@@ -59,6 +59,7 @@ public enum ProviderError: Error, Sendable, Equatable {
 }
 
 extension ProviderError: CustomStringConvertible {
+    /// A one-line human-readable explanation (used in the CLI's error messages and JSON lines).
     public var description: String {
         switch self {
         case let .invalidContent(error): "invalid content: \(error)"

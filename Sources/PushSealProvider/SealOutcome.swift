@@ -39,5 +39,6 @@ public struct HTTPHeader: Sendable, Equatable, CustomStringConvertible {
         self.name = name
         self.value = value
     }
+    /// `name: value`.
     public var description: String { "\(name): \(value)" }
 }
