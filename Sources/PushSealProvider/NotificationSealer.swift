@@ -201,6 +201,11 @@ public struct NotificationSealer: Sendable {
             throw .internalInconsistency("payload would count \(limited) bytes against the \(frame.limit)-byte limit")
         }
         let total = frame.prefix.count + wireLength + frame.suffix.count
+        var derivedSalt: [UInt8] = []
+        if salt == nil, case let .derived(derive) = saltSource {
+            derivedSalt = derive(content)
+            guard derivedSalt.count == Envelope.saltByteCount else { throw .invalidSalt(byteCount: derivedSalt.count) }
+        }
 
         let payload = [UInt8](unsafeUninitializedCapacity: total) { output, initialized in
             let out = output.baseAddress!
@@ -215,10 +220,8 @@ public struct NotificationSealer: Sendable {
                 withUnsafeTemporaryAllocation(byteCount: Envelope.saltByteCount, alignment: 8) { saltBuffer in
                     if let salt {
                         saltBuffer.copyMemory(from: salt)
-                    } else if case let .derived(derive) = saltSource {
-                        let derived = derive(content)
-                        precondition(derived.count == Envelope.saltByteCount, "deterministic salt must be 24 bytes")
-                        derived.withUnsafeBytes { saltBuffer.copyMemory(from: $0) }
+                    } else if !derivedSalt.isEmpty {
+                        derivedSalt.withUnsafeBytes { saltBuffer.copyMemory(from: $0) }
                     } else {
                         Sodium.randomBytes(saltBuffer)
                     }

@@ -212,6 +212,14 @@ struct ValidationTests {
         }
     }
 
+    @Test("A deterministic salt source that returns the wrong length is a typed error")
+    func derivedSaltLength() throws {
+        let sealer = try NotificationSealer(deterministicSalt: { _ in [1, 2, 3] })
+        #expect(throws: ProviderError.invalidSalt(byteCount: 3)) { try sealer.seal(valid, with: key, options: APNsOptions()) }
+        let batch = sealer.seal(batch: [BatchItem(content: valid, key: key, options: FCMOptions(token: "t"))])
+        #expect(batch == [.failure(.invalidSalt(byteCount: 3))])
+    }
+
     @Test("Every error has a stable code and a message")
     func descriptions() {
         let errors: [ProviderError] = [
