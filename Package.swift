@@ -54,7 +54,7 @@ let package = Package(
         .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit"]),
 
         .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore"]),
-        .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealProvider", "PushSealVectors"]),
+        .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors"]),
         .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealReceiver"]),
         // Runs the built `pushseal` executable (depending on it makes `swift test` build it), and
         // unit-tests PushSealCLIKit and the command declarations in process.
