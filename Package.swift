@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "PushSealKeyStore", targets: ["PushSealKeyStore"]),
         .library(name: "PushSealReceiver", targets: ["PushSealReceiver"]),
         .library(name: "PushSealNotificationService", targets: ["PushSealNotificationService"]),
+        .library(name: "PushSealProvider", targets: ["PushSealProvider"]),
         .executable(name: "pushseal", targets: ["pushseal"]),
     ],
     targets: [
@@ -39,15 +40,18 @@ let package = Package(
         // Apple-only adapters (UserNotifications, Intents) over the receiver; empty elsewhere.
         .target(name: "PushSealNotificationService", dependencies: ["PushSealCore", "PushSealReceiver"]),
 
+        // The provider side: seal contents into APNs / FCM payloads that always fit.
+        .target(name: "PushSealProvider", dependencies: ["PushSealCore", "PushSealKeyStore"]),
+
         // Deterministic test vectors (Vectors/pushseal-v1.json).
-        .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealReceiver"]),
+        .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealProvider", "PushSealReceiver"]),
 
         // Hand-written argument parsing, help and diagnostics in swift-argument-parser's style,
         // and a small I/O layer over Glibc/Darwin (no Foundation: cold start matters).
         .target(name: "PushSealCLIKit"),
 
         // The command-line tool.
-        .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit"]),
+        .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit"]),
 
         // libFuzzer targets (Docs/FUZZING.md). A plain build makes corpus-replay executables;
         // scripts/fuzz.sh builds them with --sanitize=fuzzer and -DFUZZING, where libFuzzer owns main.
@@ -57,7 +61,7 @@ let package = Package(
         .executableTarget(name: "FuzzOpen", dependencies: ["PushSealCore", "PushSealReceiver", "FuzzSupport"], path: "Sources/Fuzz/FuzzOpen"),
 
         .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore"]),
-        .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealVectors"]),
+        .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors"]),
         .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealReceiver"]),
         // Runs the built `pushseal` executable (depending on it makes `swift test` build it), and
         // unit-tests PushSealCLIKit and the command declarations in process.
@@ -67,6 +71,7 @@ let package = Package(
             // The worker executable is a dependency so that `swift test` builds it next to the test bundle.
             dependencies: ["PushSealCore", "PushSealKeyStore", "CSQLite", "pushseal-store-worker"]
         ),
+        .testTarget(name: "PushSealProviderTests", dependencies: ["PushSealCore", "PushSealProvider"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -58,42 +58,47 @@ public enum Base64URL {
         }
     }
 
+    /// Two output characters for every 12-bit value: the first in the low byte (stored little-endian).
+    private static let pairTable: [UInt16] = (0..<4096).map { value in
+        UInt16(alphabet[value >> 6]) | UInt16(alphabet[value & 0x3F]) << 8
+    }
+
     /// Encodes `source` into `destination`, which must have room for `encodedLength(of:)` bytes.
     /// Returns the number of bytes written.
     @discardableResult
     package static func encode(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutablePointer<UInt8>) -> Int {
-        alphabet.withUnsafeBufferPointer { table in
-            let t = table.baseAddress!
-            var out = destination
+        pairTable.withUnsafeBufferPointer { pairs in
+            let p = pairs.baseAddress!
+            let raw = UnsafeMutableRawPointer(destination)
+            var out = 0
             var index = 0
             let count = source.count
             let fullEnd = count - count % 3
+            // Three bytes → four characters, two characters per table lookup.
             while index < fullEnd {
-                let b0 = UInt32(source[index]), b1 = UInt32(source[index + 1]), b2 = UInt32(source[index + 2])
-                let word = (b0 << 16) | (b1 << 8) | b2
-                out[0] = t[Int(word >> 18)]
-                out[1] = t[Int((word >> 12) & 0x3F)]
-                out[2] = t[Int((word >> 6) & 0x3F)]
-                out[3] = t[Int(word & 0x3F)]
+                let word = (UInt32(source[index]) << 16) | (UInt32(source[index + 1]) << 8) | UInt32(source[index + 2])
+                raw.storeBytes(of: p[Int(word >> 12)].littleEndian, toByteOffset: out, as: UInt16.self)
+                raw.storeBytes(of: p[Int(word & 0xFFF)].littleEndian, toByteOffset: out + 2, as: UInt16.self)
                 out += 4
                 index += 3
             }
             switch count - fullEnd {
             case 1:
-                let b0 = UInt32(source[index])
-                out[0] = t[Int(b0 >> 2)]
-                out[1] = t[Int((b0 & 0x03) << 4)]
+                let pair = p[Int(UInt32(source[index]) << 4)]
+                destination[out] = UInt8(truncatingIfNeeded: pair)
+                destination[out + 1] = UInt8(truncatingIfNeeded: pair >> 8)
                 out += 2
             case 2:
-                let b0 = UInt32(source[index]), b1 = UInt32(source[index + 1])
-                out[0] = t[Int(b0 >> 2)]
-                out[1] = t[Int(((b0 & 0x03) << 4) | (b1 >> 4))]
-                out[2] = t[Int((b1 & 0x0F) << 2)]
+                let word = (UInt32(source[index]) << 10) | (UInt32(source[index + 1]) << 2)
+                let pair = p[Int(word >> 6)]
+                destination[out] = UInt8(truncatingIfNeeded: pair)
+                destination[out + 1] = UInt8(truncatingIfNeeded: pair >> 8)
+                destination[out + 2] = alphabet[Int(word & 0x3F)]
                 out += 3
             default:
                 break
             }
-            return out - destination
+            return out
         }
     }
 

@@ -21,6 +21,10 @@ public struct ConversationKey: Sendable {
 
     /// The key's identifier (not secret).
     public let id: KeyID
+    /// tid = HKDF-Expand(K, "pushseal v1 thread id", 16) (not secret; sent to Apple as the
+    /// outer `thread-id`). Derived once here, like ``id``: the provider needs it for every APNs
+    /// payload and an HMAC costs far more than the rest of the payload framing.
+    package let opaqueThreadIDBytes: [UInt8]
 
     /// Wraps existing key bytes; they must be exactly 32 uniformly random bytes.
     public init(_ key: SymmetricKey) throws(CryptoError) {
@@ -40,6 +44,11 @@ public struct ConversationKey: Sendable {
             idBytes.withUnsafeMutableBytes { HKDFSHA256.expand(keyedState: keyedState, infoParts: [info], into: $0) }
         }
         id = KeyID(bytes: idBytes)!
+        var threadIDBytes = [UInt8](repeating: 0, count: 16)
+        Self.threadIDInfo.withUnsafeBytes { info in
+            threadIDBytes.withUnsafeMutableBytes { HKDFSHA256.expand(keyedState: keyedState, infoParts: [info], into: $0) }
+        }
+        opaqueThreadIDBytes = threadIDBytes
     }
 
     /// Copies raw key bytes (for example decoded from base64url); they must be exactly 32 bytes.
@@ -62,11 +71,7 @@ public struct ConversationKey: Sendable {
 
     /// The opaque APNs `thread-id`: base64url(HKDF-Expand(K, "pushseal v1 thread id", 16)).
     public var opaqueThreadID: String {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        Self.threadIDInfo.withUnsafeBytes { info in
-            bytes.withUnsafeMutableBytes { expand(infoParts: [info], into: $0) }
-        }
-        return Base64URL.encode(bytes)
+        Base64URL.encode(opaqueThreadIDBytes)
     }
 
     /// HKDF-Expand(K, concatenated info parts, output.count) from the cached HMAC state.

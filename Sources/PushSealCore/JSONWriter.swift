@@ -37,11 +37,19 @@ public struct JSONWriter: Sendable {
     public mutating func appendString(utf8: UnsafeRawBufferPointer) {
         bytes.append(UInt8(ascii: "\""))
         var runStart = 0
-        for index in 0..<utf8.count {
+        var index = 0
+        let count = utf8.count
+        while index < count {
+            // Skip eight bytes at a time while none of them needs escaping.
+            if index + 8 <= count, !Self.mayNeedEscape(utf8.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                index += 8
+                continue
+            }
             let c = utf8[index]
+            index += 1
             guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { continue }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart..<index]))
-            runStart = index + 1
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart..<index - 1]))
+            runStart = index
             bytes.append(UInt8(ascii: "\\"))
             switch c {
             case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
@@ -56,8 +64,22 @@ public struct JSONWriter: Sendable {
                                           Self.hexDigits[Int(c >> 4)], Self.hexDigits[Int(c & 0xF)]])
             }
         }
-        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart..<count]))
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// False only when none of the eight bytes of `word` is below 0x20, `"` or `\`
+    /// (exact "has byte" tests: no false negatives; a true result is rechecked byte by byte).
+    @inline(__always)
+    static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let below = (word &- ones &* 0x20) & ~word & highs
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let hasQuote = (quote &- ones) & ~quote & highs
+        let hasBackslash = (backslash &- ones) & ~backslash & highs
+        return (below | hasQuote | hasBackslash) != 0
     }
 
     /// Number of bytes `value` takes as an escaped, quoted JSON string.

@@ -1,3 +1,4 @@
+@_spi(Vectors) import PushSealProvider
 import PushSealCore
 
 /// How the generator wraps a wire string into the transport payloads recorded in the vectors.
@@ -16,12 +17,20 @@ public struct VectorTransports: Sendable {
         self.fcmMessage = fcmMessage
     }
 
-    /// Minimal payloads in the v1 transport shapes.
+    /// The APNs options of every vector payload: a plain placeholder, the default sound and the
+    /// opaque thread id.
+    public static let apnsOptions = APNsOptions(
+        placeholder: .text(title: "New message", body: "Open the app to read it"), sound: "default")
+    /// The FCM options of every vector payload.
+    public static let fcmOptions = FCMOptions(token: "test-device-token")
+
+    /// The provider's own framing (PushSealProvider), so valid cases are byte for byte what
+    /// `NotificationSealer` emits for the same content, key and salt.
     public static let standard = VectorTransports(
-        apnsPayload: { wire, _ in
-            #"{"aps":{"alert":{"title":"New message","body":"Open the app to read it"},"mutable-content":1},"pushseal":"\#(wire)"}"#
+        apnsPayload: { wire, key in
+            String(decoding: try! NotificationSealer.apnsBody(wrapping: wire, key: key, options: apnsOptions), as: UTF8.self)
         },
         fcmMessage: { wire, _ in
-            #"{"message":{"token":"test-device-token","data":{"pushseal":"\#(wire)"},"android":{"priority":"high"}}}"#
+            String(decoding: try! NotificationSealer.fcmBody(wrapping: wire, options: fcmOptions), as: UTF8.self)
         })
 }

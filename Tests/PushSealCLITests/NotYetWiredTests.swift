@@ -6,8 +6,6 @@ import Testing
 @Suite struct NotYetWiredTests {
     static let key = Fixtures.keyBase64URL
     static let pending: [(arguments: [String], command: String)] = [
-        (["seal", "--key", key], "pushseal seal"),
-        (["seal", "--store", "keys", "--conversation", "c1", "--transport=fcm", "--fcm-token=t", "--pad-block", "32"], "pushseal seal"),
         (["open", "--store", "device"], "pushseal open --store"),
         (["store", "init", "--dir", "d"], "pushseal store init"),
         (["store", "add", "--dir", "d", "--conversation", "c1", "--label", "work"], "pushseal store add"),
@@ -26,18 +24,5 @@ import Testing
         let run = try runPushSeal(arguments)
         expectFailure(run, messagePrefix: "'\(command)' is not wired in yet in this build", hint: true)
         #expect(run.stdout.isEmpty)
-    }
-
-    @Test func keyFileAcceptsKeygenOutput() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeTemporaryDirectory(directory) }
-        let keygen = try runPushSeal(["keygen"])
-        let path = directory + "/conversation.key"
-        try Data(keygen.stdoutBytes).write(to: URL(fileURLWithPath: path))
-        let json = try runPushSeal(["seal", "--key-file", path])
-        expectFailure(json, messagePrefix: "'pushseal seal' is not wired in yet")
-        try Data((Self.key + "\n").utf8).write(to: URL(fileURLWithPath: path))
-        let bare = try runPushSeal(["seal", "--key-file", path])
-        expectFailure(bare, messagePrefix: "'pushseal seal' is not wired in yet")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Vectors) import PushSealCore
+@_spi(Vectors) import PushSealProvider
 import PushSealVectors
 import Testing
 
@@ -92,5 +93,28 @@ extension String {
     func replacingFirst(_ target: String, with replacement: String) -> String {
         guard let range = range(of: target) else { return self }
         return replacingCharacters(in: range, with: replacement)
+    }
+}
+
+@Suite("Vectors and the provider agree")
+struct VectorProviderTests {
+    @Test("every valid case in canonical form is exactly what NotificationSealer emits for its content, key and salt")
+    func providerReproducesValidCases() throws {
+        var compared = 0
+        for vector in VectorSuite.cases() where vector.reason == nil {
+            let key = try #require(vector.sealKey), salt = try #require(vector.salt), bytes = try #require(vector.content)
+            let content = try NotificationContent(decoding: bytes)
+            // Only contents the sender would produce itself (canonical encoding, the sender's padding).
+            guard try content.encoded() == bytes, let padBlock = vector.padBlock else { continue }
+            let sealer = try NotificationSealer(padBlock: padBlock)
+            let apns = try sealer.seal(content, with: key, options: VectorTransports.apnsOptions, salt: salt)
+            let fcm = try sealer.seal(content, with: key, options: VectorTransports.fcmOptions, salt: salt)
+            if !vector.flags.contains("PayloadShape") {  // those cases rewrite the payload on purpose
+                #expect(String(decoding: apns.body, as: UTF8.self) == vector.payload, "tcId \(vector.tcId): APNs")
+            }
+            #expect(String(decoding: fcm.body, as: UTF8.self) == vector.fcm, "tcId \(vector.tcId): FCM")
+            compared += 1
+        }
+        #expect(compared >= 15)
     }
 }

@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+public import PushSealCore
+
+/// One notification of a batch: the content, its key (or nil to ask the batch's key provider for
+/// the current key of `content.conversationID`), and its transport options.
+public struct BatchItem<Options: Sendable>: Sendable {
+    /// The content to seal.
+    public var content: NotificationContent
+    /// The key to seal under; nil to use the batch's ``CurrentKeyProvider``.
+    public var key: ConversationKey?
+    /// ``APNsOptions`` or ``FCMOptions`` for this notification.
+    public var options: Options
+
+    /// An item.
+    public init(content: NotificationContent, key: ConversationKey? = nil, options: Options) {
+        self.content = content
+        self.key = key
+        self.options = options
+    }
+}
+
+extension NotificationSealer {
+    /// Seals many APNs notifications on all cores. Results are in input order; an invalid item
+    /// fails only itself. Items without a key use `keyProvider`, which is asked at most once per
+    /// conversation and chunk of work.
+    public func seal(
+        batch items: [BatchItem<APNsOptions>], keyProvider: (any CurrentKeyProvider)? = nil
+    ) -> [Result<APNsRequest, ProviderError>] {
+        sealBatch(items, keyProvider: keyProvider) { (item, key, salt) throws(ProviderError) in
+            try sealAPNs(item.content, key: key, options: item.options, salt: salt)
+        }
+    }
+
+    /// Seals many FCM messages on all cores. Results are in input order; an invalid item fails
+    /// only itself.
+    public func seal(
+        batch items: [BatchItem<FCMOptions>], keyProvider: (any CurrentKeyProvider)? = nil
+    ) -> [Result<FCMMessage, ProviderError>] {
+        sealBatch(items, keyProvider: keyProvider) { (item, key, salt) throws(ProviderError) in
+            try sealFCM(item.content, key: key, options: item.options, salt: salt)
+        }
+    }
+
+    private func sealBatch<Options, Output>(
+        _ items: [BatchItem<Options>], keyProvider: (any CurrentKeyProvider)?,
+        sealOne: @Sendable (BatchItem<Options>, ConversationKey, UnsafeRawBufferPointer?) throws(ProviderError) -> Output
+    ) -> [Result<Output, ProviderError>] {
+        let count = items.count
+        guard count > 0 else { return [] }
+        let chunkCount = min(count, max(1, Self.activeProcessorCount * 4))
+        let chunkSize = (count + chunkCount - 1) / chunkCount
+        var results = [Result<Output, ProviderError>?](repeating: nil, count: count)
+        results.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let slots = buffer
+            items.withUnsafeBufferPointer { input in
+                nonisolated(unsafe) let input = input
+                DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
+                    let start = chunk * chunkSize
+                    let end = min(count, start + chunkSize)
+                    guard start < end else { return }
+                    // Current keys looked up in this chunk, by conversation id bytes.
+                    var cache: [[UInt8]: Result<ConversationKey, ProviderError>] = [:]
+                    // Fresh CSPRNG salts for the whole chunk in one call (one per item, never reused);
+                    // a deterministic salt source (vectors) derives them per item instead.
+                    let saltCount = Envelope.saltByteCount
+                    var salts: [UInt8] = []
+                    if case .random = saltSource {
+                        salts = [UInt8](repeating: 0, count: (end - start) * saltCount)
+                        salts.withUnsafeMutableBytes { Sodium.randomBytes($0) }
+                    }
+                    defer { salts.withUnsafeMutableBytes { Sodium.zero($0) } }
+                    for index in start..<end {
+                        let item = input[index]
+                        slots[index] = Result { () throws(ProviderError) -> Output in
+                            let key: ConversationKey
+                            if let given = item.key {
+                                key = given
+                            } else {
+                                try SizePolicy.validate(item.content)
+                                guard let keyProvider else {
+                                    throw .keyUnavailable(conversation: item.content.conversationID, detail: "no key given and no key provider")
+                                }
+                                let id = Array(item.content.conversationID.utf8)
+                                let lookup = cache[id] ?? Result { () throws(ProviderError) -> ConversationKey in
+                                    try Self.currentKey(for: item.content, from: keyProvider)
+                                }
+                                cache[id] = lookup
+                                key = try lookup.get()
+                            }
+                            if salts.isEmpty { return try sealOne(item, key, nil) }
+                            let offset = (index - start) * saltCount
+                            return try salts.withUnsafeBytes { all in
+                                Result { () throws(ProviderError) -> Output in
+                                    try sealOne(item, key, UnsafeRawBufferPointer(rebasing: all[offset..<offset + saltCount]))
+                                }
+                            }.get()
+                        }
+                    }
+                }
+            }
+        }
+        return results.map { $0! }
+    }
+
+    /// Number of online processors.
+    static var activeProcessorCount: Int {
+        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        #else
+        1
+        #endif
+    }
+}

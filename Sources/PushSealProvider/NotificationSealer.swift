@@ -1,0 +1,278 @@
+public import PushSealCore
+
+/// Seals notification contents into APNs and FCM payloads that always fit.
+///
+/// ```swift
+/// let sealer = try NotificationSealer()                       // pad block 256
+/// let request = try sealer.seal(content, with: key, options: APNsOptions(topic: "com.example.chat"))
+/// send(body: request.body, headers: try request.headers())
+/// ```
+///
+/// Size policy (Docs/PROVIDER.md, SPEC §6.3 and §9): the payload never exceeds its limit. If
+/// the whole content does not fit, `body` is shortened at a grapheme-cluster boundary with `…`
+/// and `trunc: true`; if not even body `…` fits, only `cid`, `mid` and `ts` are sealed. The
+/// padded length is the pad block's multiple, capped at the largest length that still fits.
+///
+/// Salts are fresh random bytes for every notification. A sealer is a small immutable value:
+/// share it freely between threads.
+public struct NotificationSealer: Sendable {
+    /// Default pad block.
+    public static let defaultPadBlock = 256
+    /// Largest pad block. A block this large pads every payload to the largest size that fits.
+    public static let maximumPadBlock = 4096
+    /// APNs limit on the JSON body, in bytes.
+    public static let apnsPayloadLimit = 4096
+    /// FCM limit on the data map (keys plus values), in bytes.
+    public static let fcmDataLimit = 4096
+    /// The data key carrying the wire string in FCM messages.
+    public static let fcmDataKey = "pushseal"
+
+    enum SaltSource: Sendable {
+        case random
+        case derived(@Sendable (NotificationContent) -> [UInt8])
+    }
+
+    /// Padded lengths are multiples of this (before the fit cap).
+    public let padBlock: Int
+    let clock: SecondsClock
+    let saltSource: SaltSource
+
+    /// A sealer with random salts. `padBlock` must be in `1...4096`; `clock` is used only for
+    /// relative APNs expirations.
+    public init(padBlock: Int = NotificationSealer.defaultPadBlock, clock: @escaping SecondsClock = systemClock) throws(ProviderError) {
+        try self.init(padBlock: padBlock, clock: clock, saltSource: .random)
+    }
+
+    /// A sealer whose salt for each content is `salt(content)` (for test vectors and tests only:
+    /// a repeated salt under one key breaks confidentiality).
+    @_spi(Vectors)
+    public init(
+        padBlock: Int = NotificationSealer.defaultPadBlock, clock: @escaping SecondsClock = systemClock,
+        deterministicSalt salt: @escaping @Sendable (NotificationContent) -> [UInt8]
+    ) throws(ProviderError) {
+        try self.init(padBlock: padBlock, clock: clock, saltSource: .derived(salt))
+    }
+
+    private init(padBlock: Int, clock: @escaping SecondsClock, saltSource: SaltSource) throws(ProviderError) {
+        guard padBlock >= 1, padBlock <= Self.maximumPadBlock else { throw .invalidPadBlock(padBlock) }
+        self.padBlock = padBlock
+        self.clock = clock
+        self.saltSource = saltSource
+    }
+
+    // MARK: APNs
+
+    /// Seals `content` under `key` into an APNs request.
+    public func seal(_ content: NotificationContent, with key: ConversationKey, options: APNsOptions) throws(ProviderError) -> APNsRequest {
+        try sealAPNs(content, key: key, options: options, salt: nil)
+    }
+
+    /// Seals `content` under the current key of its conversation (`content.conversationID`).
+    public func seal(_ content: NotificationContent, keyProvider: some CurrentKeyProvider, options: APNsOptions) throws(ProviderError) -> APNsRequest {
+        try SizePolicy.validate(content)
+        try options.validate()
+        return try seal(content, with: Self.currentKey(for: content, from: keyProvider), options: options)
+    }
+
+    /// Seals with a caller-chosen 24-byte salt (test vectors and `pushseal seal --salt` only).
+    @_spi(Vectors)
+    public func seal(_ content: NotificationContent, with key: ConversationKey, options: APNsOptions, salt: [UInt8]) throws(ProviderError) -> APNsRequest {
+        guard salt.count == Envelope.saltByteCount else { throw .invalidSalt(byteCount: salt.count) }
+        return try salt.withUnsafeBytes { salt in
+            Result { () throws(ProviderError) in try sealAPNs(content, key: key, options: options, salt: salt) }
+        }.get()
+    }
+
+    func sealAPNs(_ content: NotificationContent, key: ConversationKey, options: APNsOptions, salt: UnsafeRawBufferPointer?) throws(ProviderError) -> APNsRequest {
+        try SizePolicy.validate(content)
+        try options.validate()
+        let frame = PayloadFrame.apns(options: options, key: key)
+        let sealed = try seal(content, key: key, frame: frame, salt: salt)
+        let expiration: Int64 = switch options.expiration {
+        case let .at(time): time
+        case let .after(seconds): clock() + seconds
+        case .deliverOnce: 0
+        }
+        return APNsRequest(
+            body: sealed.payload, path: sealed.path, sizes: sealed.sizes, keyID: key.id, topic: options.topic,
+            priority: options.priority, expiration: expiration, collapseID: options.collapseID)
+    }
+
+    // MARK: FCM
+
+    /// Seals `content` under `key` into an FCM HTTP v1 message.
+    public func seal(_ content: NotificationContent, with key: ConversationKey, options: FCMOptions) throws(ProviderError) -> FCMMessage {
+        try sealFCM(content, key: key, options: options, salt: nil)
+    }
+
+    /// Seals `content` under the current key of its conversation (`content.conversationID`).
+    public func seal(_ content: NotificationContent, keyProvider: some CurrentKeyProvider, options: FCMOptions) throws(ProviderError) -> FCMMessage {
+        try SizePolicy.validate(content)
+        try options.validate()
+        return try seal(content, with: Self.currentKey(for: content, from: keyProvider), options: options)
+    }
+
+    /// Seals with a caller-chosen 24-byte salt (test vectors and `pushseal seal --salt` only).
+    @_spi(Vectors)
+    public func seal(_ content: NotificationContent, with key: ConversationKey, options: FCMOptions, salt: [UInt8]) throws(ProviderError) -> FCMMessage {
+        guard salt.count == Envelope.saltByteCount else { throw .invalidSalt(byteCount: salt.count) }
+        return try salt.withUnsafeBytes { salt in
+            Result { () throws(ProviderError) in try sealFCM(content, key: key, options: options, salt: salt) }
+        }.get()
+    }
+
+    func sealFCM(_ content: NotificationContent, key: ConversationKey, options: FCMOptions, salt: UnsafeRawBufferPointer?) throws(ProviderError) -> FCMMessage {
+        try SizePolicy.validate(content)
+        try options.validate()
+        let sealed = try seal(content, key: key, frame: PayloadFrame.fcm(options: options), salt: salt)
+        return FCMMessage(body: sealed.payload, path: sealed.path, sizes: sealed.sizes, keyID: key.id)
+    }
+
+    // MARK: Sizes without sealing
+
+    /// The exact APNs body size for a content that is sealed whole, with this sealer's padding,
+    /// or nil when it would not fit whole (it would be truncated or content-free).
+    public func apnsBodyByteCount(ofComplete content: NotificationContent, key: ConversationKey, options: APNsOptions) -> Int? {
+        completeSize(content, frame: PayloadFrame.apns(options: options, key: key))
+    }
+
+    /// The exact FCM data size (keys plus values) for a content that is sealed whole, or nil
+    /// when it would not fit whole.
+    public func fcmDataByteCount(ofComplete content: NotificationContent, options: FCMOptions) -> Int? {
+        completeSize(content, frame: PayloadFrame.fcm(options: options))
+    }
+
+    private func completeSize(_ content: NotificationContent, frame: PayloadFrame) -> Int? {
+        guard let maximumPadded = frame.maximumPaddedByteCount else { return nil }
+        let count = content.encodedByteCount
+        guard count <= min(NotificationContent.maximumByteCount, maximumPadded - 1) else { return nil }
+        let padded = min(Padding.paddedLength(contentLength: count, blockSize: padBlock), maximumPadded)
+        return frame.limitedByteCount(envelopeByteCount: padded + Envelope.overheadByteCount)
+    }
+
+    // MARK: The sealing path
+
+    struct Sealed {
+        let payload: [UInt8]
+        let path: SealPath
+        let sizes: SealSizes
+    }
+
+    /// Plans sizes arithmetically (content and options already validated), then writes `prefix || base64url(E) || suffix`
+    /// into one exactly sized buffer: the content is encoded into the envelope buffer, padded,
+    /// sealed in place, and base64url-encoded straight into the output.
+    /// `salt`: 24 bytes to use, or nil for the sealer's salt source (fresh CSPRNG bytes).
+    func seal(_ content: NotificationContent, key: ConversationKey, frame: PayloadFrame, salt: UnsafeRawBufferPointer?) throws(ProviderError) -> Sealed {
+        if let salt, salt.count != Envelope.saltByteCount { throw .invalidSalt(byteCount: salt.count) }
+
+        guard let maximumPadded = frame.maximumPaddedByteCount else {
+            throw Self.doesNotFit(content, frame: frame)
+        }
+        let budget = min(NotificationContent.maximumByteCount, maximumPadded - 1)
+        // Fast path: when the content may fit, encode it once and check the exact size. Only a
+        // content that does not fit goes through the size arithmetic of the size policy.
+        var path = SealPath.complete
+        var contentBytes: [UInt8] = []
+        if SizePolicy.rawByteCountLowerBound(content) <= budget {
+            var writer = JSONWriter(capacity: min(budget + 1, 512))
+            content.writeJSON(to: &writer)
+            contentBytes = writer.bytes
+        }
+        if contentBytes.isEmpty || contentBytes.count > budget {
+            contentBytes.withUnsafeMutableBytes { Sodium.zero($0) }
+            guard let plan = SizePolicy.plan(content, budget: budget) else { throw Self.doesNotFit(content, frame: frame) }
+            var writer = JSONWriter(capacity: budget)
+            plan.content.writeJSON(to: &writer)
+            contentBytes = writer.bytes
+            path = plan.path
+        }
+        defer { contentBytes.withUnsafeMutableBytes { Sodium.zero($0) } }
+        let contentCount = contentBytes.count
+        guard contentCount <= budget else {
+            throw .internalInconsistency("planned content of \(contentCount) bytes exceeds the \(budget)-byte budget")
+        }
+
+        // Padding: the block multiple, capped at the largest length that fits (>= count + 1).
+        let padded = min(Padding.paddedLength(contentLength: contentCount, blockSize: padBlock), maximumPadded)
+        let envelopeCount = Envelope.overheadByteCount + padded
+        let wireLength = Base64URL.encodedLength(of: envelopeCount)
+        let limited = frame.limitedByteCount(envelopeByteCount: envelopeCount)
+        guard limited <= frame.limit else {
+            throw .internalInconsistency("payload would count \(limited) bytes against the \(frame.limit)-byte limit")
+        }
+        let total = frame.prefix.count + wireLength + frame.suffix.count
+        var derivedSalt: [UInt8] = []
+        if salt == nil, case let .derived(derive) = saltSource {
+            derivedSalt = derive(content)
+            guard derivedSalt.count == Envelope.saltByteCount else { throw .invalidSalt(byteCount: derivedSalt.count) }
+        }
+
+        let payload = [UInt8](unsafeUninitializedCapacity: total) { output, initialized in
+            let out = output.baseAddress!
+            frame.prefix.withUnsafeBufferPointer { out.update(from: $0.baseAddress!, count: $0.count) }
+            withUnsafeTemporaryAllocation(byteCount: envelopeCount, alignment: 16) { envelope in
+                let e = envelope.baseAddress!
+                let header = Envelope.headerByteCount
+                contentBytes.withUnsafeBytes { (e + header).copyMemory(from: $0.baseAddress!, byteCount: contentCount) }
+                e.storeBytes(of: 0x80, toByteOffset: header + contentCount, as: UInt8.self)
+                (e + header + contentCount + 1).initializeMemory(as: UInt8.self, repeating: 0, count: padded - contentCount - 1)
+                let plaintext = UnsafeRawBufferPointer(start: e + header, count: padded)
+                withUnsafeTemporaryAllocation(byteCount: Envelope.saltByteCount, alignment: 8) { saltBuffer in
+                    if let salt {
+                        saltBuffer.copyMemory(from: salt)
+                    } else if !derivedSalt.isEmpty {
+                        derivedSalt.withUnsafeBytes { saltBuffer.copyMemory(from: $0) }
+                    } else {
+                        Sodium.randomBytes(saltBuffer)
+                    }
+                    Envelope.sealInto(envelope, plaintext: plaintext, key: key, salt: UnsafeRawBufferPointer(saltBuffer))
+                }
+                Base64URL.encode(UnsafeRawBufferPointer(envelope), into: out + frame.prefix.count)
+            }
+            frame.suffix.withUnsafeBufferPointer {
+                (out + frame.prefix.count + wireLength).update(from: $0.baseAddress!, count: $0.count)
+            }
+            initialized = total
+        }
+        let sizes = SealSizes(
+            contentByteCount: contentCount, paddedByteCount: padded, envelopeByteCount: envelopeCount,
+            wireLength: wireLength, payloadByteCount: total, limitedByteCount: limited, limit: frame.limit)
+        return Sealed(payload: payload, path: path, sizes: sizes)
+    }
+
+    /// The error for a frame too large for even the content-free payload.
+    static func doesNotFit(_ content: NotificationContent, frame: PayloadFrame) -> ProviderError {
+        let smallest = content.contentFree.encodedByteCount + 1 + Envelope.overheadByteCount
+        return .doesNotFit(byteCount: frame.limitedByteCount(envelopeByteCount: smallest), limit: frame.limit)
+    }
+
+    static func currentKey(for content: NotificationContent, from provider: some CurrentKeyProvider) throws(ProviderError) -> ConversationKey {
+        do {
+            return try provider.currentKey(conversation: content.conversationID)
+        } catch let error as ProviderError {
+            throw error
+        } catch {
+            throw .keyUnavailable(conversation: content.conversationID, detail: String(describing: error))
+        }
+    }
+}
+
+// MARK: - Framing an existing wire string (vectors)
+
+extension NotificationSealer {
+    /// The exact APNs body around an existing wire string, with the same layout as sealing
+    /// (for test vectors, including deliberately malformed wires). Options are validated; sizes
+    /// are not checked.
+    @_spi(Vectors)
+    public static func apnsBody(wrapping wire: String, key: ConversationKey, options: APNsOptions) throws(ProviderError) -> [UInt8] {
+        try options.validate()
+        return PayloadFrame.apns(options: options, key: key).wrap(wire)
+    }
+
+    /// The exact FCM v1 message around an existing wire string (for test vectors).
+    @_spi(Vectors)
+    public static func fcmBody(wrapping wire: String, options: FCMOptions) throws(ProviderError) -> [UInt8] {
+        try options.validate()
+        return PayloadFrame.fcm(options: options).wrap(wire)
+    }
+}

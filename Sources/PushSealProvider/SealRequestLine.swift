@@ -1,0 +1,89 @@
+public import PushSealCore
+
+/// One line of the JSON-lines batch contract (`pushseal seal --batch`; Docs/PROVIDER.md):
+/// either a content object, or a request wrapper
+/// `{"content":{…},"key":"<base64url K>","fcm_token":"…","collapse_id":"…"}` whose members
+/// other than `content` are optional. A line is a wrapper exactly when its top-level object has
+/// a `content` member and no `cid` member.
+public struct SealRequestLine: Sendable {
+    /// The content to seal.
+    public var content: NotificationContent
+    /// The key for this line (wrapper `key`), overriding the command's key source.
+    public var key: ConversationKey?
+    /// The FCM registration token for this line (wrapper `fcm_token`).
+    public var fcmToken: String?
+    /// The `apns-collapse-id` for this line (wrapper `collapse_id`).
+    public var collapseID: String?
+
+    /// Parses one line (without its line terminator; a trailing CR is tolerated). Content
+    /// problems are ``ProviderError/invalidContent(_:)``; wrapper problems are
+    /// ``ProviderError/invalidOption(field:detail:)``.
+    public init(parsing line: some Collection<UInt8>) throws(ProviderError) {
+        var bytes = Array(line)
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes, maximumDepth: NotificationContent.maximumNestingDepth + 1)
+        } catch {
+            throw .invalidContent(.invalidJSON(error))
+        }
+        guard case let .object(object) = value else { throw .invalidContent(.notAnObject) }
+        guard object["cid"] == nil, let wrapped = object["content"] else {
+            content = try Self.content(object)
+            return
+        }
+        guard case let .object(contentObject) = wrapped else {
+            throw .invalidOption(field: "content", detail: "must be a content object")
+        }
+        content = try Self.content(contentObject)
+        for member in object.members {
+            switch member.name {
+            case "content": continue
+            case "key":
+                guard case let .string(text) = member.value else { throw .invalidOption(field: "key", detail: "must be a base64url string") }
+                do {
+                    key = try ConversationKey(rawBytes: Base64URL.decode(text))
+                } catch {
+                    throw .invalidOption(field: "key", detail: "must be 32 bytes of base64url without padding (\(error))")
+                }
+            case "fcm_token":
+                guard case let .string(text) = member.value else { throw .invalidOption(field: "fcm_token", detail: "must be a string") }
+                fcmToken = text
+            case "collapse_id":
+                guard case let .string(text) = member.value else { throw .invalidOption(field: "collapse_id", detail: "must be a string") }
+                collapseID = text
+            default:
+                throw .invalidOption(field: member.name, detail: "unknown request member (expected content, key, fcm_token, collapse_id)")
+            }
+        }
+    }
+
+    private static func content(_ object: JSONObject) throws(ProviderError) -> NotificationContent {
+        do {
+            return try NotificationContent(object: object)
+        } catch {
+            throw .invalidContent(error)
+        }
+    }
+}
+
+extension ProviderError {
+    /// The JSON-lines error object for this error:
+    /// `{"error":{"line":N,"code":"<code>","message":"<description>"}}` (`line` is 1-based and
+    /// omitted when nil). One line, no trailing newline.
+    public func jsonLine(line: Int?) -> [UInt8] {
+        var writer = JSONWriter(capacity: 96)
+        writer.appendRaw("{\"error\":{")
+        if let line {
+            writer.appendRaw("\"line\":")
+            writer.appendInteger(Int64(line))
+            writer.appendRaw(",")
+        }
+        writer.appendRaw("\"code\":")
+        writer.appendString(code)
+        writer.appendRaw(",\"message\":")
+        writer.appendString(description)
+        writer.appendRaw("}}")
+        return writer.bytes
+    }
+}

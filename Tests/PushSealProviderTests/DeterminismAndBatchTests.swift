@@ -1,0 +1,136 @@
+import Testing
+import PushSealCore
+@_spi(Vectors) import PushSealProvider
+
+@Suite("Salts, determinism and the batch API")
+struct DeterminismAndBatchTests {
+    let key = testKey(5)
+    let content = NotificationContent(conversationID: "c", messageID: "m", sentAt: 1_700_000_000, title: "T", body: "Body text")
+
+    @Test("An injected salt makes sealing deterministic, byte for byte")
+    func injectedSalt() throws {
+        let sealer = try NotificationSealer(clock: { 0 })
+        let salt = [UInt8](repeating: 0xA5, count: 24)
+        let a = try sealer.seal(content, with: key, options: APNsOptions(), salt: salt)
+        let b = try sealer.seal(content, with: key, options: APNsOptions(), salt: salt)
+        #expect(a == b)
+        let f1 = try sealer.seal(content, with: key, options: FCMOptions(token: "t"), salt: salt)
+        let f2 = try sealer.seal(content, with: key, options: FCMOptions(token: "t"), salt: salt)
+        #expect(f1 == f2)
+        let derived = try NotificationSealer(deterministicSalt: saltFromMessageID)
+        #expect(try derived.seal(content, with: key, options: FCMOptions(token: "t")) == derived.seal(content, with: key, options: FCMOptions(token: "t")))
+    }
+
+    @Test("Random salts: every payload, salt and ciphertext differs")
+    func randomSalts() throws {
+        let sealer = try NotificationSealer()
+        var wires = Set<String>()
+        var salts = Set<[UInt8]>()
+        var ciphertexts = Set<[UInt8]>()
+        for _ in 0..<50 {
+            let request = try sealer.seal(content, with: key, options: APNsOptions())
+            let wire = try #require(try JSONParser.parse(request.body).objectValue?["pushseal"]?.stringValue)
+            let envelope = try Envelope(wire: wire)
+            wires.insert(wire)
+            salts.insert(envelope.salt)
+            ciphertexts.insert(Array(envelope.bytes[41...]))
+            #expect(try envelope.openContent(with: key) == content)
+        }
+        #expect(wires.count == 50 && salts.count == 50 && ciphertexts.count == 50)
+    }
+
+    /// 10,000 mixed items: valid ones of every size path, items sealed with the provider's current
+    /// key, and invalid ones of several kinds.
+    func mixedItems<Options>(_ options: (Int, inout SeededGenerator) -> Options) -> [BatchItem<Options>] {
+        var rng = SeededGenerator(seed: 2024)
+        var items: [BatchItem<Options>] = []
+        items.reserveCapacity(10_000)
+        for index in 0..<10_000 {
+            var content = NotificationContent(
+                conversationID: "conv-\(index % 37)", messageID: "msg-\(index)", sentAt: 1_700_000_000 + Int64(index),
+                title: index % 3 == 0 ? "Title \(index)" : nil, body: "Message \(index) 👋🏽")
+            switch index % 50 {
+            case 7: content.body = TextPieces.text(byteCount: 5_000, kind: .mixed, using: &rng)      // truncated
+            case 8: content.title = String(repeating: "T", count: 3_800)                          // content-free
+            case 9: content.conversationID = ""                                                   // invalid
+            case 10: content.badge = -3                                                           // invalid
+            case 11: content.sentAt = -1                                                          // invalid
+            case 12: content.body = nil                                                           // invalid (title present)
+                content.title = "needs a body"
+            case 13: content.conversationID = "no-such-conversation"                              // unknown key
+            default: break
+            }
+            let key: ConversationKey? = index % 4 == 0 ? nil : testKey(UInt8(index % 37))
+            items.append(BatchItem(content: content, key: key, options: options(index, &rng)))
+        }
+        return items
+    }
+
+    var provider: FixedKeyProvider {
+        FixedKeyProvider((0..<37).map { (conversation: "conv-\($0)", key: testKey(UInt8($0))) })
+    }
+
+    @Test("APNs batch of 10,000 mixed items equals sealing one by one")
+    func apnsBatch() throws {
+        let sealer = try NotificationSealer(clock: { 1_000 }, deterministicSalt: saltFromMessageID)
+        let items = mixedItems { index, _ in
+            APNsOptions(topic: "com.example.chat", collapseID: index % 97 == 5 ? String(repeating: "c", count: 65) : nil)
+        }
+        let provider = provider
+        let batch = sealer.seal(batch: items, keyProvider: provider)
+        #expect(batch.count == items.count)
+        var failures = 0
+        var paths = Set<String>()
+        for (item, result) in zip(items, batch) {
+            let single = Result { () throws(ProviderError) -> APNsRequest in
+                if let key = item.key { return try sealer.seal(item.content, with: key, options: item.options) }
+                return try sealer.seal(item.content, keyProvider: provider, options: item.options)
+            }
+            #expect(result == single)
+            switch result {
+            case .failure: failures += 1
+            case let .success(request): paths.insert("\(request.path)".prefix(9).description)
+            }
+        }
+        #expect(failures > 500 && failures < 2_000)
+        #expect(paths.count == 3)
+        // Spot-check that batch payloads open.
+        for index in stride(from: 1, to: items.count, by: 997) {
+            if case let .success(request) = batch[index] {
+                let key = try provider.currentKey(conversation: items[index].content.conversationID)
+                try checkPayload(request.checked, content: items[index].content, key: key, transport: .apns(items[index].options), padBlock: 256)
+            }
+        }
+    }
+
+    @Test("FCM batch with some malformed tokens equals sealing one by one")
+    func fcmBatch() throws {
+        let sealer = try NotificationSealer(deterministicSalt: saltFromMessageID)
+        let items = Array(mixedItems { index, _ in FCMOptions(token: index % 41 == 3 ? "bad token" : "token-\(index)") }.prefix(3_000))
+        let batch = sealer.seal(batch: items, keyProvider: provider)
+        for (item, result) in zip(items, batch) {
+            let single = Result { () throws(ProviderError) -> FCMMessage in
+                if let key = item.key { return try sealer.seal(item.content, with: key, options: item.options) }
+                return try sealer.seal(item.content, keyProvider: provider, options: item.options)
+            }
+            #expect(result == single)
+        }
+        #expect(batch.contains { if case .failure(.invalidFCMToken) = $0 { true } else { false } })
+    }
+
+    @Test("Batch without a key provider: items without a key fail alone")
+    func batchWithoutProvider() throws {
+        let sealer = try NotificationSealer()
+        let items = [
+            BatchItem(content: content, key: key, options: APNsOptions()),
+            BatchItem(content: content, key: nil, options: APNsOptions()),
+            BatchItem(content: content, key: key, options: APNsOptions()),
+        ]
+        let results = sealer.seal(batch: items)
+        #expect(results.count == 3)
+        #expect((try? results[0].get()) != nil)
+        #expect(results[1] == .failure(.keyUnavailable(conversation: "c", detail: "no key given and no key provider")))
+        #expect((try? results[2].get()) != nil)
+        #expect(sealer.seal(batch: [BatchItem<FCMOptions>]()).isEmpty)
+    }
+}
