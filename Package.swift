@@ -59,6 +59,9 @@ let package = Package(
         .executableTarget(name: "FuzzEnvelope", dependencies: ["PushSealCore", "FuzzSupport"], path: "Sources/Fuzz/FuzzEnvelope"),
         .executableTarget(name: "FuzzContent", dependencies: ["PushSealCore", "FuzzSupport"], path: "Sources/Fuzz/FuzzContent"),
         .executableTarget(name: "FuzzOpen", dependencies: ["PushSealCore", "PushSealReceiver", "FuzzSupport"], path: "Sources/Fuzz/FuzzOpen"),
+        .executableTarget(
+            name: "FuzzProviderSizing", dependencies: ["PushSealCore", "PushSealProvider", "PushSealReceiver", "FuzzSupport"],
+            path: "Sources/Fuzz/FuzzProviderSizing"),
 
         .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore"]),
         .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors"]),

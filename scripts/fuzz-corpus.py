@@ -219,10 +219,113 @@ def open_corpus() -> dict[str, bytes]:
     return files
 
 
+def sizing_input(content: dict, fcm=False, pad_block=256, placeholder_body=None, placeholder_title=None,
+                 localized_argument=None, sound=None, collapse_id=None, token=7) -> bytes:
+    """Encodes one FuzzProviderSizing scenario (see Scenario in FuzzProviderSizing.swift)."""
+    def string(text) -> bytes:
+        data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+        return len(data).to_bytes(2, "big") + data
+    flags = (1 if fcm else 0)
+    flags |= 0x02 if "title" in content else 0
+    flags |= 0x04 if "subtitle" in content else 0
+    flags |= 0x08 if "sender" in content else 0
+    flags |= 0x10 if "name" in content.get("sender", {}) else 0
+    flags |= 0x20 if "thread" in content else 0
+    flags |= 0x40 if "category" in content else 0
+    flags |= 0x80 if "badge" in content else 0
+    more = 0x01 if content.get("trunc") else 0
+    more |= 0x02 if content.get("x") else 0
+    more |= 0x04 if "body" not in content else 0
+    more |= 0x08 if placeholder_body is not None else 0
+    more |= 0x10 if placeholder_title is not None else 0
+    more |= 0x20 if sound is not None else 0
+    more |= 0x40 if collapse_id is not None else 0
+    more |= 0x80 if localized_argument is not None else 0
+    out = bytes([flags, more]) + pad_block.to_bytes(2, "big") + int(content["ts"]).to_bytes(5, "big")
+    out += string(content["cid"]) + string(content["mid"]) + string(content.get("body", ""))
+    for name in ("title", "subtitle"):
+        if name in content:
+            out += string(content[name])
+    if "sender" in content:
+        out += string(content["sender"]["id"])
+        if "name" in content["sender"]:
+            out += string(content["sender"]["name"])
+    for name in ("thread", "category"):
+        if name in content:
+            out += string(content[name])
+    if "badge" in content:
+        out += (int(content["badge"]) + 1).to_bytes(4, "big")
+    if content.get("x"):
+        out += bytes([len(content["x"])])
+        for k, v in content["x"].items():
+            out += string(k) + string(v)
+    if placeholder_body is not None:
+        out += string(placeholder_body)
+    if placeholder_title is not None:
+        out += string(placeholder_title)
+    if localized_argument is not None:
+        out += string(localized_argument)
+    if sound is not None:
+        out += string(sound)
+    if collapse_id is not None:
+        out += string(collapse_id)
+    return out + token.to_bytes(2, "big")
+
+
+def sizing_corpus() -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for t in VECTORS:
+        if t["result"] != "valid" or t["content"] is None:
+            continue
+        try:
+            content = json.loads(t["content"])
+        except ValueError:
+            continue
+        if not isinstance(content.get("ts"), int):
+            continue
+        files[f"vec-{t['tcId']:03d}-apns"] = sizing_input(content, pad_block=t["padBlock"] or 256)
+        files[f"vec-{t['tcId']:03d}-fcm"] = sizing_input(content, fcm=True, pad_block=t["padBlock"] or 256)
+    base = {"cid": "conv-alice-bob", "mid": "m-1", "ts": 1764399940}
+    def c(**extra):
+        return {**base, **extra}
+    edge = {
+        "minimal": sizing_input(c(body="")),
+        "content-free": sizing_input(c()),
+        "no-body-with-title": sizing_input(c(title="t")),
+        "body-4000-ascii": sizing_input(c(body="a" * 4000)),
+        "body-6000-ascii-fcm": sizing_input(c(body="b" * 6000), fcm=True),
+        "body-emoji": sizing_input(c(title="Ana", body="👨‍👩‍👧‍👦🏳️‍🌈" * 300)),
+        "body-combining": sizing_input(c(body="e\u0301" * 1500)),
+        "body-controls": sizing_input(c(body="\x01\x1f\"\\" * 700)),
+        "body-mixed-pad-1": sizing_input(c(body="é👋\n" * 900), pad_block=1),
+        "pad-4096": sizing_input(c(body="hello"), pad_block=4096),
+        "pad-0-invalid": sizing_input(c(body="hello"), pad_block=0),
+        "ids-256-controls": sizing_input({"cid": "\x01" * 256, "mid": "\x02" * 256, "ts": 1, "body": "x" * 3000}),
+        "ids-257": sizing_input({"cid": "c" * 257, "mid": "m", "ts": 1, "body": ""}),
+        "all-fields-big": sizing_input(c(title="T" * 500, subtitle="S" * 500, body="B" * 3000,
+                                         sender={"id": "u", "name": "N" * 200}, thread="th", category="reply",
+                                         badge=2147483647, trunc=True, x={"k": "v" * 300, "deep": "app://x"})),
+        "badge-too-big": sizing_input(c(body="", badge=2147483648)),
+        "ts-too-big": sizing_input({"cid": "c", "mid": "m", "ts": 253402300800, "body": ""}),
+        "placeholder-huge": sizing_input(c(body="x"), placeholder_body="P" * 3900),
+        "placeholder-empty": sizing_input(c(body="x"), placeholder_body=""),
+        "placeholder-title-empty": sizing_input(c(body="x"), placeholder_body="New", placeholder_title=""),
+        "placeholder-localized": sizing_input(c(body="y" * 3500), placeholder_body="MSG_KEY", placeholder_title="TITLE_KEY",
+                                              localized_argument="arg"),
+        "sound-and-collapse": sizing_input(c(body="z" * 3700), sound="default", collapse_id="c0ffee"),
+        "collapse-too-long": sizing_input(c(body="z"), collapse_id="c" * 65),
+        "sound-empty": sizing_input(c(body="z"), sound=""),
+        "truncated-input": sizing_input(c(body="q" * 100))[:20],
+    }
+    files.update({f"edge-{k}": v for k, v in edge.items()})
+    return files
+
+
 def main() -> int:
     write_corpus("FuzzEnvelope", envelope_corpus())
     write_corpus("FuzzContent", content_corpus())
     write_corpus("FuzzOpen", open_corpus())
+    write_corpus("FuzzProviderSizing", sizing_corpus())
     return 0
 
 

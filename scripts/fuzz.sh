@@ -24,7 +24,7 @@ declare -A MAX_LEN=(
     [FuzzEnvelope]=8192        # the longest wire string is 5462 characters; 8192 covers "too long"
     [FuzzContent]=4200         # contents are at most 4000 bytes; a little more exercises the limit
     [FuzzOpen]=8192            # APNs bodies are at most 4096 bytes, FCM messages somewhat more
-    [FuzzProviderSizing]=6144  # a content description plus placeholder text; see the target
+    [FuzzProviderSizing]=4608  # a scenario: content fields and options, enough to overflow 4096
 )
 ORDER=(FuzzEnvelope FuzzContent FuzzOpen FuzzProviderSizing)
 
