@@ -16,7 +16,6 @@ import Testing
         (["store", "rotate", "--dir", "d", "--conversation", "c1", "--grace", "60"], "pushseal store rotate"),
         (["store", "remove", "--dir", "d", "--conversation", "c1"], "pushseal store remove"),
         (["store", "purge", "--dir", "d", "--now", "1700000000"], "pushseal store purge"),
-        (["demo", "--json"], "pushseal demo"),
         (["bench", "--iterations", "10"], "pushseal bench"),
     ]
 

@@ -65,17 +65,25 @@ enum DemoCommand {
             context.warn("could not remove every file of the temporary directory '\(workspace.root)'")
         }
 
+        let (report, error) = conclude(demo, stoppedBy: stopped, json: arguments.flag("json"))
+        context.write(report)
+        if let error { throw error }
+        return .success
+    }
+
+    /// The report to print, and the error to exit with: the one that stopped the demo, or a
+    /// summary of the steps that did not behave as expected (each difference as a hint), or nil
+    /// when every step passed.
+    static func conclude(_ demo: DemoRun, stoppedBy stopped: CLIError?, json: Bool) -> (report: String, error: CLIError?) {
         let failure = stopped.map { "\($0)" }
-        context.write(arguments.flag("json")
-            ? DemoJSONReport.render(demo, stoppedBy: failure)
-            : DemoTextReport.render(demo, stoppedBy: failure))
-        if let stopped { throw stopped }
+        let report = json ? DemoJSONReport.render(demo, stoppedBy: failure) : DemoTextReport.render(demo, stoppedBy: failure)
+        if let stopped { return (report, stopped) }
         let failed = demo.steps.filter { !$0.passed }
         guard failed.isEmpty else {
-            throw .failure(Diagnostic(
+            return (report, .failure(Diagnostic(
                 "\(failed.count) of \(demo.steps.count) demo steps did not behave as expected",
-                hints: failed.flatMap { step in step.deviations.map { "\(step.name): \($0)" } }))
+                hints: failed.flatMap { step in step.deviations.map { "\(step.name): \($0)" } })))
         }
-        return .success
+        return (report, nil)
     }
 }

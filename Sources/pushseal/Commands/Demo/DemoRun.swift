@@ -71,14 +71,18 @@ struct DemoRun {
         try open(afterRotation, step: "open-after-rotation", title: "Open the message sealed under the new epoch",
                  .init(text: "content", epoch: 2))
         try open(inFlight, step: "open-in-flight", title: "Open the in-flight message (old epoch, within its grace period)",
-                 .init(text: "content", epoch: 1))
+                 .init(text: "content", epoch: 1)) { step in
+            step.row("payload", "\(inFlight.file), sealed under epoch 1 before the rotation, delivered now")
+        }
         let contentFree = try seal(DemoNotifications.contentFree(now: now))
         try open(contentFree, step: "open-content-free", title: "Open the content-free notification (the app fetches the message)",
                  .init(requiresFetch: true, text: "placeholder", epoch: 1))
 
         try tamper(chat)
         try open(chat, step: "duplicate-delivery", title: "Duplicate delivery: the chat message arrives a second time",
-                 section: .fallbacks, .init(duplicate: true, text: "content", epoch: 1))
+                 section: .fallbacks, .init(duplicate: true, text: "content", epoch: 1)) { step in
+            step.row("payload", "\(chat.file) again (APNs may deliver twice; the extension may run twice)")
+        }
         let stale = try seal(DemoNotifications.stale(now: now), section: .fallbacks)
         try open(stale, step: "open-stale", title: "Open the stale notification", section: .fallbacks,
                  .init(outcome: .fallback, reason: .stale, text: "placeholder"))

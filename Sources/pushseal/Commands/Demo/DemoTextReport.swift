@@ -46,10 +46,8 @@ enum DemoTextReport {
         if workspace.isTemporary {
             out += "  The temporary directory was removed. Keep the files with: pushseal demo --dir <dir>\n"
         } else {
-            out += "  Files kept in \(workspace.root). Try:\n"
+            out += "  Files kept in \(workspace.root). Look at a payload as Apple would, without a key:\n"
             out += "    pushseal inspect \(workspace.path(DemoWorkspace.payloads))/01-chat-message.apns.json\n"
-            out += "    pushseal store list --dir \(workspace.path(DemoWorkspace.providerStore))"
-                + " --master-key-file \(workspace.path(DemoWorkspace.providerMasterKey))\n"
         }
         return out
     }
@@ -97,8 +95,8 @@ enum DemoFormat {
         return text
     }
 
-    /// At most 60 characters (grapheme clusters) of `text`, then `…`.
-    static func abbreviated(_ text: String, limit: Int = 60) -> String {
+    /// At most `limit` characters (grapheme clusters) of `text`, then ` […]`.
+    static func abbreviated(_ text: String, limit: Int = 72) -> String {
         text.count <= limit ? text : String(text.prefix(limit)) + " […]"
     }
 }
