@@ -37,9 +37,9 @@ import Testing
         #expect(!Self.deviatingStep().passed)
         #expect(Self.deviatingStep().deviations == [#"reason: expected "stale", got "authentication_failed""#])
         var problem = Self.passingStep()
-        problem.problems.append("plaintext visible in the payload: body")
+        problem.problems.append("the payload is not a JSON object")
         #expect(!problem.passed)
-        #expect(problem.deviations == ["plaintext visible in the payload: body"])
+        #expect(problem.deviations == ["the payload is not a JSON object"])
     }
 
     @Test func everyStepPassingEndsWithoutError() {

@@ -31,12 +31,15 @@ enum DemoCommand {
               {"demo":"pushseal","version":1,"passed":true,"error":null,
                "directory":"…","kept":false,"now":…,"maxAge":2678400,
                "maxFutureSkew":600,"stepCount":…,"failedSteps":[],"steps":[…]}
-            Each step: {"name","section","title","passed","expected":{…},"actual":{…},
-            "deviations":[…],"files":[…]} plus details: seal steps add transport, \
-            conversation, messageID, epoch, kid, sizes, visible (what Apple or Google saw), \
-            plaintextChecked and plaintextFound; open steps add received (the 'pushseal open' \
-            result). expected and actual have the same keys (outcome, reason, duplicate, path, \
-            …); a step passed when they are equal and it has no deviations.
+            Each step:
+              {"name","section","title","passed","expected":{…},"actual":{…},
+               "deviations":[…],"files":[…],…details}
+            Seal steps add transport, conversation, messageID, epoch, kid, sizes, visible \
+            (what Apple or Google saw) and plaintextChecked; open steps add received (the \
+            'pushseal open' result). Files are relative to directory. expected and actual \
+            have the same keys (outcome, reason, duplicate, requiresFetch, \
+            truncated, path, plaintextFound, …); a step passed when they are equal and it has \
+            no deviations.
 
             Exit status: 0 when every step behaved as expected; 1 otherwise (the report is \
             still printed, and each difference is named on standard error).
@@ -44,7 +47,7 @@ enum DemoCommand {
         options: [
             .option("dir", valueName: "dir",
                     abstract: "Work in this directory (kept) instead of a temporary one (removed)."),
-            OptionSpec.flag("json", abstract: "Print one JSON document instead of text."),
+            CommonOptions.json,
         ],
         run: run)
 

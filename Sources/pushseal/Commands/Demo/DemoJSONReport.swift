@@ -14,8 +14,9 @@ import PushSealReceiver
 /// `expected` and `actual` always have the same keys; a step passed when they are equal and
 /// `deviations` is empty. Step details: seal steps add `transport`, `conversation`,
 /// `messageID`, `epoch`, `kid`, `sizes` (`content`, `padded`, `envelope`, `wire`, `payload`,
-/// `limited`, `limit`), `visible` (`alert`, `threadID`, `kid`: what Apple or Google saw),
-/// `plaintextChecked` and `plaintextFound`; open steps add `received` (the `pushseal open`
+/// `limited`, `limit`), `visible` (`alert`, `threadID`, `kid`: what Apple or Google saw) and
+/// `plaintextChecked` (the fields searched for; the fact `plaintextFound` lists those found,
+/// expected `[]`); open steps add `received` (the `pushseal open`
 /// result object); provisioning steps add `conversation`, `epoch`, `kid`. Files are relative to
 /// `directory`, which no longer exists when `kept` is false.
 enum DemoJSONReport {
