@@ -6,7 +6,6 @@ import Testing
 @Suite struct NotYetWiredTests {
     static let key = Fixtures.keyBase64URL
     static let pending: [(arguments: [String], command: String)] = [
-        (["demo", "--json"], "pushseal demo"),
         (["bench", "--iterations", "10"], "pushseal bench"),
     ]
 
