@@ -48,6 +48,9 @@ enum DemoTextReport {
         } else {
             out += "  Files kept in \(workspace.root). Look at a payload as Apple would, without a key:\n"
             out += "    pushseal inspect \(workspace.path(DemoWorkspace.payloads))/01-chat-message.apns.json\n"
+            out += "  The provider's keys (metadata only, never the keys):\n"
+            out += "    pushseal store list --dir \(workspace.path(DemoWorkspace.providerStore))"
+                + " --master-key-file \(workspace.path(DemoWorkspace.providerMasterKey))\n"
         }
         return out
     }
