@@ -6,15 +6,6 @@ import Testing
 @Suite struct NotYetWiredTests {
     static let key = Fixtures.keyBase64URL
     static let pending: [(arguments: [String], command: String)] = [
-        (["open", "--store", "device"], "pushseal open --store"),
-        (["store", "init", "--dir", "d"], "pushseal store init"),
-        (["store", "add", "--dir", "d", "--conversation", "c1", "--label", "work"], "pushseal store add"),
-        (["store", "get", "--dir", "d", "--conversation", "c1", "--epoch", "2"], "pushseal store get"),
-        (["store", "list", "--dir", "d", "--json"], "pushseal store list"),
-        (["store", "rotate", "--dir", "d", "--conversation", "c1", "--grace", "60"], "pushseal store rotate"),
-        (["store", "remove", "--dir", "d", "--conversation", "c1"], "pushseal store remove"),
-        (["store", "purge", "--dir", "d", "--now", "1700000000"], "pushseal store purge"),
-        (["demo", "--json"], "pushseal demo"),
         (["bench", "--iterations", "10"], "pushseal bench"),
     ]
 

@@ -65,7 +65,7 @@ enum SealCommand {
         /// `--key` or `--key-file`.
         case key(ConversationKey)
         /// `--store`: the current key of the content's conversation.
-        case store(directory: String, masterKeyFile: String)
+        case store(directory: String, masterKeyFile: String, masterKeyFileGiven: Bool)
     }
 
     /// The validated command line.
@@ -91,8 +91,9 @@ enum SealCommand {
         let keySource: KeySource
         if let directory = arguments.value("store") {
             guard !hasDirectKey else { throw .usage("Give either a key (--key, --key-file) or '--store <dir>', not both.") }
+            let given = arguments.value("master-key-file")
             keySource = .store(
-                directory: directory, masterKeyFile: arguments.value("master-key-file") ?? StoreCommand.defaultMasterKeyFile(in: directory))
+                directory: directory, masterKeyFile: given ?? StoreCommand.defaultMasterKeyFile(in: directory), masterKeyFileGiven: given != nil)
         } else if let key = try ArgumentDecoding.conversationKey(context) {
             if arguments.isPresent("master-key-file") { throw .usage("'--master-key-file <file>' is only used with '--store <dir>'.") }
             keySource = .key(key)
@@ -148,9 +149,11 @@ enum SealCommand {
         } catch let error as ProviderError {
             throw .failure("\(error)")
         } catch {
+            var directory = "<dir>"
+            if case let .store(path, _, _) = options.keySource { directory = ShellQuoting.quote(path) }
             throw .failure(
                 "no key for conversation '\(item.content.conversationID)': \(error)",
-                hints: "add one with: pushseal store add --dir <dir> --conversation \(item.content.conversationID)")
+                hints: "add one with: pushseal store add --dir \(directory) --conversation \(ShellQuoting.quote(item.content.conversationID))")
         }
         switch result.path {
         case .complete: break
@@ -186,11 +189,12 @@ enum SealCommand {
         switch options.keySource {
         case let .key(key):
             return DirectKey(key: key)
-        case let .store(directory, masterKeyFile):
+        case let .store(directory, masterKeyFile, masterKeyFileGiven):
             do {
                 return KeyStoreKeyProvider(store: try KeyStore(directory: directory, masterKey: .keyFile(path: masterKeyFile)))
             } catch {
-                throw .failure("cannot open the key store '\(directory)': \(error)", hints: "check --store and --master-key-file; create a store with: pushseal store init --dir \(directory)")
+                throw KeyStoreDiagnostics.error(error, location: StoreCommand.Location(
+                    directory: directory, masterKeyFile: masterKeyFile, masterKeyFileGiven: masterKeyFileGiven))
             }
         }
     }
