@@ -26,7 +26,7 @@ public final class KeyStore: Sendable {
     /// The database file (`directory/pushseal-keys.sqlite3`).
     public let path: String
 
-    private let masterKey: SymmetricKey
+    let masterKey: SymmetricKey
     let deliveryLogKey: SymmetricKey
     /// The verifier this instance checked its master key against.
     private let verifier: [UInt8]
@@ -338,7 +338,7 @@ public final class KeyStore: Sendable {
         }
     }
 
-    private static func check(conversation: String) throws(KeyStoreError) {
+    static func check(conversation: String) throws(KeyStoreError) {
         let count = conversation.utf8.count
         guard count >= 1, count <= maximumConversationByteCount else {
             throw .invalidArgument("a conversation id must be 1 to \(maximumConversationByteCount) UTF-8 bytes, not \(count)")

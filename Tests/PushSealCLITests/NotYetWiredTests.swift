@@ -17,7 +17,6 @@ import Testing
         (["store", "remove", "--dir", "d", "--conversation", "c1"], "pushseal store remove"),
         (["store", "purge", "--dir", "d", "--now", "1700000000"], "pushseal store purge"),
         (["demo", "--json"], "pushseal demo"),
-        (["bench", "--iterations", "10"], "pushseal bench"),
     ]
 
     @Test(arguments: pending.indices)
