@@ -35,4 +35,9 @@ public struct BenchOptions: Sendable {
     func selects(_ name: String) -> Bool {
         only.isEmpty || only.contains { name.hasPrefix($0) }
     }
+
+    /// Whether some figure whose name starts with `group` may be selected.
+    func selectsSome(_ group: String) -> Bool {
+        only.isEmpty || only.contains { group.hasPrefix($0) || $0.hasPrefix(group) }
+    }
 }

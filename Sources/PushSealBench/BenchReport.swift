@@ -22,6 +22,7 @@ public struct BenchReport: Sendable {
         return [
             "machine: \(machine.processors) online processors, \(machine.cpuModel), libsodium \(machine.libsodiumVersion)",
             "load average (1/5/15 min): \(load(machine.loadAverageAtStart)) at start, \(load(machine.loadAverageAtEnd)) at end",
+            options.profile ? "profile run: one sample of \(options.iterations ?? 0) iterations per figure" :
             "samples: median of \(options.effectiveRepetitions) rounds"
                 + (options.iterations.map { ", \($0) iterations each" } ?? ", each calibrated to ~\(Int(options.sampleNanoseconds / 1_000_000)) ms")
                 + "; \(options.effectiveRepetitions * options.effectiveSpawns) spawns per process figure"

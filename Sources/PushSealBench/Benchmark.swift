@@ -29,8 +29,8 @@ public enum Benchmark {
         let key = ConversationKey.generate()
         let reference = referenceContentSize
         let referencePadded = Fixtures.paddedByteCount(contentByteCount: reference)
-        let wantsProcess = options.selects("process.")
-        let wantsStore = options.selects("keystore.") || options.selects("open.store.") || wantsProcess
+        let wantsProcess = options.selectsSome("process.")
+        let wantsStore = options.selectsSome("keystore.") || options.selectsSome("open.store.") || wantsProcess
 
         // The figures and their limits, in measuring order (each next to what it is compared with).
         var workloads: [Workload] = []
