@@ -223,7 +223,8 @@ public struct NotificationSealer: Sendable {
                     } else if !derivedSalt.isEmpty {
                         derivedSalt.withUnsafeBytes { saltBuffer.copyMemory(from: $0) }
                     } else {
-                        Sodium.randomBytes(saltBuffer)
+                        // Buffered CSPRNG output (one getrandom per ~170 salts; fork-safe).
+                        RandomPool.fill(saltBuffer)
                     }
                     Envelope.sealInto(envelope, plaintext: plaintext, key: key, salt: UnsafeRawBufferPointer(saltBuffer))
                 }
