@@ -73,6 +73,19 @@ public enum Base64URL {
             var index = 0
             let count = source.count
             let fullEnd = count - count % 3
+            // Six bytes → eight characters per step: one unaligned 64-bit load (two bytes past
+            // the six are read but unused, so this runs while eight bytes remain), four lookups
+            // of two characters each, one 64-bit store.
+            while index + 8 <= count {
+                let word = UInt64(bigEndian: source.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                let first = UInt64(p[Int(truncatingIfNeeded: word >> 52)])
+                let second = UInt64(p[Int(truncatingIfNeeded: (word >> 40) & 0xFFF)])
+                let third = UInt64(p[Int(truncatingIfNeeded: (word >> 28) & 0xFFF)])
+                let fourth = UInt64(p[Int(truncatingIfNeeded: (word >> 16) & 0xFFF)])
+                raw.storeBytes(of: (first | second << 16 | third << 32 | fourth << 48).littleEndian, toByteOffset: out, as: UInt64.self)
+                out += 8
+                index += 6
+            }
             // Three bytes → four characters, two characters per table lookup.
             while index < fullEnd {
                 let word = (UInt32(source[index]) << 16) | (UInt32(source[index + 1]) << 8) | UInt32(source[index + 2])

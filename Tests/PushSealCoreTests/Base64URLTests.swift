@@ -28,6 +28,40 @@ struct Base64URLTests {
         }
     }
 
+    /// A bit-at-a-time encoder, obviously correct, for checking the table-driven fast paths.
+    static func referenceEncode(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        var bits: [Bool] = []
+        for byte in bytes { for shift in (0..<8).reversed() { bits.append((byte >> shift) & 1 == 1) } }
+        var text = ""
+        var index = 0
+        while index < bits.count {
+            var value = 0
+            for offset in 0..<6 { value = value << 1 | (index + offset < bits.count && bits[index + offset] ? 1 : 0) }
+            text.append(alphabet[value])
+            index += 6
+        }
+        return text
+    }
+
+    @Test("encodes every length 0...300 exactly as a bit-by-bit reference (all fast-path alignments)")
+    func matchesReferenceEncoder() throws {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...300 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let expected = Self.referenceEncode(bytes)
+            #expect(Base64URL.encode(bytes) == expected, "length \(length)")
+            #expect(try Base64URL.decode(expected) == bytes, "length \(length)")
+            // Slices at every offset: the fast path reads unaligned words.
+            if length >= 9 {
+                let slice = Array(bytes[3...])
+                #expect(Base64URL.encode(bytes[3...]) == Self.referenceEncode(slice))
+            }
+        }
+        let all = (0..<256).map { UInt8($0) }
+        #expect(Base64URL.encode(all) == Self.referenceEncode(all))
+    }
+
     @Test("rejects padding")
     func rejectsPadding() {
         #expect(throws: Base64URL.DecodingError.paddingCharacter(offset: 2)) { try Base64URL.decode("Zg==") }
