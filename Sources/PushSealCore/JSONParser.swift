@@ -107,7 +107,9 @@ private struct Reader {
         guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth)") }
         index += 1
         var members: [JSONObject.Member] = []
-        var names: Set<[UInt8]> = []
+        // Duplicate detection by UTF-8 bytes: a linear scan for small objects (no allocation),
+        // a set of byte arrays once an object has many members.
+        var names: Set<[UInt8]>?
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -118,7 +120,7 @@ private struct Reader {
             guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
             let nameOffset = index
             let name = try parseString()
-            guard !rejectsDuplicateNames || names.insert(Array(name.utf8)).inserted else {
+            if rejectsDuplicateNames, Self.isDuplicate(name, in: members, names: &names) {
                 throw error("duplicate member name \"\(name)\"", at: nameOffset)
             }
             skipWhitespace()
@@ -133,6 +135,17 @@ private struct Reader {
             default: throw error("expected ',' or '}'")
             }
         }
+    }
+
+    /// Whether `name` (byte for byte) is already the name of one of `members`.
+    static func isDuplicate(_ name: String, in members: [JSONObject.Member], names: inout Set<[UInt8]>?) -> Bool {
+        let linearLimit = 16
+        if members.count < linearLimit {
+            for member in members where UTF8Bytes.equal(member.name, name) { return true }
+            return false
+        }
+        if names == nil { names = Set(members.map { Array($0.name.utf8) }) }
+        return !names!.insert(Array(name.utf8)).inserted
     }
 
     mutating func parseArray(depth: Int) throws(JSONParser.Error) -> [JSONValue] {
@@ -188,6 +201,14 @@ private struct Reader {
         let start = index
         // Fast path: no escapes, ASCII or valid UTF-8.
         while index < bytes.count {
+            // Eight plain ASCII bytes at a time (none below 0x20, no `"`, no `\`, no high bit).
+            if index + 8 <= bytes.count {
+                let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if word & 0x8080_8080_8080_8080 == 0, !JSONWriter.mayNeedEscape(word) {
+                    index += 8
+                    continue
+                }
+            }
             let c = bytes[index]
             if c == UInt8(ascii: "\"") {
                 let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
