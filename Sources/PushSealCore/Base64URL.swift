@@ -116,6 +116,11 @@ public enum Base64URL {
 
     /// Decodes a strict base64url string.
     public static func decode(_ string: some StringProtocol) throws(DecodingError) -> [UInt8] {
+        // Native strings are contiguous UTF-8: decode in place, without copying the characters.
+        let contiguous = string.utf8.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(DecodingError) -> [UInt8] in try decode(ascii: UnsafeRawBufferPointer(buffer)) }
+        }
+        if let contiguous { return try contiguous.get() }
         let utf8 = Array(string.utf8)
         let result = utf8.withUnsafeBytes { bytes in
             Result { () throws(DecodingError) -> [UInt8] in try decode(ascii: bytes) }

@@ -62,6 +62,30 @@ struct Base64URLTests {
         #expect(Base64URL.encode(all) == Self.referenceEncode(all))
     }
 
+    @Test("a bad character is reported at its offset, wherever it is")
+    func badCharacterOffsets() throws {
+        for length in [2, 3, 4, 7, 8, 11, 12, 15, 16, 20, 24, 30, 43] {
+            let valid = Self.referenceEncode([UInt8](repeating: 0, count: length * 3 / 4)).prefix(length)
+            guard length % 4 != 1, let _ = try? Base64URL.decode(String(valid)) else { continue }
+            for position in 0..<length {
+                for (bad, expected) in [("!", { Base64URL.DecodingError.invalidCharacter(offset: $0) }), ("=", { Base64URL.DecodingError.paddingCharacter(offset: $0) })] {
+                    var characters = Array(valid)
+                    characters[position] = Character(bad)
+                    #expect(throws: expected(position)) { try Base64URL.decode(String(characters)) }
+                }
+            }
+        }
+    }
+
+    @Test("decodes substrings and non-native strings like arrays")
+    func decodesEveryStringForm() throws {
+        let bytes = (0..<100).map { UInt8($0 * 7 & 0xFF) }
+        let text = Base64URL.encode(bytes)
+        #expect(try Base64URL.decode(text) == bytes)
+        #expect(try Base64URL.decode(("xx" + text).dropFirst(2)) == bytes)
+        #expect(try text.utf8.withContiguousStorageIfAvailable { try Base64URL.decode(ascii: UnsafeRawBufferPointer($0)) } == bytes)
+    }
+
     @Test("rejects padding")
     func rejectsPadding() {
         #expect(throws: Base64URL.DecodingError.paddingCharacter(offset: 2)) { try Base64URL.decode("Zg==") }
