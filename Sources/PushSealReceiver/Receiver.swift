@@ -101,7 +101,7 @@ public struct Receiver: Sendable {
         }
 
         // 9. Conversation binding, byte for byte.
-        guard content.conversationID.utf8.elementsEqual(conversation.utf8) else {
+        guard UTF8Bytes.equal(content.conversationID, conversation) else {
             return fallback(parsed, .conversationMismatch, keyID: keyID, "the content names another conversation than the key is stored for")
         }
 
