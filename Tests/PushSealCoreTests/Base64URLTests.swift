@@ -130,6 +130,32 @@ struct PaddingTests {
         }
     }
 
+    @Test("unpadding agrees with a byte-at-a-time reference for a stray byte anywhere")
+    func unpaddingMatchesReference() {
+        func reference(_ padded: [UInt8]) -> Int? {
+            var index = padded.count - 1
+            while index >= 0 {
+                if padded[index] == 0x80 { return index }
+                if padded[index] != 0 { return nil }
+                index -= 1
+            }
+            return nil
+        }
+        for total in [1, 7, 8, 9, 16, 17, 40] {
+            for marker in 0..<total {
+                var padded = [UInt8](repeating: 0x41, count: marker) + [0x80] + [UInt8](repeating: 0, count: total - marker - 1)
+                #expect(Padding.unpaddedLength(of: padded) == marker)
+                for stray in marker..<total {
+                    let saved = padded[stray]
+                    padded[stray] = 0x01
+                    #expect(Padding.unpaddedLength(of: padded) == reference(padded), "total \(total) marker \(marker) stray \(stray)")
+                    padded[stray] = saved
+                }
+            }
+            #expect(Padding.unpaddedLength(of: [UInt8](repeating: 0, count: total)) == nil)
+        }
+    }
+
     @Test("malformed padding is detected", arguments: [
         [UInt8](), [0x00], [0x00, 0x00], [0x41, 0x80, 0x01], [0x41, 0x80, 0x00, 0x7F], [0x41, 0x81],
     ])
