@@ -53,7 +53,9 @@ public enum JSONParser {
     }
 }
 
-private struct Reader {
+/// The strict reader behind ``JSONParser`` (internal: the scanners in JSONScanner.swift and the content
+/// decoder reuse its primitives, so they accept exactly what the parser accepts).
+struct Reader {
     let bytes: UnsafeRawBufferPointer
     let maximumDepth: Int
     var rejectsDuplicateNames = true
@@ -201,14 +203,8 @@ private struct Reader {
         let start = index
         // Fast path: no escapes, ASCII or valid UTF-8.
         while index < bytes.count {
-            // Eight plain ASCII bytes at a time (none below 0x20, no `"`, no `\`, no high bit).
-            if index + 8 <= bytes.count {
-                let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                if word & 0x8080_8080_8080_8080 == 0, !JSONWriter.mayNeedEscape(word) {
-                    index += 8
-                    continue
-                }
-            }
+            skipPlainASCII()
+            guard index < bytes.count else { break }
             let c = bytes[index]
             if c == UInt8(ascii: "\"") {
                 let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
@@ -250,6 +246,22 @@ private struct Reader {
             }
         }
         throw error("unterminated string")
+    }
+
+    /// Steps over plain ASCII string bytes eight at a time (none below 0x20, no `"`, no `\`, no
+    /// high bit): exactly the bytes the byte-by-byte loops would step over one by one. Works on
+    /// locals so the loop keeps its state in registers.
+    @inline(__always)
+    mutating func skipPlainASCII() {
+        guard let base = bytes.baseAddress else { return }
+        let end = bytes.count
+        var i = index
+        while i + 8 <= end {
+            let word = (base + i).loadUnaligned(as: UInt64.self)
+            if word & 0x8080_8080_8080_8080 != 0 || JSONWriter.mayNeedEscape(word) { break }
+            i += 8
+        }
+        index = i
     }
 
     /// After `\u`: reads 4 hex digits, and a following `\uXXXX` low surrogate when needed.
