@@ -225,6 +225,12 @@ extension NotificationContent {
     /// Decodes and validates content bytes (after unpadding). Unknown members are ignored.
     public init(decoding bytes: some Collection<UInt8>) throws(ContentError) {
         guard bytes.count <= Self.maximumByteCount else { throw .tooLarge(byteCount: bytes.count) }
+        // The usual shape in one pass (NotificationContent+FastDecoding.swift); anything else,
+        // and every error, is decided by the general path below.
+        if let usual = bytes.withContiguousStorageIfAvailable({ Self.decodeUsualShape(UnsafeRawBufferPointer($0)) }), let usual {
+            self = usual
+            return
+        }
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes, maximumDepth: Self.maximumNestingDepth)
