@@ -66,6 +66,28 @@ struct OuterFields: Sendable, Equatable {
         }
     }
 
+    /// What ``init(apsJSON:)`` reads, from the fields the payload scan read directly (an `aps`
+    /// without localization keys).
+    init(threadIdentifier: String?, category: String?, badgeLiteral: String?, alert: JSONParser.Alert) {
+        self.threadIdentifier = threadIdentifier
+        self.category = category
+        if let badgeLiteral, let value = Double(badgeLiteral), value >= 0, value <= 2_147_483_647, value == value.rounded(.towardZero) {
+            badge = Int64(value)
+        }
+        switch alert {
+        case .none:
+            break
+        case let .text(body):
+            placeholder = FallbackText(body: .plain(body))
+        case let .parts(title, subtitle, body):
+            if title != nil || subtitle != nil || body != nil {
+                placeholder = FallbackText(
+                    title: title.map(NotificationText.plain), subtitle: subtitle.map(NotificationText.plain),
+                    body: body.map(NotificationText.plain) ?? .plain(""))
+            }
+        }
+    }
+
     /// ``text(_:plain:key:arguments:)`` on a JSON object.
     private static func text(_ alert: JSONObject, plain: String, key: String, arguments: String) -> NotificationText? {
         if let locKey = alert[key]?.stringValue {
@@ -186,6 +208,38 @@ public struct ParsedPayload: Sendable, Equatable {
     /// (each of `message` and `data` occurring exactly once); a duplicated name anywhere except the
     /// sealed member itself is `not_sealed`; a duplicated sealed member is `malformed_envelope`.
     init(json bytes: [UInt8]) {
+        // The usual payload (valid, top-level string `pushseal`, no repeated or escaped names) is
+        // recognized by a scan that builds nothing; only `aps` is parsed. Anything else takes the
+        // general path below, which decides every case.
+        let fast = bytes.withUnsafeBytes { buffer -> ParsedPayload? in
+            guard let layout = JSONParser.scanSealedPayload(buffer, maximumDepth: NotificationContent.maximumNestingDepth) else {
+                return nil
+            }
+            let outer: OuterFields
+            switch layout.aps {
+            case .absent:
+                outer = OuterFields(apsJSON: nil)
+            case let .fields(threadID, category, badgeLiteral, alert):
+                outer = OuterFields(threadIdentifier: threadID, category: category, badgeLiteral: badgeLiteral, alert: alert)
+            case let .general(range):
+                // Valid and free of duplicates (the scan checked): parsing cannot fail.
+                guard let aps = try? JSONParser.parseKeepingDuplicateNames(
+                    UnsafeRawBufferPointer(rebasing: buffer[range]), maximumDepth: NotificationContent.maximumNestingDepth)
+                else { return nil }
+                outer = OuterFields(apsJSON: aps)
+            }
+            let wire = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[layout.wire]), as: UTF8.self)
+            return ParsedPayload(sealed: .wire(wire), outer: outer)
+        }
+        if let fast {
+            self = fast
+            return
+        }
+        self.init(generalJSON: bytes)
+    }
+
+    /// The general path of ``init(json:)``: parses the whole payload into a tree, every case.
+    init(generalJSON bytes: [UInt8]) {
         let value: JSONValue
         do {
             value = try JSONParser.parseKeepingDuplicateNames(bytes, maximumDepth: NotificationContent.maximumNestingDepth)
