@@ -1,9 +1,19 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The receiver's fast path for locating the sealed member (SPEC 10.1) in the usual APNs payload.
 extension JSONParser {
     /// Where the sealed member is in a payload of the usual APNs shape, and what its `aps` says.
     package struct SealedPayloadLayout: Sendable {
-        /// The raw bytes of the top-level `pushseal` string, between its quotes (no escapes).
-        package let wire: Range<Int>
+        /// The top-level `pushseal` string, decoded: it was at most
+        /// ``Envelope/maximumWireLength`` characters of strict base64url (so a JSON string without
+        /// escapes, equal to its raw bytes).
+        package let envelope: [UInt8]
         /// The top-level `aps` member.
         package let aps: APS
     }
@@ -33,22 +43,35 @@ extension JSONParser {
     /// The fast path of SPEC 10.1 for the usual payload: `bytes` is strict JSON within
     /// `maximumDepth`, an object whose top level has a `pushseal` string without escapes, and no
     /// object anywhere repeats a name or has an escaped name or more than 16 members. Returns
-    /// nil for anything else (invalid, FCM forms, duplicates, …): the caller then takes the
-    /// general path, which decides. When this returns a layout, the general path would find no
-    /// duplicate and the same sealed string.
+    /// nil for anything else (invalid, FCM forms, duplicates, a sealed string that is not strict
+    /// base64url of at most ``Envelope/maximumWireLength`` characters, …): the caller then takes
+    /// the general path, which decides. When this returns a layout, the general path would find
+    /// no duplicate and the sealed string whose strict decoding is `envelope`.
     package static func scanSealedPayload(_ bytes: UnsafeRawBufferPointer, maximumDepth: Int) -> SealedPayloadLayout? {
         var reader = Reader(bytes: bytes, maximumDepth: maximumDepth)
-        var wire: Range<Int>?
+        var envelope: [UInt8]?
         var aps = APS.absent
         do {
             reader.skipWhitespace()
             guard reader.current == UInt8(ascii: "{") else { return nil }
             try reader.scanObject(depth: 1) { (name, reader) throws(JSONParser.Error) -> Bool in
                 if reader.bytes(name, equal: "pushseal") {
-                    guard reader.current == UInt8(ascii: "\"") else { throw reader.error("sealed member is not a string") }
-                    let (range, escaped) = try reader.scanString()
-                    guard !escaped else { throw reader.error("escaped sealed member") }
-                    wire = range
+                    // Decoded while scanning: the string ends at the next quote; strict base64url
+                    // admits no escape, control, quote or non-ASCII byte, so a string that decodes
+                    // is a valid JSON string of exactly these bytes. Anything else: general path.
+                    guard reader.current == UInt8(ascii: "\""), let base = reader.bytes.baseAddress else {
+                        throw reader.error("sealed member is not a string")
+                    }
+                    let start = reader.index + 1
+                    guard start <= reader.bytes.count,
+                          let quote = memchr(base + start, Int32(UInt8(ascii: "\"")), reader.bytes.count - start)
+                    else { throw reader.error("unterminated string") }
+                    let end = base.distance(to: UnsafeRawPointer(quote))
+                    guard end - start <= Envelope.maximumWireLength,
+                          let decoded = try? Base64URL.decode(ascii: UnsafeRawBufferPointer(rebasing: reader.bytes[start..<end]))
+                    else { throw reader.error("sealed member is not strict base64url") }
+                    envelope = decoded
+                    reader.index = end + 1
                     return true
                 }
                 if reader.bytes(name, equal: "aps") {
@@ -62,8 +85,8 @@ extension JSONParser {
         } catch {
             return nil
         }
-        guard let wire else { return nil }
-        return SealedPayloadLayout(wire: wire, aps: aps)
+        guard let envelope else { return nil }
+        return SealedPayloadLayout(envelope: envelope, aps: aps)
     }
 }
 

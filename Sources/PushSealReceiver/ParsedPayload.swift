@@ -137,6 +137,9 @@ public struct ParsedPayload: Sendable, Equatable {
         case notString(String)
         /// The wire string.
         case wire(String)
+        /// The wire string, already decoded by the payload scan (it was strict base64url of at
+        /// most `Envelope.maximumWireLength` characters); equivalent to `.wire` of its encoding.
+        case envelope([UInt8])
     }
 
     let sealed: Sealed
@@ -228,8 +231,7 @@ public struct ParsedPayload: Sendable, Equatable {
                 else { return nil }
                 outer = OuterFields(apsJSON: aps)
             }
-            let wire = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[layout.wire]), as: UTF8.self)
-            return ParsedPayload(sealed: .wire(wire), outer: outer)
+            return ParsedPayload(sealed: .envelope(layout.envelope), outer: outer)
         }
         if let fast {
             self = fast

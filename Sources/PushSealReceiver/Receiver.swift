@@ -46,18 +46,17 @@ public struct Receiver: Sendable {
     /// Opens a payload that was already parsed (see ``ParsedPayload``). Steps 2–11 of SPEC 10.2.
     public func open(_ parsed: ParsedPayload) -> ReceivedNotification {
         // 1–2. Locating the sealed member (done by ParsedPayload).
-        let wire: String
-        switch parsed.sealed {
-        case let .absent(why): return fallback(parsed, .notSealed, keyID: nil, why)
-        case .duplicated: return fallback(parsed, .malformedEnvelope, keyID: nil, "the \"pushseal\" member occurs more than once")
-        case let .notString(kind): return fallback(parsed, .malformedEnvelope, keyID: nil, "the \"pushseal\" member is \(kind), not a string")
-        case let .wire(string): wire = string
-        }
-
         // 2–4. Strict base64url, version, length.
         let envelope: Envelope
         do {
-            envelope = try Envelope(wire: wire)
+            switch parsed.sealed {
+            case let .absent(why): return fallback(parsed, .notSealed, keyID: nil, why)
+            case .duplicated: return fallback(parsed, .malformedEnvelope, keyID: nil, "the \"pushseal\" member occurs more than once")
+            case let .notString(kind): return fallback(parsed, .malformedEnvelope, keyID: nil, "the \"pushseal\" member is \(kind), not a string")
+            case let .wire(string): envelope = try Envelope(wire: string)
+            // Decoded by the payload scan: the version and length checks of Envelope(wire:) remain.
+            case let .envelope(bytes): envelope = try Envelope(bytes: bytes)
+            }
         } catch {
             return fallback(parsed, error.reason, keyID: nil, error.description)
         }

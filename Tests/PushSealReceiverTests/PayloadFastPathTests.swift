@@ -34,7 +34,29 @@ import Testing
         }
         for document in documents {
             let bytes = Array(document.utf8)
-            #expect(ParsedPayload(json: bytes) == ParsedPayload(generalJSON: bytes), "\(document)")
+            #expect(Self.normalized(ParsedPayload(json: bytes)) == ParsedPayload(generalJSON: bytes), "\(document)")
+        }
+    }
+
+    /// The fast path hands over the decoded envelope; strict base64url has one encoding, so
+    /// re-encoding gives back the exact wire string the general path reads.
+    static func normalized(_ parsed: ParsedPayload) -> ParsedPayload {
+        guard case let .envelope(bytes) = parsed.sealed else { return parsed }
+        return ParsedPayload(sealed: .wire(Base64URL.encode(bytes)), outer: parsed.outer)
+    }
+
+    @Test func sealedStringsThatAreNotStrictBase64TakeTheGeneralPath() {
+        let long = String(repeating: "A", count: 5_464)
+        for wire in ["AB\\u0043D", "AB=", "A", "AB\\\"C", "AB C", long, "\(Self.wire)\\n"] {
+            let bytes = Array("{\"pushseal\":\"\(wire)\"}".utf8)
+            let general = ParsedPayload(generalJSON: bytes)
+            #expect(Self.normalized(ParsedPayload(json: bytes)) == general, "\(wire)")
+            if case .envelope = ParsedPayload(json: bytes).sealed { Issue.record("fast path taken for \(wire)") }
+        }
+        let fine = Array("{\"pushseal\":\"\(Self.wire)\"}".utf8)
+        guard case .envelope = ParsedPayload(json: fine).sealed else {
+            Issue.record("the usual payload takes the fast path")
+            return
         }
     }
 }
