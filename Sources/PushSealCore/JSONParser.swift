@@ -72,7 +72,10 @@ struct Reader {
 
     var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
+    /// Inlined: compact JSON has no whitespace, so the usual call is one comparison.
+    @inline(__always)
     mutating func skipWhitespace() {
+        guard index < bytes.count, bytes[index] <= 0x20 else { return }
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1

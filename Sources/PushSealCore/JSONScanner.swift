@@ -154,8 +154,14 @@ extension Reader {
         }
     }
 
-    /// Whether the bytes in `range` are exactly `name`.
+    /// Whether the bytes in `range` are exactly `name` (member names are short: compared in
+    /// place, without a call).
+    @inline(__always)
     func bytes(_ range: Range<Int>, equal name: StaticString) -> Bool {
-        range.count == name.utf8CodeUnitCount && (range.isEmpty || memcmp(bytes.baseAddress! + range.lowerBound, name.utf8Start, range.count) == 0)
+        guard range.count == name.utf8CodeUnitCount else { return false }
+        let base = bytes.baseAddress! + range.lowerBound
+        let expected = name.utf8Start
+        for offset in 0..<range.count where base.load(fromByteOffset: offset, as: UInt8.self) != expected[offset] { return false }
+        return true
     }
 }

@@ -41,8 +41,21 @@ extension NotificationContent {
         guard let first = reader.current, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else {
             throw reader.error("not a non-negative number")
         }
-        let literal = try reader.parseNumber()
-        guard let value = JSONValue.integer(fromLiteral: literal), value <= maximum else { throw reader.error("out of range") }
+        // Validated by the number grammar, then read from the bytes: only plain digits (no
+        // fraction or exponent; the grammar already excludes leading zeros) within `maximum`,
+        // which is what JSONValue.integer(fromLiteral:) followed by the maximum check accepts.
+        let start = reader.index
+        try reader.scanNumber()
+        var value: Int64 = 0
+        for offset in start..<reader.index {
+            let digit = reader.bytes[offset]
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { throw reader.error("not an integer") }
+            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = shifted.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { throw reader.error("out of range") }
+            value = sum
+        }
+        guard value <= maximum else { throw reader.error("out of range") }
         return value
     }
 
