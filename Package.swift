@@ -58,11 +58,12 @@ let package = Package(
         .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit", "PushSealBench"]),
 
         .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore"]),
-        .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealProvider", "PushSealVectors"]),
+        .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors"]),
         .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealReceiver"]),
         // Runs the built `pushseal` executable (depending on it makes `swift test` build it), and
-        // unit-tests PushSealCLIKit and the command declarations in process.
-        .testTarget(name: "PushSealCLITests", dependencies: ["PushSealCore", "PushSealCLIKit", "pushseal"]),
+        // unit-tests PushSealCLIKit and the command declarations in process. CSQLite: store tests
+        // tamper with a store file directly.
+        .testTarget(name: "PushSealCLITests", dependencies: ["PushSealCore", "PushSealCLIKit", "pushseal", "CSQLite"]),
         .testTarget(
             name: "PushSealKeyStoreTests",
             // The worker executable is a dependency so that `swift test` builds it next to the test bundle.

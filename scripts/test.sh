@@ -21,4 +21,7 @@ fi
 echo "== ports against Vectors/pushseal-v1.json"
 Vectors/ports/run-all.sh
 
+echo "== round trips: pushseal seal/open <-> the three ports"
+python3 Vectors/ports/roundtrip.py --require .build/debug/pushseal
+
 echo "== all tests passed"

@@ -42,9 +42,9 @@ public struct CommandContext: Sendable {
         StandardStreams.writeStandardError("\(toolName): warning: \(message)\n")
     }
 
-    /// Prints `<tool>: message` on standard error at once (progress, notes).
+    /// Prints `<tool>: note: message` on standard error at once (progress, notes).
     public func note(_ message: String) {
-        StandardStreams.writeStandardError("\(toolName): \(message)\n")
+        StandardStreams.writeStandardError("\(toolName): note: \(message)\n")
     }
 
     /// Reads the input named by a `[<file>]` argument: the file, or standard input when `path`

@@ -187,19 +187,25 @@ public final class KeyStore: Sendable {
         return items
     }
 
-    /// Rotates `conversation`: a fresh random key at epoch max + 1 (1 for a conversation without
-    /// keys), and every earlier epoch without a not-after time gets `now + gracePeriod`. All in
-    /// one write transaction, so concurrent rotations get distinct, consecutive epochs.
+    /// Rotates `conversation`: a fresh random key (or `key`, when given) at epoch max + 1 (1 for a
+    /// conversation without keys), and every earlier epoch without a not-after time gets
+    /// `now + gracePeriod`. All in one write transaction, so concurrent rotations get distinct,
+    /// consecutive epochs.
+    ///
+    /// Pass `key` to mirror a rotation made elsewhere (a device receiving the provider's new key
+    /// retires its earlier epochs the same way); ``KeyStoreError/duplicateItem`` when the store
+    /// already holds that key id, and then nothing changes.
     @discardableResult
     public func rotate(
-        conversation: String, gracePeriod: Int64 = KeyStore.defaultGracePeriod, label: String? = nil
+        conversation: String, gracePeriod: Int64 = KeyStore.defaultGracePeriod, label: String? = nil,
+        key supplied: ConversationKey? = nil
     ) throws(KeyStoreError) -> StoredKey {
         try Self.check(conversation: conversation)
         guard gracePeriod >= 0 else { throw .invalidArgument("grace period \(gracePeriod) is negative") }
         let now = clock()
         let (sum, overflow) = now.addingReportingOverflow(gracePeriod)
         let retireAt = overflow ? Int64.max : sum
-        let key = ConversationKey.generate()
+        let key = supplied ?? ConversationKey.generate()
         let masterKey = self.masterKey
         return try session(.write) { connection throws(KeyStoreError) -> StoredKey in
             let highest = try connection.withStatement("SELECT max(epoch) FROM keys WHERE conversation = ?1") { statement throws(KeyStoreError) in

@@ -9,9 +9,7 @@ import Testing
 
     @Test func sealNeedsAKeySource() throws {
         expectUsageError(try runPushSeal(["seal"]), command: "pushseal seal",
-                         message: "Missing key: give '--key <key>', '--key-file <file>', or '--store <dir>' with '--conversation <cid>'.")
-        expectUsageError(try runPushSeal(["seal", "--store", "keys"]), command: "pushseal seal",
-                         message: "Missing expected argument '--conversation <cid>'")
+                         message: "Missing key: give '--key <key>', '--key-file <file>', or '--store <dir>'.")
         expectUsageError(try runPushSeal(["seal", "--store", "keys", "--key", key, "--conversation", "c"]), command: "pushseal seal",
                          message: "Give either a key (--key, --key-file) or '--store <dir>', not both.")
         expectUsageError(try runPushSeal(["seal", "--key", key, "--key-file", "k"]), command: "pushseal seal",

@@ -160,6 +160,26 @@ struct KeyStoreAPITests {
         #expect(storeError { try store.key(for: old.item.keyID) } == .itemNotFound)
     }
 
+    @Test func rotateToASuppliedKeyRetiresTheSameWayAndRefusesADuplicate() throws {
+        let clock = ManualClock(1_000)
+        let store = try makeStore(TemporaryDirectory(), clock: clock)
+        let old = try store.rotate(conversation: "c")
+        let supplied = ConversationKey.generate()
+        let new = try store.rotate(conversation: "c", gracePeriod: 60, label: "mirrored", key: supplied)
+        #expect(new.key == supplied)
+        #expect(new.item.keyID == supplied.id)
+        #expect(new.item.epoch == 2)
+        #expect(new.item.label == "mirrored")
+        #expect(try store.key(for: supplied.id).key == supplied)
+        #expect(try store.key(for: old.item.keyID).item.notAfter == 1_060)
+        #expect(try store.currentKey(conversation: "c").key == supplied)
+
+        // The same key again: refused in the one transaction, so the retirement is not applied either.
+        clock.set(2_000)
+        #expect(storeError { try store.rotate(conversation: "c", gracePeriod: 5, key: supplied) } == .duplicateItem)
+        #expect(try store.items(conversation: "c").map(\.notAfter) == [1_060, nil])
+    }
+
     @Test func purgeExpiredDeletesOnlyItemsPastTheirNotAfter() throws {
         let clock = ManualClock(1_000)
         let store = try makeStore(TemporaryDirectory(), clock: clock)

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyStore
 import PushSealReceiver
 
 /// `pushseal open`: a payload in, the receiver's result out (always JSON).
@@ -23,8 +24,13 @@ enum OpenCommand {
             store_locked, authentication_failed, malformed_content, conversation_mismatch, stale.
 
             The key comes from --key (or --key-file) with --conversation, the conversation the \
-            key is stored for, or from --store, which also records (cid, mid) in the duplicate \
-            log.
+            key is stored for, or from --store, a key store directory (master key: \
+            --master-key-file, default <dir>/master.key). With --store the key is looked up by \
+            the envelope's key id: an id the store does not hold is unknown_key; a held key that \
+            cannot be read (missing or wrong master key, unreadable store) is store_locked. A \
+            decrypted notification's (cid, mid) is recorded in the store's duplicate log, and \
+            opening it again prints "duplicate":true; entries older than --max-age + --max-skew \
+            are pruned in the same transaction.
 
             Exit status: 0 decrypted, 3 fell back (the result is still printed).
 
@@ -86,19 +92,31 @@ enum OpenCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let options = try options(context)
+        var clock: SecondsClock = systemClock
+        if let now = options.now { clock = { now } }
         let keySource: any ReceiverKeySource
+        var watch: DeliveryLogWatch?
         switch options.keySource {
         case let .key(key, conversation):
             keySource = SingleConversationKey(key: key, conversation: conversation)
-        case .store:
-            throw .notYetWired("pushseal open --store", pendingOn: "the key store module (PushSealKeyStore)")
+        case let .store(directory, masterKeyFile):
+            // The store is touched only through the receiver's key source: one read transaction
+            // for the lookup, one write for the duplicate log (pruned with this run's freshness
+            // window), nothing else. A cold `open --store` must stay fast.
+            let (window, overflow) = options.maxAge.addingReportingOverflow(options.maxSkew)
+            let source = DeliveryLogWatch(KeyStoreKeySource(
+                directory: directory, masterKey: .keyFile(path: masterKeyFile),
+                duplicateLogRetention: overflow ? Int64.max : window, clock: clock))
+            watch = source
+            keySource = source
         }
         let payload = try context.readInput(from: options.inputPath, what: "payload")
-        var clock: SecondsClock = systemClock
-        if let now = options.now { clock = { now } }
         let receiver = Receiver(keySource: keySource, configuration: ReceiverConfiguration(
             maximumAge: options.maxAge, maximumFutureSkew: options.maxSkew, clock: clock))
         let result = receiver.open(json: payload)
+        if let why = watch?.unavailableReason {
+            context.warn("decrypted, but the duplicate log could not be updated (a repeat would not be flagged): \(why)")
+        }
         var writer = JSONWriter()
         writer.append(ReceivedNotificationJSON.value(of: result))
         context.write(writer.text + "\n")

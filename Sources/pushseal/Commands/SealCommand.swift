@@ -1,5 +1,7 @@
 import PushSealCLIKit
-import PushSealCore
+@_spi(Vectors) import PushSealCore
+import PushSealKeyStore
+@_spi(Vectors) import PushSealProvider
 
 /// `pushseal seal`: content JSON in, the exact APNs or FCM payload out.
 enum SealCommand {
@@ -37,16 +39,20 @@ enum SealCommand {
             boundary and marked trunc; if even an empty body does not fit, a content-free \
             wake-and-fetch payload is sent instead.
 
-            The key comes from --key, --key-file, or --store with --conversation (the \
-            conversation's current epoch). With --key or --key-file, --conversation, when given, \
-            must equal the content's cid.
+            The key comes from --key, --key-file, or --store (the current epoch of the \
+            content's conversation). --conversation, when given, must equal the content's cid.
+
+            With --batch, each input line is a content object or a request wrapper \
+            {"content":{…},"key":…,"fcm_token":…,"collapse_id":…}; each output line is the \
+            payload or {"error":{"line":N,"code":…,"message":…}}, in input order, sealed on \
+            all cores. Exit status 1 when any line failed (see Docs/PROVIDER.md §5).
 
             Examples:
               pushseal seal --key-file conversation.key < content.json > payload.json
               pushseal seal --store keys --conversation c1 < content.json
               pushseal seal --key-file c.key --transport fcm --fcm-token "$T" < content.json
             """,
-        usage: "(--key <key> | --key-file <file> | --store <dir> --conversation <cid>) [<options>] [<file>]",
+        usage: "(--key <key> | --key-file <file> | --store <dir>) [<options>] [<file>]",
         arguments: [CommonOptions.inputFile("content (JSON, or JSON lines with --batch)")],
         options: [
             CommonOptions.key, CommonOptions.keyFile, store, CommonOptions.conversation, CommonOptions.masterKeyFile,
@@ -58,14 +64,14 @@ enum SealCommand {
     enum KeySource {
         /// `--key` or `--key-file`.
         case key(ConversationKey)
-        /// `--store` with `--conversation`: the conversation's current key.
-        case store(directory: String, masterKeyFile: String, conversation: String)
+        /// `--store`: the current key of the content's conversation.
+        case store(directory: String, masterKeyFile: String, masterKeyFileGiven: Bool)
     }
 
     /// The validated command line.
     struct Options {
         var keySource: KeySource
-        /// With a direct key: the cid the content must have, when given.
+        /// `--conversation`: the cid every content must have, when given.
         var expectedConversation: String?
         var salt: [UInt8]?
         var padBlock: Int
@@ -85,15 +91,14 @@ enum SealCommand {
         let keySource: KeySource
         if let directory = arguments.value("store") {
             guard !hasDirectKey else { throw .usage("Give either a key (--key, --key-file) or '--store <dir>', not both.") }
-            let conversation = try arguments.requiredValue("conversation")
+            let given = arguments.value("master-key-file")
             keySource = .store(
-                directory: directory, masterKeyFile: arguments.value("master-key-file") ?? StoreCommand.defaultMasterKeyFile(in: directory),
-                conversation: conversation)
+                directory: directory, masterKeyFile: given ?? StoreCommand.defaultMasterKeyFile(in: directory), masterKeyFileGiven: given != nil)
         } else if let key = try ArgumentDecoding.conversationKey(context) {
             if arguments.isPresent("master-key-file") { throw .usage("'--master-key-file <file>' is only used with '--store <dir>'.") }
             keySource = .key(key)
         } else {
-            throw .usage("Missing key: give '--key <key>', '--key-file <file>', or '--store <dir>' with '--conversation <cid>'.")
+            throw .usage("Missing key: give '--key <key>', '--key-file <file>', or '--store <dir>'.")
         }
         let salt = try arguments.value("salt", ArgumentDecoding.salt(fromBase64URL:))
         let isBatch = arguments.flag("batch")
@@ -106,7 +111,7 @@ enum SealCommand {
         }
         return Options(
             keySource: keySource,
-            expectedConversation: hasDirectKey ? arguments.value("conversation") : nil,
+            expectedConversation: arguments.value("conversation"),
             salt: salt,
             padBlock: Int(try arguments.integer("pad-block", in: 1...Int64(Envelope.maximumByteCount))!),
             transport: transport,
@@ -118,9 +123,167 @@ enum SealCommand {
     }
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        _ = try options(context)
-        // Integration: read the content (context.readInput(from: options.inputPath, what: "content")),
-        // seal it with PushSealProvider, write the payload bytes, return .success.
-        throw .notYetWired("pushseal seal", pendingOn: "the provider module (PushSealProvider)")
+        let options = try options(context)
+        let input = try context.readInput(from: options.inputPath, what: "content")
+        let sealer: NotificationSealer
+        do {
+            sealer = try NotificationSealer(padBlock: options.padBlock)
+        } catch {
+            throw .failure("\(error)")
+        }
+        let keyProvider = try makeKeyProvider(options)
+        if options.batch {
+            return try runBatch(&context, options: options, sealer: sealer, keyProvider: keyProvider, input: input)
+        }
+        let request: SealRequestLine
+        do {
+            request = try SealRequestLine(parsing: input)
+        } catch {
+            throw .failure("\(error)", hints: "the content is a JSON object with cid, mid, ts and body (Docs/SPEC.md §5)")
+        }
+        let item = try check(request, options: options)
+        let result: (body: [UInt8], path: SealPath)
+        do {
+            let key = try item.key ?? keyProvider.currentKey(conversation: item.content.conversationID)
+            result = try seal(item, key: key, options: options, sealer: sealer)
+        } catch let error as ProviderError {
+            throw .failure("\(error)")
+        } catch {
+            var directory = "<dir>"
+            if case let .store(path, _, _) = options.keySource { directory = ShellQuoting.quote(path) }
+            throw .failure(
+                "no key for conversation '\(item.content.conversationID)': \(error)",
+                hints: "add one with: pushseal store add --dir \(directory) --conversation \(ShellQuoting.quote(item.content.conversationID))")
+        }
+        switch result.path {
+        case .complete: break
+        case let .truncated(originalBodyLength): context.note("body truncated from \(originalBodyLength) bytes (trunc: true)")
+        case .contentFree: context.note("content-free payload (the app must fetch the message)")
+        }
+        context.write(bytes: result.body)
+        context.write("\n")
+        return .success
+    }
+
+    /// One notification to seal: the content, its key (nil: the key provider's current key) and
+    /// its per-line overrides.
+    struct Item {
+        var content: NotificationContent
+        var key: ConversationKey?
+        var fcmToken: String?
+        var collapseID: String?
+    }
+
+    /// Applies `--conversation` and the per-line overrides.
+    static func check(_ request: SealRequestLine, options: Options) throws(CLIError) -> Item {
+        if let expected = options.expectedConversation, !expected.utf8.elementsEqual(request.content.conversationID.utf8) {
+            throw .failure(
+                "the content's cid '\(request.content.conversationID)' is not the conversation '\(expected)' given with --conversation",
+                hints: "a receiver rejects such a notification as conversation_mismatch")
+        }
+        return Item(content: request.content, key: request.key, fcmToken: request.fcmToken, collapseID: request.collapseID)
+    }
+
+    /// The command's key source as a provider of current keys.
+    static func makeKeyProvider(_ options: Options) throws(CLIError) -> any CurrentKeyProvider {
+        switch options.keySource {
+        case let .key(key):
+            return DirectKey(key: key)
+        case let .store(directory, masterKeyFile, masterKeyFileGiven):
+            do {
+                return KeyStoreKeyProvider(store: try KeyStore(directory: directory, masterKey: .keyFile(path: masterKeyFile)))
+            } catch {
+                throw KeyStoreDiagnostics.error(error, location: StoreCommand.Location(
+                    directory: directory, masterKeyFile: masterKeyFile, masterKeyFileGiven: masterKeyFileGiven))
+            }
+        }
+    }
+
+    /// `--key`: the same key for every conversation.
+    struct DirectKey: CurrentKeyProvider {
+        let key: ConversationKey
+        func currentKey(conversation: String) throws -> ConversationKey { key }
+    }
+
+    static func apnsOptions(_ options: Options, item: Item) -> APNsOptions {
+        APNsOptions(placeholder: .text(title: options.placeholderTitle, body: options.placeholderBody), collapseID: item.collapseID)
+    }
+
+    static func fcmOptions(_ options: Options, item: Item) throws(ProviderError) -> FCMOptions {
+        guard let token = item.fcmToken ?? options.fcmToken else {
+            throw .invalidFCMToken("missing: give --fcm-token, or fcm_token in the request wrapper")
+        }
+        return FCMOptions(token: token)
+    }
+
+    /// Seals one item with `key` (with `--salt`: deterministically).
+    static func seal(_ item: Item, key: ConversationKey, options: Options, sealer: NotificationSealer) throws(ProviderError) -> (body: [UInt8], path: SealPath) {
+        if options.transport == "fcm" {
+            let fcm = try fcmOptions(options, item: item)
+            let message = if let salt = options.salt {
+                try sealer.seal(item.content, with: key, options: fcm, salt: salt)
+            } else {
+                try sealer.seal(item.content, with: key, options: fcm)
+            }
+            return (message.body, message.path)
+        }
+        let apns = apnsOptions(options, item: item)
+        let request = if let salt = options.salt {
+            try sealer.seal(item.content, with: key, options: apns, salt: salt)
+        } else {
+            try sealer.seal(item.content, with: key, options: apns)
+        }
+        return (request.body, request.path)
+    }
+
+    /// `--batch`: one request per input line, one payload or error object per output line.
+    static func runBatch(
+        _ context: inout CommandContext, options: Options, sealer: NotificationSealer, keyProvider: any CurrentKeyProvider, input: [UInt8]
+    ) throws(CLIError) -> ExitCode {
+        var lines = input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        if lines.last?.isEmpty == true { lines.removeLast() }  // the final newline ends the last line
+        var outputs = [[UInt8]?](repeating: nil, count: lines.count)
+        var apnsItems: [(line: Int, item: BatchItem<APNsOptions>)] = []
+        var fcmItems: [(line: Int, item: BatchItem<FCMOptions>)] = []
+        for (index, line) in lines.enumerated() {
+            do throws(ProviderError) {
+                let request = try SealRequestLine(parsing: line)
+                if let expected = options.expectedConversation, !expected.utf8.elementsEqual(request.content.conversationID.utf8) {
+                    throw .invalidOption(field: "cid", detail: "is not the conversation given with --conversation")
+                }
+                let item = Item(content: request.content, key: request.key, fcmToken: request.fcmToken, collapseID: request.collapseID)
+                if options.transport == "fcm" {
+                    fcmItems.append((index, BatchItem(content: item.content, key: item.key, options: try fcmOptions(options, item: item))))
+                } else {
+                    apnsItems.append((index, BatchItem(content: item.content, key: item.key, options: apnsOptions(options, item: item))))
+                }
+            } catch {
+                outputs[index] = error.jsonLine(line: index + 1)
+            }
+        }
+        for (entry, result) in zip(apnsItems, sealer.seal(batch: apnsItems.map(\.item), keyProvider: keyProvider)) {
+            outputs[entry.line] = result.map(\.body).unwrapped(line: entry.line)
+        }
+        for (entry, result) in zip(fcmItems, sealer.seal(batch: fcmItems.map(\.item), keyProvider: keyProvider)) {
+            outputs[entry.line] = result.map(\.body).unwrapped(line: entry.line)
+        }
+        var failed = false
+        for output in outputs {
+            let bytes = output ?? []
+            failed = failed || bytes.starts(with: Array(#"{"error":"#.utf8))
+            context.write(bytes: bytes)
+            context.write("\n")
+        }
+        return failed ? .failure : .success
+    }
+}
+
+extension Result<[UInt8], ProviderError> {
+    /// The payload, or the JSON-lines error object for line `line` (0-based).
+    fileprivate func unwrapped(line: Int) -> [UInt8] {
+        switch self {
+        case let .success(body): body
+        case let .failure(error): error.jsonLine(line: line + 1)
+        }
     }
 }

@@ -580,10 +580,14 @@ public final class PushSealPort {
         return b64urlEncode(env);
     }
 
-    static final class Result {
-        final String reason;   // null = decrypted
-        final byte[] content;  // unpadded content when decrypted
-        final boolean duplicate;
+    /** The receiver's result: a reason code (null when decrypted), the content bytes, the duplicate flag. */
+    public static final class Result {
+        /** The reason code (SPEC §10.2), or null when decrypted. */
+        public final String reason;
+        /** The unpadded content JSON (UTF-8) when decrypted, else null. */
+        public final byte[] content;
+        /** True when (cid, mid) was already in the duplicate log. */
+        public final boolean duplicate;
 
         Result(String reason, byte[] content, boolean duplicate) {
             this.reason = reason;
@@ -591,27 +595,41 @@ public final class PushSealPort {
             this.duplicate = duplicate;
         }
 
-        static Result fail(String reason) { return new Result(reason, null, false); }
+        /** A fallback with this reason code. */
+        public static Result fail(String reason) { return new Result(reason, null, false); }
 
         String describe() { return reason == null ? "valid" : "invalid/" + reason; }
     }
 
     /** What the key source answers: found (key + conversation), not found, or locked. */
-    static final class Lookup {
-        final String status;
-        final byte[] key;
-        final String conversation;
+    public static final class Lookup {
+        /** "found", "not_found" or "locked". */
+        public final String status;
+        /** K when found. */
+        public final byte[] key;
+        /** The conversation K is stored for, when found. */
+        public final String conversation;
 
-        Lookup(String status, byte[] key, String conversation) {
+        /** A lookup answer; use {@link #found}, {@link #NOT_FOUND} or {@link #LOCKED}. */
+        public Lookup(String status, byte[] key, String conversation) {
             this.status = status;
             this.key = key;
             this.conversation = conversation;
         }
+
+        /** The key was found. */
+        public static Lookup found(byte[] key, String conversation) { return new Lookup("found", key, conversation); }
+        /** No key with that id: unknown_key. */
+        public static final Lookup NOT_FOUND = new Lookup("not_found", null, null);
+        /** The store cannot be read now: store_locked. */
+        public static final Lookup LOCKED = new Lookup("locked", null, null);
     }
 
-    interface KeySource { Lookup lookup(byte[] kid); }
+    /** The receiver's key store: looks up the one key with this 16-byte id (never others). */
+    public interface KeySource { Lookup lookup(byte[] kid); }
 
-    interface DuplicateLog { boolean seenBefore(String cid, String mid); }
+    /** The duplicate log: atomically records (cid, mid) and says whether it was already there. */
+    public interface DuplicateLog { boolean seenBefore(String cid, String mid); }
 
     /** SPEC §10.1 plus the duplicate part of steps 1-2: returns a reason code, or null with holder[0] = value. */
     static String locate(byte[] payload, Object[] value) {
@@ -662,7 +680,14 @@ public final class PushSealPort {
         String reason = locate(payload, value);                                   // step 1 (+ duplicate sealed member)
         if (reason != null) return Result.fail(reason);
         if (!(value[0] instanceof String)) return Result.fail("malformed_envelope"); // step 2
-        String wire = (String) value[0];
+        return openWire((String) value[0], keys, log, now, maxAge, maxFutureSkew);
+    }
+
+    /**
+     * SPEC §10.2 steps 2-11 for the value of the sealed member, e.g. an FCM data map's
+     * {@code data.get("pushseal")} on Android. Never throws on bad input: every failure is a reason code.
+     */
+    public static Result openWire(String wire, KeySource keys, DuplicateLog log, long now, long maxAge, long maxFutureSkew) {
         if (wire.length() > MAX_WIRE_CHARS) return Result.fail("malformed_envelope");
         byte[] env = b64urlDecode(wire);
         if (env == null || env.length == 0) return Result.fail("malformed_envelope");

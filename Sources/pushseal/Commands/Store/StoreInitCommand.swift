@@ -1,4 +1,6 @@
 import PushSealCLIKit
+import PushSealCore
+import PushSealKeyStore
 
 /// `pushseal store init`.
 enum StoreInitCommand {
@@ -6,14 +8,60 @@ enum StoreInitCommand {
         name: "init",
         abstract: "Create a key store: the directory (0700), its database and master key (0600).",
         discussion: """
-            An existing master key file is kept, never overwritten. Running init on an existing \
-            store checks it and changes nothing.
+            Prints {"created":…,"dir":…,"file":…,"masterKeyFile":…}: whether a new store was \
+            created, the store directory, its database file and its master key file.
+
+            An existing master key file is kept, never overwritten (a new store then uses that \
+            key). Running init on an existing store checks it (format version, master key) and \
+            changes nothing; it says so and prints "created":false.
+
+            Keep the master key file safe: without it the store's keys cannot be read. For a \
+            provider, keep it outside the store directory (--master-key-file /etc/…), so a copy \
+            of the data directory alone is useless.
             """,
         options: StoreCommand.locationOptions,
         run: run)
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        _ = try StoreCommand.location(context.arguments)
-        throw StoreCommand.notYetWired("init")
+        let location = try StoreCommand.location(context.arguments)
+        let storeExisted = if case let .file(size, _) = FileStatus(location.databaseFile) { size > 0 } else { false }
+        let keyFileExisted = FileStatus(location.masterKeyFile) != .missing
+        let store: KeyStore
+        do throws(KeyStoreError) {
+            store = try KeyStore(
+                directory: location.directory,
+                masterKey: .keyFile(path: location.masterKeyFile, createIfMissing: true),
+                create: true)
+        } catch {
+            var diagnostic = Diagnostic(error.description, hints: KeyStoreDiagnostics.hints(for: error, location: location))
+            if storeExisted, case .locked = error {
+                diagnostic.hints.append("this store exists already: init never replaces a store's master key")
+            }
+            throw .failure(diagnostic)
+        }
+
+        if storeExisted {
+            context.note("a key store already exists in \(location.directory); checked it, nothing changed")
+        } else if keyFileExisted {
+            context.note("created a key store in \(location.directory) under the existing master key file \(location.masterKeyFile)")
+        }
+        if case let .directory(permissions) = FileStatus(location.directory), permissions & 0o077 != 0 {
+            context.warn(
+                "\(location.directory) is accessible by group or others (mode \(FileStatus.octal(permissions))); "
+                    + "a key store directory should be private: chmod 700 \(ShellQuoting.quote(location.directory))")
+        }
+
+        var writer = JSONWriter(capacity: 160)
+        writer.appendRaw("{\"created\":")
+        writer.appendRaw(storeExisted ? "false" : "true")
+        writer.appendRaw(",\"dir\":")
+        writer.appendString(location.directory)
+        writer.appendRaw(",\"file\":")
+        writer.appendString(store.path)
+        writer.appendRaw(",\"masterKeyFile\":")
+        writer.appendString(location.masterKeyFile)
+        writer.appendRaw("}\n")
+        context.write(bytes: writer.bytes)
+        return .success
     }
 }

@@ -1,18 +1,155 @@
 import PushSealCLIKit
+import PushSealCore
+import PushSealKeyStore
 
 /// `pushseal store list`.
 enum StoreListCommand {
     static let spec = CommandSpec(
         name: "list",
         abstract: "List keys (never the key bytes): conversation, epoch, kid, times, label, current.",
+        discussion: """
+            A table for people by default, ordered by conversation and epoch. STATUS is \
+            'current' (the conversation's highest live epoch: new notifications are sealed \
+            under it), 'live' (retired, within its grace period, or another epoch without a \
+            not-after time) or 'expired' (past its not-after time; 'store purge' removes it). \
+            Times are UTC.
+
+            --json prints one object:
+              {"items":[{"conversation":…,"createdAt":…,"current":…,"epoch":…,"kid":…,
+                         "label":…|null,"live":…,"notAfter":…|null}],"now":…}
+            with times in seconds since 1970.
+            """,
         options: StoreCommand.locationOptions + [
             .option("conversation", valueName: "cid", abstract: "Only this conversation's epochs."),
+            CommonOptions.now,
             CommonOptions.json,
         ],
         run: run)
 
+    /// One listed item with its status at `now`.
+    struct Entry {
+        var item: KeyItem
+        var isLive: Bool
+        var isCurrent: Bool
+
+        var status: String { isCurrent ? "current" : isLive ? "live" : "expired" }
+    }
+
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        _ = try StoreCommand.location(context.arguments)
-        throw StoreCommand.notYetWired("list")
+        let arguments = context.arguments
+        let location = try StoreCommand.location(arguments)
+        let conversation = try StoreCommand.conversation(arguments)
+        let now = try StoreCommand.now(arguments) ?? systemClock()
+        let store = try StoreCommand.open(location, clock: { now })
+        let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
+        let list = entries(items, now: now)
+
+        if arguments.flag("json") {
+            context.write(bytes: json(list, now: now))
+            return .success
+        }
+        if list.isEmpty {
+            context.note(conversation.map { "conversation \(JSONText.quoted($0)) has no keys in the store" } ?? "the store holds no keys")
+            return .success
+        }
+        context.write(table(list))
+        return .success
+    }
+
+    /// Items with their status: the current epoch of a conversation is its highest live one
+    /// (the store's `currentKey` rule).
+    static func entries(_ items: [KeyItem], now: Int64) -> [Entry] {
+        // Items come ordered by conversation bytes, then epoch: the last live item of each run of
+        // one conversation is its current one.
+        var entries = items.map { Entry(item: $0, isLive: $0.isLive(at: now), isCurrent: false) }
+        var index = entries.count - 1
+        var previous: String?
+        var found = false
+        while index >= 0 {
+            let conversation = entries[index].item.conversation
+            if previous == nil || !previous!.utf8.elementsEqual(conversation.utf8) {
+                previous = conversation
+                found = false
+            }
+            if !found && entries[index].isLive {
+                entries[index].isCurrent = true
+                found = true
+            }
+            index -= 1
+        }
+        return entries
+    }
+
+    static func json(_ entries: [Entry], now: Int64) -> [UInt8] {
+        var writer = JSONWriter(capacity: 64 + 200 * entries.count)
+        writer.appendRaw("{\"items\":[")
+        for (index, entry) in entries.enumerated() {
+            let item = entry.item
+            if index > 0 { writer.appendRaw(",") }
+            writer.appendRaw("{\"conversation\":")
+            writer.appendString(item.conversation)
+            writer.appendRaw(",\"createdAt\":")
+            writer.appendInteger(item.createdAt)
+            writer.appendRaw(",\"current\":")
+            writer.appendRaw(entry.isCurrent ? "true" : "false")
+            writer.appendRaw(",\"epoch\":")
+            writer.appendInteger(item.epoch)
+            writer.appendRaw(",\"kid\":")
+            writer.appendString(item.keyID.base64URL)
+            writer.appendRaw(",\"label\":")
+            if let label = item.label { writer.appendString(label) } else { writer.appendRaw("null") }
+            writer.appendRaw(",\"live\":")
+            writer.appendRaw(entry.isLive ? "true" : "false")
+            writer.appendRaw(",\"notAfter\":")
+            if let notAfter = item.notAfter { writer.appendInteger(notAfter) } else { writer.appendRaw("null") }
+            writer.appendRaw("}")
+        }
+        writer.appendRaw("],\"now\":")
+        writer.appendInteger(now)
+        writer.appendRaw("}\n")
+        return writer.bytes
+    }
+
+    /// The table for people. A conversation id that holds a space, a quote or a control character,
+    /// and a label that holds a control character, is shown as a JSON string, so every row stays
+    /// one line and columns stay apart (the label is the last column).
+    static func table(_ entries: [Entry]) -> String {
+        var rows: [[String]] = [["CONVERSATION", "EPOCH", "KID", "STATUS", "CREATED", "NOT AFTER", "LABEL"]]
+        for entry in entries {
+            let item = entry.item
+            rows.append([
+                displayed(item.conversation), String(item.epoch), item.keyID.base64URL, entry.status,
+                UTCTime.iso8601(item.createdAt), item.notAfter.map(UTCTime.iso8601) ?? "-",
+                item.label.map { displayed($0, spacesAllowed: true) } ?? "-",
+            ])
+        }
+        var widths = [Int](repeating: 0, count: rows[0].count)
+        for row in rows {
+            for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
+        }
+        var text = ""
+        for row in rows {
+            var line = ""
+            for (column, cell) in row.enumerated() {
+                if column == row.count - 1 {
+                    line += cell
+                } else {
+                    line += cell + String(repeating: " ", count: widths[column] - cell.count + 2)
+                }
+            }
+            while line.hasSuffix(" ") { line.removeLast() }
+            text += line + "\n"
+        }
+        return text
+    }
+
+    /// `text` as is, or as a JSON string when it is empty or holds a control character, a quote,
+    /// a backslash or (unless `spacesAllowed`) a space.
+    static func displayed(_ text: String, spacesAllowed: Bool = false) -> String {
+        let plain = !text.isEmpty && text.utf8.allSatisfy { byte in
+            (byte > 0x20 || (spacesAllowed && byte == 0x20)) && byte != 0x7F
+                && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
+        }
+        return plain ? text : JSONText.quoted(text)
     }
 }

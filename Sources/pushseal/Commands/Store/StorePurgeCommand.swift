@@ -1,18 +1,61 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyStore
 
 /// `pushseal store purge`.
 enum StorePurgeCommand {
     static let spec = CommandSpec(
         name: "purge",
-        abstract: "Delete retired epochs past their grace period and prune the duplicate log.",
-        options: StoreCommand.locationOptions + [CommonOptions.now, CommonOptions.maxAge],
+        abstract: "Delete keys past their not-after time (retired epochs after their grace period).",
+        discussion: """
+            Prints {"deliveriesPruned":null|N,"removed":N}: the number of keys deleted (those \
+            whose not-after time is before --now), and of duplicate-log entries pruned.
+
+            The duplicate log is pruned only with --prune-duplicate-log: entries recorded more \
+            than --max-age + --max-skew seconds ago (the receiver's freshness window; \
+            notifications that old fall back as stale before the log is consulted). A receiver \
+            ('pushseal open --store', the app's extension) already prunes with its own window \
+            each time it records a delivery; pruning here with a shorter window than the app \
+            uses would let replays inside the difference go unflagged, so it is never implicit.
+            """,
+        options: StoreCommand.locationOptions + [
+            CommonOptions.now,
+            .flag("prune-duplicate-log", abstract: "Also delete duplicate-log entries older than the freshness window."),
+            CommonOptions.maxAge,
+            CommonOptions.maxSkew,
+        ],
         run: run)
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        _ = try StoreCommand.location(context.arguments)
-        _ = try context.arguments.integer("now", in: 0...NotificationContent.maximumTimestamp)
-        _ = try context.arguments.integer("max-age", in: 0...Int64.max)
-        throw StoreCommand.notYetWired("purge")
+        let arguments = context.arguments
+        let location = try StoreCommand.location(arguments)
+        let now = try StoreCommand.now(arguments)
+        let maxAge = try arguments.integer("max-age", in: 0...Int64.max)!
+        let maxSkew = try arguments.integer("max-skew", in: 0...Int64.max)!
+        let pruneLog = arguments.flag("prune-duplicate-log")
+        if !pruneLog {
+            for name in ["max-age", "max-skew"] where arguments.isPresent(name) {
+                throw .usage("'--\(name) <seconds>' sets the duplicate log's window; add '--prune-duplicate-log'.")
+            }
+        }
+
+        let store = try StoreCommand.open(location, clock: StoreCommand.clock(now))
+        let removed = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.purgeExpired() }
+        var pruned: Int?
+        if pruneLog {
+            let (window, overflow) = maxAge.addingReportingOverflow(maxSkew)
+            pruned = try StoreCommand.run(location) { () throws(KeyStoreError) in
+                try store.pruneDeliveries(olderThan: overflow ? Int64.max : window)
+            }
+        }
+
+        var writer = JSONWriter(capacity: 48)
+        writer.appendRaw("{\"deliveriesPruned\":")
+        if let pruned { writer.appendInteger(Int64(pruned)) } else { writer.appendRaw("null") }
+        writer.appendRaw(",\"removed\":")
+        writer.appendInteger(Int64(removed))
+        writer.appendRaw("}\n")
+        context.write(bytes: writer.bytes)
+        return .success
     }
 }

@@ -1,17 +1,103 @@
 import PushSealCLIKit
+import PushSealCore
+import PushSealKeyStore
 
 /// `pushseal store remove`.
 enum StoreRemoveCommand {
     static let spec = CommandSpec(
         name: "remove",
-        abstract: "Remove a conversation's keys (all epochs, or one --epoch), e.g. on logout.",
-        discussion: "Notifications sealed under a removed key then fall back with unknown_key.",
-        options: StoreCommand.locationOptions + [CommonOptions.conversation.required(), StoreCommand.epoch],
+        abstract: "Remove one key (--kid, or --conversation with --epoch), a conversation's keys, or everything (--all).",
+        discussion: """
+            Prints {"duplicateLogCleared":…,"removed":N}: how many keys were removed.
+
+            --kid <kid>, or --conversation <cid> --epoch <n>, removes that one key; it is an \
+            error when the store does not hold it. --conversation <cid> alone removes every \
+            epoch of the conversation (none is fine: removed 0). --all is the logout wipe: every \
+            key and the whole duplicate log, in one transaction, with the freed pages zeroed. \
+            For a complete erase also delete the master key file afterwards.
+
+            Notifications sealed under a removed key then fall back with unknown_key.
+            """,
+        usage: "--dir <dir> (--kid <kid> | --conversation <cid> [--epoch <n>] | --all) [<options>]",
+        options: StoreCommand.locationOptions + [
+            CommonOptions.conversation,
+            StoreCommand.epoch,
+            .option("kid", valueName: "kid", abstract: "Remove the key with this key id (base64url)."),
+            .flag("all", abstract: "Remove every key and the duplicate log (logout wipe)."),
+        ],
         run: run)
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        _ = try StoreCommand.location(context.arguments)
-        _ = try StoreCommand.epoch(context.arguments)
-        throw StoreCommand.notYetWired("remove")
+        let arguments = context.arguments
+        let location = try StoreCommand.location(arguments)
+        let epoch = try StoreCommand.epoch(arguments)
+        let kid = try StoreCommand.keyID(arguments)
+        let conversation = try StoreCommand.conversation(arguments)
+        let all = arguments.flag("all")
+        if all && (kid != nil || conversation != nil || epoch != nil) {
+            throw .usage("'--all' removes everything; drop '--kid', '--conversation' and '--epoch'.")
+        }
+        if kid != nil && epoch != nil {
+            throw .usage("'--kid <kid>' names one key already; drop '--epoch <n>'.")
+        }
+        if epoch != nil && conversation == nil {
+            throw .usage("'--epoch <n>' needs '--conversation <cid>'.")
+        }
+        if !all && kid == nil && conversation == nil {
+            throw .usage("Say what to remove: '--kid <kid>', '--conversation <cid>' (with an optional '--epoch <n>'), or '--all'.")
+        }
+
+        let store = try StoreCommand.open(location)
+        let removed: Int
+        if all {
+            removed = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.removeAll() }
+        } else if let kid {
+            if let conversation {
+                let stored = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
+                guard stored.contains(where: { $0.keyID == kid }) else {
+                    throw .failure(
+                        "conversation \(JSONText.quoted(conversation)) has no key with id \(kid)",
+                        hints: "list its keys with: pushseal store list \(location.commandLineOptions) --conversation \(ShellQuoting.quote(conversation))")
+                }
+            }
+            try remove(kid, store: store, location: location)
+            removed = 1
+        } else if let conversation, let epoch {
+            let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
+            guard let item = items.first(where: { $0.epoch == epoch }) else {
+                let epochs = items.map { String($0.epoch) }.joined(separator: ", ")
+                throw .failure(
+                    "conversation \(JSONText.quoted(conversation)) has no epoch \(epoch)"
+                        + (items.isEmpty ? " (it has no keys)" : " (it has \(epochs))"),
+                    hints: "list the store's keys with: pushseal store list \(location.commandLineOptions)")
+            }
+            try remove(item.keyID, store: store, location: location)
+            removed = 1
+        } else {
+            let conversation = conversation!
+            removed = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.removeConversation(conversation) }
+            if removed == 0 { context.note("conversation \(JSONText.quoted(conversation)) had no keys; nothing removed") }
+        }
+
+        var writer = JSONWriter(capacity: 48)
+        writer.appendRaw("{\"duplicateLogCleared\":")
+        writer.appendRaw(all ? "true" : "false")
+        writer.appendRaw(",\"removed\":")
+        writer.appendInteger(Int64(removed))
+        writer.appendRaw("}\n")
+        context.write(bytes: writer.bytes)
+        return .success
+    }
+
+    private static func remove(_ kid: KeyID, store: KeyStore, location: StoreCommand.Location) throws(CLIError) {
+        do throws(KeyStoreError) {
+            try store.remove(keyID: kid)
+        } catch .itemNotFound {
+            throw .failure(
+                "no key with id \(kid) in the store",
+                hints: "list the store's keys with: pushseal store list \(location.commandLineOptions)")
+        } catch {
+            throw KeyStoreDiagnostics.error(error, location: location)
+        }
     }
 }

@@ -1,0 +1,478 @@
+import PushSealCLIKit
+import PushSealCore
+import PushSealKeyStore
+import PushSealProvider
+import PushSealReceiver
+
+/// The walk-through: stores, provisioning, sealing and opening, fallbacks — through the library
+/// APIs (`KeyStore`, `NotificationSealer`, `Receiver` over `KeyStoreKeySource`), on the frozen
+/// clock `now`, recording one ``DemoStep`` per action.
+///
+/// A library error that stops the walk-through (a store that cannot be created, a file that
+/// cannot be written) is thrown as a `CLIError` naming the action; the steps recorded so far are
+/// still reported. Deviations from the expected outcomes are recorded in the steps, never thrown.
+struct DemoRun {
+    let workspace: DemoWorkspace
+    /// The demo's time: the system clock read once, so every component agrees on "now" and the
+    /// outcomes do not depend on how long the run takes.
+    let now: Int64
+    var steps: [DemoStep] = []
+
+    private let clock: SecondsClock
+    private var sealer: NotificationSealer?
+    private var provider: KeyStore?
+    private var device: KeyStore?
+    private var fileCount = 0
+    /// Every key the device was given (the logout wipe must remove exactly these).
+    private var deviceKeyCount = 0
+
+    /// A payload the provider sealed and the demo wrote to a file.
+    struct Sealed {
+        let notification: DemoNotification
+        let file: String
+        let keyID: KeyID
+    }
+
+    init(workspace: DemoWorkspace, now: Int64) {
+        self.workspace = workspace
+        self.now = now
+        let frozen = now
+        clock = { frozen }
+    }
+
+    /// Runs every step in order.
+    mutating func run() throws(CLIError) {
+        let clock = self.clock
+        sealer = try Self.perform("creating the sealer") { () throws(ProviderError) in try NotificationSealer(clock: clock) }
+        try workspace.preparePayloadDirectory()
+        let provider = try createStore(
+            "create-provider-store", title: "Provider key directory (your backend)",
+            directory: DemoWorkspace.providerStore, masterKey: DemoWorkspace.providerMasterKey)
+        let device = try createStore(
+            "create-device-store", title: "Device store (shared by the app and its notification extension)",
+            directory: DemoWorkspace.deviceStore, masterKey: DemoWorkspace.deviceMasterKey)
+        self.provider = provider
+        self.device = device
+
+        try provision(.aliceBob, stepName: "provision-alice-bob")
+        try provision(.hike, stepName: "provision-group")
+
+        let chat = try seal(DemoNotifications.chatMessage(now: now))
+        try open(chat, step: "open-chat-message", title: "Open the chat message on the device", .init(text: "content", epoch: 1))
+        let long = try seal(DemoNotifications.longMessage(now: now))
+        try open(long, step: "open-long-message", title: "Open the long message on the device",
+                 .init(truncated: true, text: "truncated content", epoch: 1))
+        let group = try seal(DemoNotifications.groupMessage(now: now))
+        try open(group, step: "open-group-message", title: "Open the communication notification on the device",
+                 .init(text: "content", epoch: 1, sender: "Carol Diaz (user:carol)"))
+        let inFlight = try seal(DemoNotifications.inFlight(now: now))
+        try rotate(.aliceBob)
+        let afterRotation = try seal(DemoNotifications.afterRotation(now: now))
+        try open(afterRotation, step: "open-after-rotation", title: "Open the message sealed under the new epoch",
+                 .init(text: "content", epoch: 2))
+        try open(inFlight, step: "open-in-flight", title: "Open the in-flight message (old epoch, within its grace period)",
+                 .init(text: "content", epoch: 1)) { step in
+            step.row("payload", "\(inFlight.file), sealed under epoch 1 before the rotation, delivered now")
+        }
+        let contentFree = try seal(DemoNotifications.contentFree(now: now))
+        try open(contentFree, step: "open-content-free", title: "Open the content-free notification (the app fetches the message)",
+                 .init(requiresFetch: true, text: "placeholder", epoch: 1))
+
+        try tamper(chat)
+        try open(chat, step: "duplicate-delivery", title: "Duplicate delivery: the chat message arrives a second time",
+                 section: .fallbacks, .init(duplicate: true, text: "content", epoch: 1)) { step in
+            step.row("payload", "\(chat.file) again (APNs may deliver twice; the extension may run twice)")
+        }
+        let stale = try seal(DemoNotifications.stale(now: now), section: .fallbacks)
+        try open(stale, step: "open-stale", title: "Open the stale notification", section: .fallbacks,
+                 .init(outcome: .fallback, reason: .stale, text: "placeholder"))
+        try logoutWipe()
+        let afterLogout = try seal(DemoNotifications.afterLogout(now: now), section: .fallbacks)
+        try open(afterLogout, step: "open-after-logout", title: "Open a message that arrives after the logout wipe",
+                 section: .fallbacks, .init(outcome: .fallback, reason: .unknownKey, text: "placeholder"))
+    }
+
+    // MARK: Stores
+
+    private mutating func createStore(_ name: String, title: String, directory: String, masterKey: String) throws(CLIError) -> KeyStore {
+        var step = DemoStep(name, section: .stores, title: title)
+        let store = try Self.perform("creating the store '\(directory)'") { () throws(KeyStoreError) in
+            try KeyStore(
+                directory: workspace.path(directory), masterKey: .keyFile(path: workspace.path(masterKey), createIfMissing: true),
+                create: true, clock: clock)
+        }
+        let file = directory + "/" + KeyStore.fileName
+        step.expect("storeFile", "created", FileSystem.exists(workspace.path(file)) ? "created" : "missing")
+        step.expect("storeFileMode", "0600", Self.octal(workspace.permissions(of: file)))
+        step.expect("masterKeyMode", "0600", Self.octal(workspace.permissions(of: masterKey)))
+        step.expect("keys", 0, Int64(try Self.perform("listing '\(directory)'") { () throws(KeyStoreError) in try store.items().count }))
+        step.files = [file, masterKey]
+        step.row("store", "\(file) (SQLite, mode \(Self.octal(workspace.permissions(of: file)) ?? "?"))")
+        step.row("master key", "\(masterKey) (32 random bytes, mode \(Self.octal(workspace.permissions(of: masterKey)) ?? "?"), kept outside the store directory)")
+        steps.append(step)
+        return store
+    }
+
+    // MARK: Keys
+
+    /// Generates epoch 1 on the provider, exports it, and adds it to the device under the same
+    /// conversation and epoch.
+    private mutating func provision(_ conversation: DemoConversation, stepName: String) throws(CLIError) {
+        let (provider, device) = (self.provider!, self.device!)
+        var step = DemoStep(stepName, section: .provisioning, title: conversation.name)
+        let generated = try Self.perform("generating a key for \(conversation.id)") { () throws(KeyStoreError) in
+            try provider.rotate(conversation: conversation.id, label: conversation.name)
+        }
+        try handOver(generated.item.keyID, from: provider, to: device, label: conversation.name)
+        try checkDevice(holds: generated, &step)
+        step.row("provider", "generated epoch \(generated.item.epoch) for \(conversation.id), kid \(generated.item.keyID)")
+        step.row("device", "added epoch \(generated.item.epoch) under the same conversation (the key itself is never printed)")
+        step.detail("conversation", .string(conversation.id))
+        step.detail("epoch", DemoJSON.integer(generated.item.epoch))
+        step.detail("kid", .string(generated.item.keyID.base64URL))
+        steps.append(step)
+    }
+
+    /// The provider rotates (a member's device left); the device receives the new epoch and keeps
+    /// the old one for the grace period.
+    private mutating func rotate(_ conversation: DemoConversation) throws(CLIError) {
+        let (provider, device) = (self.provider!, self.device!)
+        var step = DemoStep("rotate-alice-bob", section: .notifications, title: "Key rotation: \(conversation.name) moves to epoch 2")
+        let rotated = try Self.perform("rotating \(conversation.id)") { () throws(KeyStoreError) in
+            try provider.rotate(conversation: conversation.id, label: conversation.name)
+        }
+        try handOver(rotated.item.keyID, from: provider, to: device, label: conversation.name)
+        try checkDevice(holds: rotated, &step)
+        let providerItems = try Self.perform("listing the provider's keys") { () throws(KeyStoreError) in
+            try provider.items(conversation: conversation.id)
+        }
+        let current = try Self.perform("reading the current key") { () throws(KeyStoreError) in
+            try provider.currentKey(conversation: conversation.id)
+        }
+        let deviceItems = try Self.perform("listing the device's keys") { () throws(KeyStoreError) in
+            try device.items(conversation: conversation.id)
+        }
+        let retiring = providerItems.first { $0.epoch == 1 }
+        step.expect("providerCurrentEpoch", 2, current.item.epoch)
+        step.expect("previousEpochNotAfter", now + KeyStore.defaultGracePeriod, retiring?.notAfter)
+        step.expect("deviceEpochs", .array([DemoJSON.integer(1), DemoJSON.integer(2)]), .array(deviceItems.map { DemoJSON.integer($0.epoch) }))
+        step.row("why", "Bob signed out of his old tablet: new notifications must use a key it never had")
+        step.row("provider", "epoch 2 is current (kid \(rotated.item.keyID)); epoch 1 stays valid for \(KeyStore.defaultGracePeriod / 86_400) days")
+        step.row("device", "holds epochs \(deviceItems.map { String($0.epoch) }.joined(separator: " and ")): in-flight notifications still open")
+        step.detail("conversation", .string(conversation.id))
+        step.detail("epoch", DemoJSON.integer(rotated.item.epoch))
+        step.detail("kid", .string(rotated.item.keyID.base64URL))
+        step.detail("previousEpochNotAfter", retiring?.notAfter.map(DemoJSON.integer) ?? .null)
+        steps.append(step)
+    }
+
+    /// Exports a key from the provider (what `pushseal store get` prints) and adds it to the
+    /// device under the same conversation and epoch. In an app this travels over the app's own
+    /// end-to-end encrypted channel, never in a push.
+    private mutating func handOver(_ id: KeyID, from provider: KeyStore, to device: KeyStore, label: String) throws(CLIError) {
+        let exported = try Self.perform("exporting key \(id)") { () throws(KeyStoreError) in try provider.key(for: id) }
+        _ = try Self.perform("adding key \(id) to the device") { () throws(KeyStoreError) in
+            try device.add(exported.key, conversation: exported.item.conversation, epoch: exported.item.epoch, label: label)
+        }
+        deviceKeyCount += 1
+    }
+
+    /// The device holds exactly the provider's key, under the same conversation and epoch.
+    private func checkDevice(holds provided: StoredKey, _ step: inout DemoStep) throws(CLIError) {
+        let device = self.device!
+        let held = try Self.perform("reading key \(provided.item.keyID) on the device") { () throws(KeyStoreError) in
+            try device.key(for: provided.item.keyID)
+        }
+        step.expect("conversation", provided.item.conversation, held.item.conversation)
+        step.expect("epoch", provided.item.epoch, held.item.epoch)
+        step.expect("kid", provided.item.keyID.base64URL, held.item.keyID.base64URL)
+        step.expect("sameKey", true, held.key == provided.key)
+    }
+
+    // MARK: Sealing
+
+    /// Seals with the provider's current key, writes the payload file, and examines it as the
+    /// push service would see it.
+    private mutating func seal(_ notification: DemoNotification, section: DemoStep.Section = .notifications) throws(CLIError) -> Sealed {
+        let (provider, sealer) = (self.provider!, self.sealer!)
+        let keys = KeyStoreKeyProvider(store: provider)
+        let content = notification.content
+        var step = DemoStep(
+            "seal-\(notification.name)", section: section,
+            title: "Seal: \(notification.title) · \(notification.conversation.name) → \(notification.transport.label)")
+        let body: [UInt8], path: SealPath, sizes: SealSizes, keyID: KeyID
+        switch notification.transport {
+        case .apns:
+            let request = try Self.perform("sealing \(notification.name)") { () throws(ProviderError) in
+                try sealer.seal(content, keyProvider: keys, options: DemoNotifications.apnsOptions)
+            }
+            (body, path, sizes, keyID) = (request.body, request.path, request.sizes, request.keyID)
+        case .fcm:
+            let message = try Self.perform("sealing \(notification.name)") { () throws(ProviderError) in
+                try sealer.seal(content, keyProvider: keys, options: DemoNotifications.fcmOptions)
+            }
+            (body, path, sizes, keyID) = (message.body, message.path, message.sizes, message.keyID)
+        }
+        fileCount += 1
+        let file = try workspace.writePayload(body, named: notification.fileName(number: fileCount))
+        let written = try workspace.read(file)
+        let key = try Self.perform("reading key \(keyID)") { () throws(KeyStoreError) in try provider.key(for: keyID) }
+
+        // What the push service sees, from the file's exact bytes.
+        let exposure = DemoExposure.examine(written, transport: notification.transport, plaintext: notification.plaintextStrings)
+        let fields = notification.plaintextStrings.map(\.field)
+        step.expect("path", notification.expectedPath, Self.pathName(path))
+        step.expect("withinLimit", true, sizes.limitedByteCount <= sizes.limit && written.count == sizes.payloadByteCount
+            && (notification.transport == .fcm || written.count <= NotificationSealer.apnsPayloadLimit))
+        step.expect("plaintextFound", .array([]), .array(exposure.plaintextFound.map(JSONValue.string)))
+        step.expect("envelopeKid", keyID.base64URL, exposure.envelope?.keyID.base64URL)
+        switch notification.transport {
+        case .apns:
+            step.expect("visibleAlert", DemoNotifications.placeholder, Self.alertText(exposure))
+            step.expect("threadID", "opaque", Self.threadIDKind(exposure.threadID, key: key.key, conversation: content.conversationID))
+        case .fcm:
+            step.expect("visibleAlert", nil, exposure.hasNotificationBlock ? "notification block" : Self.alertText(exposure))
+            step.expect("threadID", nil, exposure.threadID)
+        }
+        step.problems += exposure.problems
+        step.files = [file]
+
+        let operatorName = notification.transport.operatorName
+        step.row("file", file)
+        step.row("provider", Self.describe(path, sizes: sizes, epoch: key.item.epoch, keyID: keyID))
+        switch notification.transport {
+        case .apns:
+            step.row("\(operatorName) sees", "alert \"\(Self.alertText(exposure) ?? "(none)")\" · thread-id \(exposure.threadID ?? "(none)") (opaque, from the key)")
+            step.row("size", DemoFormat.size(sizes.payloadByteCount, of: sizes.limit) + "  whole JSON body")
+        case .fcm:
+            step.row("\(operatorName) sees", "no alert, no thread id: a data-only message the app's own service displays")
+            step.row("size", DemoFormat.size(sizes.limitedByteCount, of: sizes.limit)
+                + "  data keys + values (whole message \(DemoFormat.grouped(sizes.payloadByteCount)) bytes)")
+        }
+        step.row("header", "version 1 · kid \(keyID) · random salt: opaque values only")
+        let found = exposure.plaintextFound
+        step.row("plaintext", found.isEmpty
+            ? "✓ none in the payload bytes: \(fields.joined(separator: ", ")) (\(exposure.needleCount) strings and fragments searched)"
+            : "✗ FOUND in the payload bytes: \(found.joined(separator: ", "))")
+
+        step.detail("transport", .string(notification.transport.rawValue))
+        step.detail("conversation", .string(content.conversationID))
+        step.detail("messageID", .string(content.messageID))
+        step.detail("epoch", DemoJSON.integer(key.item.epoch))
+        step.detail("kid", .string(keyID.base64URL))
+        if case let .truncated(original) = path { step.detail("originalBodyBytes", DemoJSON.integer(original)) }
+        step.detail("sizes", DemoJSON.object([
+            ("content", DemoJSON.integer(sizes.contentByteCount)), ("padded", DemoJSON.integer(sizes.paddedByteCount)),
+            ("envelope", DemoJSON.integer(sizes.envelopeByteCount)), ("wire", DemoJSON.integer(sizes.wireLength)),
+            ("payload", DemoJSON.integer(sizes.payloadByteCount)), ("limited", DemoJSON.integer(sizes.limitedByteCount)),
+            ("limit", DemoJSON.integer(sizes.limit)),
+        ]))
+        step.detail("visible", DemoJSON.object([
+            ("alert", notification.transport == .apns
+                ? DemoJSON.object([("title", DemoJSON.string(exposure.alertTitle)), ("body", DemoJSON.string(exposure.alertBody))])
+                : .null),
+            ("threadID", DemoJSON.string(exposure.threadID)),
+            ("kid", DemoJSON.string(exposure.envelope?.keyID.base64URL)),
+        ]))
+        step.detail("plaintextChecked", .array(fields.map(JSONValue.string)))
+        steps.append(step)
+        return Sealed(notification: notification, file: file, keyID: keyID)
+    }
+
+    // MARK: Opening
+
+    /// What an open step expects of the receiver's result.
+    struct ExpectedOpen {
+        var outcome: ReceivedNotification.Outcome = .decrypted
+        var reason: ReasonCode?
+        var duplicate = false
+        var requiresFetch = false
+        var truncated = false
+        /// `content`, `truncated content` or `placeholder` (see ``DemoRun/textKind(_:sealed:)``).
+        var text: String
+        /// The key epoch the device opened it with (decrypted results).
+        var epoch: Int64?
+        /// `name (id)` of a communication notification's sender.
+        var sender: String?
+    }
+
+    /// Opens a payload file on the device through its key store, as the notification extension would.
+    private mutating func open(
+        _ sealed: Sealed, step name: String, title: String, section: DemoStep.Section = .notifications, file: String? = nil,
+        _ expected: ExpectedOpen, setUp: ((inout DemoStep) -> Void)? = nil
+    ) throws(CLIError) {
+        let device = self.device!
+        var step = DemoStep(name, section: section, title: title)
+        setUp?(&step)
+        let file = file ?? sealed.file
+        let payload = try workspace.read(file)
+        let result = receiver.open(json: payload)
+        let content = sealed.notification.content
+
+        step.expect("outcome", expected.outcome.rawValue, result.outcome.rawValue)
+        step.expect("reason", expected.reason?.rawValue, result.reason?.rawValue)
+        step.expect("duplicate", expected.duplicate, result.isDuplicate)
+        step.expect("requiresFetch", expected.requiresFetch, result.requiresFetch)
+        step.expect("truncated", expected.truncated, result.isTruncated)
+        step.expect("text", expected.text, Self.textKind(result, sealed: content))
+        var usedEpoch: Int64?
+        if let epoch = expected.epoch {
+            let items = try Self.perform("listing the device's keys") { () throws(KeyStoreError) in try device.items() }
+            usedEpoch = items.first { $0.keyID == result.keyID }?.epoch
+            step.expect("epoch", epoch, usedEpoch)
+        }
+        if let sender = expected.sender {
+            step.expect("sender", sender, result.sender.map { "\($0.name ?? "?") (\($0.id))" })
+        }
+        if !step.files.contains(file) { step.files.append(file) }
+
+        var outcome = result.outcome.rawValue
+        if let reason = result.reason { outcome += " · reason \(reason.rawValue)" }
+        outcome += result.isDuplicate ? " · duplicate: yes (still shown, flagged)" : " · duplicate: no"
+        if result.requiresFetch { outcome += " · fetch: the app downloads the message by (cid, mid)" }
+        step.row("device", outcome)
+        step.row("shows", DemoFormat.shown(result))
+        if result.isTruncated, let delivered = result.content?.body, let original = content.body {
+            step.row("body", "\(DemoFormat.grouped(delivered.utf8.count)) of \(DemoFormat.grouped(original.utf8.count)) bytes delivered, ends with “…”, trunc: true")
+            step.detail("originalBodyBytes", DemoJSON.integer(original.utf8.count))
+            step.detail("deliveredBodyBytes", DemoJSON.integer(delivered.utf8.count))
+        }
+        if let keyID = result.keyID, result.outcome == .decrypted {
+            step.row("key", "kid \(keyID)" + (usedEpoch.map { " (epoch \($0))" } ?? ""))
+        }
+        if let diagnostic = result.diagnostic, result.outcome == .fallback { step.row("why", diagnostic) }
+        step.detail("received", ReceivedNotificationJSON.value(of: result))
+        steps.append(step)
+    }
+
+    /// The device's receiver: keys from its store, duplicate log in its store, the frozen clock.
+    private var receiver: Receiver {
+        Receiver(
+            keySource: KeyStoreKeySource(
+                directory: workspace.path(DemoWorkspace.deviceStore),
+                masterKey: .keyFile(path: workspace.path(DemoWorkspace.deviceMasterKey)), clock: clock),
+            configuration: ReceiverConfiguration(clock: clock))
+    }
+
+    // MARK: Fallbacks
+
+    /// Changes one base64url character in the middle of the wire (inside the ciphertext) and
+    /// opens the result: `authentication_failed`, and nothing recorded in the duplicate log.
+    private mutating func tamper(_ sealed: Sealed) throws(CLIError) {
+        var bytes = try workspace.read(sealed.file)
+        let marker = Array("\"pushseal\":\"".utf8)
+        guard let start = Self.index(of: marker, in: bytes).map({ $0 + marker.count }),
+              let length = bytes[start...].firstIndex(of: UInt8(ascii: "\"")).map({ $0 - start }) else {
+            throw .failure("the chat message payload has no \"pushseal\" member to tamper with")
+        }
+        let position = start + length / 2
+        let original = bytes[position]
+        bytes[position] = original == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        fileCount += 1
+        let file = try workspace.writePayload(
+            bytes, named: DemoNotification.fileName(number: fileCount, name: "tampered", transport: sealed.notification.transport))
+        let changed = "wire character \(length / 2 + 1) of \(length): '\(Character(Unicode.Scalar(original)))' → '\(Character(Unicode.Scalar(bytes[position])))'"
+        try open(sealed, step: "tampered-payload", title: "Tampered payload: one character of the chat message's wire flipped",
+                 section: .fallbacks, file: file, .init(outcome: .fallback, reason: .authenticationFailed, text: "placeholder")) { step in
+            step.row("tampered", "\(file) (\(changed))")
+            step.files = [sealed.file, file]
+        }
+    }
+
+    /// Logout: the device wipes every key and its duplicate log.
+    private mutating func logoutWipe() throws(CLIError) {
+        let device = self.device!
+        var step = DemoStep("logout-wipe", section: .fallbacks, title: "Logout: the device wipes its store (removeAll)")
+        let removed = try Self.perform("wiping the device store") { () throws(KeyStoreError) in try device.removeAll() }
+        let remaining = try Self.perform("listing the device's keys") { () throws(KeyStoreError) in try device.items().count }
+        let deliveries = try Self.perform("counting the duplicate log") { () throws(KeyStoreError) in try device.deliveryCount() }
+        step.expect("removedKeys", Int64(deviceKeyCount), Int64(removed))
+        step.expect("remainingKeys", 0, Int64(remaining))
+        step.expect("duplicateLogEntries", 0, Int64(deliveries))
+        step.row("device", "removed \(removed) keys and the duplicate log; \(remaining) keys left")
+        steps.append(step)
+    }
+
+    // MARK: Helpers
+
+    /// Runs a library call, turning its error into a diagnostic that names the action.
+    static func perform<T, E: Error>(_ action: String, _ body: () throws(E) -> T) throws(CLIError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .failure("demo stopped while \(action): \(error)")
+        }
+    }
+
+    static func pathName(_ path: SealPath) -> String {
+        switch path {
+        case .complete: "complete"
+        case .truncated: "truncated"
+        case .contentFree: "content-free"
+        }
+    }
+
+    static func describe(_ path: SealPath, sizes: SealSizes, epoch: Int64, keyID: KeyID) -> String {
+        let sealed = "content \(DemoFormat.grouped(sizes.contentByteCount)) bytes, padded to \(DemoFormat.grouped(sizes.paddedByteCount)), epoch \(epoch)"
+        switch path {
+        case .complete:
+            return "complete · \(sealed)"
+        case let .truncated(original):
+            return "truncated · body of \(DemoFormat.grouped(original)) bytes cut at a character boundary with “…”, trunc: true · \(sealed)"
+        case .contentFree:
+            return "content-free · only cid, mid and ts sealed, the app fetches the rest · \(sealed)"
+        }
+    }
+
+    /// The visible alert as `title: body`, or just the body.
+    static func alertText(_ exposure: DemoExposure) -> String? {
+        guard let body = exposure.alertBody else { return exposure.alertTitle }
+        return exposure.alertTitle.map { "\($0): \(body)" } ?? body
+    }
+
+    /// `opaque` when the thread id is the key's opaque thread id (and not the conversation id).
+    static func threadIDKind(_ threadID: String?, key: ConversationKey, conversation: String) -> String? {
+        guard let threadID else { return nil }
+        if threadID.utf8.elementsEqual(conversation.utf8) { return "conversation id" }
+        return threadID.utf8.elementsEqual(key.opaqueThreadID.utf8) ? "opaque" : "plain"
+    }
+
+    /// What the notification shows, classified: `content` (the sealed title and body),
+    /// `truncated content` (the sealed title, the body shortened with "…"), `placeholder` (no
+    /// title, body "New message"), or `other …` when it is none of these.
+    static func textKind(_ result: ReceivedNotification, sealed: NotificationContent) -> String {
+        func same(_ text: NotificationText?, _ expected: String?) -> Bool {
+            switch (text, expected) {
+            case (nil, nil): true
+            case let (.plain(value)?, expected?): value.utf8.elementsEqual(expected.utf8)
+            default: false
+            }
+        }
+        switch result.textSource {
+        case .content:
+            guard same(result.title, sealed.title), same(result.subtitle, sealed.subtitle),
+                  case let .plain(body) = result.body, let original = sealed.body else { return "other content" }
+            if body.utf8.elementsEqual(original.utf8) { return "content" }
+            let ellipsis = "…"
+            if result.isTruncated, body.utf8.count < original.utf8.count, body.utf8.suffix(ellipsis.utf8.count).elementsEqual(ellipsis.utf8),
+               original.utf8.starts(with: body.utf8.dropLast(ellipsis.utf8.count)) {
+                return "truncated content"
+            }
+            return "other content"
+        case .payloadPlaceholder, .appFallback:
+            return result.title == nil && result.subtitle == nil && same(result.body, DemoNotifications.placeholder)
+                ? "placeholder" : "other fallback text"
+        }
+    }
+
+    static func octal(_ mode: UInt32?) -> String? {
+        guard let mode else { return nil }
+        let digits = String(mode, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    static func index(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard needle.count <= haystack.count else { return nil }
+        return (0...(haystack.count - needle.count)).first { haystack[$0..<$0 + needle.count].elementsEqual(needle) }
+    }
+}

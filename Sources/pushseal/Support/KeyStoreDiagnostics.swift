@@ -1,0 +1,127 @@
+import PushSealCLIKit
+import PushSealCore
+import PushSealKeyStore
+
+/// Every ``KeyStoreError`` as `pushseal: error: …` with hints that say what to do (exit 1).
+///
+/// The message is the store's own one-line description (never secret material); the hints are
+/// built from the error and the command line (`--dir`, `--master-key-file`), and for a locked
+/// store from a look at the master key file itself, so the first hint names the actual problem.
+enum KeyStoreDiagnostics {
+    /// Where SQLite's result codes are explained.
+    static let sqliteResultCodes = "https://www.sqlite.org/rescode.html"
+
+    /// The diagnostic for `error` on the store at `location`.
+    static func error(_ error: KeyStoreError, location: StoreCommand.Location) -> CLIError {
+        .failure(Diagnostic(error.description, hints: hints(for: error, location: location)))
+    }
+
+    /// What to do about `error`.
+    static func hints(for error: KeyStoreError, location: StoreCommand.Location) -> [String] {
+        let options = location.commandLineOptions
+        switch error {
+        case let .locked(why):
+            return lockedHints(why: why, location: location)
+        case .storeNotFound:
+            return [
+                "create the store with: pushseal store init \(options)",
+                "or check --dir: a key store directory holds \(KeyStore.fileName)",
+            ]
+        case let .unsupportedFileVersion(found, supported):
+            return [
+                "the store was written by a newer pushseal (file format \(found); this build reads up to \(supported)); use that version or a later one",
+                "this build never modifies such a file",
+            ]
+        case let .corruptedItem(kid):
+            return [
+                "the row of key \(kid) was tampered with or damaged; the other keys are unaffected",
+                "remove it with: pushseal store remove \(options) --kid \(kid), then provision that key again",
+            ]
+        case let .sqlite(code, extendedCode, message):
+            return sqliteHints(code: code, extendedCode: extendedCode, message: message, location: location)
+        case .invalidStore:
+            return [
+                "check --dir: \(location.databaseFile) is not a PushSeal key store made by 'pushseal store init'",
+            ]
+        case .itemNotFound:
+            return ["list the store's keys with: pushseal store list \(options)"]
+        case .duplicateItem:
+            return ["list the store's keys with: pushseal store list \(options)"]
+        case .invalidArgument:
+            return []
+        }
+    }
+
+    /// A locked store: the master key file is missing, unreadable, too open, the wrong size or the
+    /// wrong key, or the directory cannot be accessed. Looks at the key file to say which.
+    private static func lockedHints(why: String, location: StoreCommand.Location) -> [String] {
+        let file = location.masterKeyFile
+        let quoted = ShellQuoting.quote(file)
+        let which = location.masterKeyFileGiven
+            ? "the master key file given with --master-key-file"
+            : "the default master key file <dir>/master.key; give another one with --master-key-file"
+        if why.hasPrefix("wrong master key") {
+            return [
+                "\(file) is not the master key this store was initialized with (\(which))",
+                "a store's master key cannot be replaced: use the file 'pushseal store init' created for it",
+            ]
+        }
+        switch FileStatus(file) {
+        case .missing:
+            let parent = FileSystem.directoryName(of: file)
+            if case .missing = FileStatus(parent) {
+                return [
+                    "the directory \(parent) of the master key file does not exist (\(which))",
+                    "create it first, or choose another --master-key-file",
+                ]
+            }
+            return [
+                "the master key file \(file) does not exist (\(which))",
+                "without it this store's keys cannot be read: restore the file, or start over with a new store directory",
+            ]
+        case let .file(size, permissions):
+            if permissions & 0o077 != 0 {
+                return [
+                    "the master key file must not be accessible by group or others (it is \(FileStatus.octal(permissions))): chmod 600 \(quoted)",
+                ]
+            }
+            if size != Int64(MasterKeySource.byteCount) {
+                return ["a master key file holds exactly \(MasterKeySource.byteCount) raw bytes; \(file) holds \(size) (\(which))"]
+            }
+            return [
+                "check the master key file \(file) (32 bytes, mode 0600, readable by this user) and the permissions of \(location.directory)",
+            ]
+        case .directory, .other:
+            return ["\(file) is not a regular file; a master key file holds exactly \(MasterKeySource.byteCount) raw bytes (\(which))"]
+        case let .inaccessible(reason):
+            return ["cannot look at the master key file \(file): \(reason); check the permissions of its directory"]
+        }
+    }
+
+    /// SQLite errors: code, extended code and message are in the message; the hint says what the
+    /// common codes mean here.
+    private static func sqliteHints(code: Int32, extendedCode: Int32, message: String, location: StoreCommand.Location) -> [String] {
+        let database = location.databaseFile
+        var hints: [String]
+        switch code {
+        case 5, 6:  // SQLITE_BUSY, SQLITE_LOCKED
+            hints = ["another process held the store's lock for more than about 15 seconds; try again"]
+        case 8:  // SQLITE_READONLY
+            hints = ["this process cannot write the store: check write permission on \(location.directory) and \(database)"]
+        case 10:  // SQLITE_IOERR
+            hints = ["an I/O error on \(database): check the disk and the file system"]
+        case 11:  // SQLITE_CORRUPT
+            hints = ["\(database) is damaged: restore it from a backup, or create a new store and provision its keys again"]
+        case 13:  // SQLITE_FULL
+            hints = ["the disk holding \(database) is full"]
+        case 14:  // SQLITE_CANTOPEN
+            hints = ["cannot open \(database): check that it and \(location.directory) are accessible"]
+        case 26:  // SQLITE_NOTADB
+            hints = ["\(database) is not an SQLite database: check --dir"]
+        default:
+            hints = []
+        }
+        hints.append("SQLite result code \(code), extended code \(extendedCode) (\(sqliteResultCodes))")
+        return hints
+    }
+}
