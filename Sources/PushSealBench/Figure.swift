@@ -67,10 +67,10 @@ public struct Figure: Sendable {
         writer.appendRaw(",\"ops_per_second\":")
         writer.appendRaw(bytes: Decimal.fixed(operationsPerSecond, decimals: 0).utf8)
         writer.appendRaw(",\"ratio\":")
-        writer.appendRaw(bytes: (ratio.map { Decimal.fixed($0, decimals: 4) } ?? "null").utf8)
+        writer.appendRaw(bytes: (ratio.map { Decimal.significant($0, digits: 4) } ?? "null").utf8)
         if let cpuRatio {
             writer.appendRaw(",\"cpu_ratio\":")
-            writer.appendRaw(bytes: Decimal.fixed(cpuRatio, decimals: 4).utf8)
+            writer.appendRaw(bytes: Decimal.significant(cpuRatio, digits: 4).utf8)
         }
         writer.appendRaw(",\"limit\":")
         if let limit { writer.appendString(limit) } else { writer.appendRaw("null") }
@@ -126,6 +126,19 @@ enum Decimal {
             text += "." + fraction
         }
         return (value < 0 && units != 0 ? "-" : "") + text
+    }
+
+    /// `value` with `digits` significant digits in fixed notation (at least 4 decimals), so
+    /// that a small ratio such as 0.00002 is not printed as 0.
+    static func significant(_ value: Double, digits: Int) -> String {
+        guard value.isFinite, value != 0 else { return "0" }
+        var decimals = digits
+        var magnitude = abs(value)
+        while magnitude < 1, decimals < 12 {
+            magnitude *= 10
+            decimals += 1
+        }
+        return fixed(value, decimals: max(4, decimals - 1))
     }
 
     /// 1234567 → "1,234,567".
