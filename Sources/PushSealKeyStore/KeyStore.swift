@@ -334,7 +334,7 @@ public final class KeyStore: Sendable {
 
     /// A file someone switched to WAL is switched back to the rollback journal (best effort; see
     /// Docs/KEY-STORE.md §4 for why the store uses DELETE mode).
-    private static func preferRollbackJournal(_ connection: SQLiteConnection) {
+    static func preferRollbackJournal(_ connection: SQLiteConnection) {
         guard !connection.isReadOnly else { return }
         let mode = try? connection.withStatement("PRAGMA journal_mode") { statement throws(KeyStoreError) -> String? in
             try statement.step() ? statement.optionalText(0) : nil
