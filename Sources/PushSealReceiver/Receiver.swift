@@ -152,32 +152,19 @@ public struct Receiver: Sendable {
         // body): either way the app must fetch, and there is no text to show.
         let requiresFetch = content.requiresFetch || (content.isTruncated && content.body?.isEmpty == true)
         let hasText = !(content.title ?? "").isEmpty || !(content.subtitle ?? "").isEmpty || !(content.body ?? "").isEmpty
-        var result: ReceivedNotification
+        let text: FallbackText
+        let source: ReceivedNotification.TextSource
         if requiresFetch || !hasText {
-            let (text, source) = fallbackText(parsed, nil)
-            result = ReceivedNotification(fallback: text, source: source, reason: nil, outer: .none, keyID: keyID, diagnostic: nil)
+            (text, source) = fallbackText(parsed, nil)
         } else {
-            result = ReceivedNotification(fallback: FallbackText(body: .plain("")), source: .content, reason: nil, outer: .none,
-                                          keyID: keyID, diagnostic: nil)
-            result.title = content.title.map(NotificationText.plain)
-            result.subtitle = content.subtitle.map(NotificationText.plain)
-            result.body = .plain(content.body ?? "")
+            text = FallbackText(
+                title: content.title.map(NotificationText.plain), subtitle: content.subtitle.map(NotificationText.plain),
+                body: .plain(content.body ?? ""))
+            source = .content
         }
-        result.outcome = .decrypted
-        result.isDuplicate = isDuplicate
-        result.requiresFetch = requiresFetch
-        result.isTruncated = content.isTruncated
-        result.threadIdentifier = content.thread ?? content.conversationID
-        result.category = content.category
-        result.badge = content.badge
-        result.sender = content.sender
-        result.extras = content.extras
-        result.conversationID = content.conversationID
-        result.messageID = content.messageID
-        result.sentAt = content.sentAt
-        result.content = content
-        result.contentBytes = bytes
-        return result
+        return ReceivedNotification(
+            decrypted: content, text: text, source: source, requiresFetch: requiresFetch, isDuplicate: isDuplicate, keyID: keyID,
+            contentBytes: bytes)
     }
 
     // MARK: Diagnostics without plaintext
