@@ -57,6 +57,16 @@ let package = Package(
         // The command-line tool.
         .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit", "PushSealBench"]),
 
+        // libFuzzer targets (Docs/FUZZING.md). A plain build makes corpus-replay executables;
+        // scripts/fuzz.sh builds them with --sanitize=fuzzer and -DFUZZING, where libFuzzer owns main.
+        .target(name: "FuzzSupport", path: "Sources/Fuzz/FuzzSupport"),
+        .executableTarget(name: "FuzzEnvelope", dependencies: ["PushSealCore", "FuzzSupport"], path: "Sources/Fuzz/FuzzEnvelope"),
+        .executableTarget(name: "FuzzContent", dependencies: ["PushSealCore", "FuzzSupport"], path: "Sources/Fuzz/FuzzContent"),
+        .executableTarget(name: "FuzzOpen", dependencies: ["PushSealCore", "PushSealReceiver", "FuzzSupport"], path: "Sources/Fuzz/FuzzOpen"),
+        .executableTarget(
+            name: "FuzzProviderSizing", dependencies: ["PushSealCore", "PushSealProvider", "PushSealReceiver", "FuzzSupport"],
+            path: "Sources/Fuzz/FuzzProviderSizing"),
+
         .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore"]),
         .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors"]),
         .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealReceiver"]),

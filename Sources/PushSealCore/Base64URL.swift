@@ -15,6 +15,7 @@ public enum Base64URL {
         /// The last character carries non-zero bits beyond the encoded bytes.
         case nonZeroTrailingBits
 
+        /// A one-line explanation naming the offending offset or length, for error messages.
         public var description: String {
             switch self {
             case let .paddingCharacter(offset): "padding character '=' at offset \(offset) (base64url without padding expected)"

@@ -18,6 +18,7 @@ public enum ContentError: Error, Sendable, Equatable {
 }
 
 extension ContentError: CustomStringConvertible {
+    /// A one-line explanation naming the field and the rule it breaks, for error messages.
     public var description: String {
         switch self {
         case .invalidPadding: "invalid padding"

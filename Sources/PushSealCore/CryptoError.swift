@@ -13,6 +13,7 @@ public enum CryptoError: Error, Sendable, Equatable {
 }
 
 extension CryptoError: CustomStringConvertible {
+    /// A one-line explanation, for error messages.
     public var description: String {
         switch self {
         case let .incorrectKeySize(expected, actual): "key must be \(expected) bytes, got \(actual)"

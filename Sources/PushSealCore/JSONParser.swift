@@ -8,6 +8,7 @@ public enum JSONParser {
         public let offset: Int
         /// What is wrong.
         public let message: String
+        /// The message with the byte offset, e.g. `duplicate member name "cid" at byte 17`.
         public var description: String { "\(message) at byte \(offset)" }
     }
 

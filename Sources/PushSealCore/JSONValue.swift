@@ -1,12 +1,17 @@
 /// A parsed JSON value. Numbers keep the exact literal, so integer-form checks and byte-exact
 /// re-encoding are possible; objects keep member order.
 public enum JSONValue: Sendable, Equatable {
+    /// The literal `null`.
     case null
+    /// The literal `true` or `false`.
     case bool(Bool)
     /// The number literal exactly as written (RFC 8259 grammar).
     case number(String)
+    /// A string, unescaped.
     case string(String)
+    /// An array, elements in document order.
     case array([JSONValue])
+    /// An object, members in document order.
     case object(JSONObject)
 
     /// True for null, booleans, numbers and strings.
@@ -69,8 +74,11 @@ public enum JSONValue: Sendable, Equatable {
 public struct JSONObject: Sendable, Equatable {
     /// One `"name": value` pair.
     public struct Member: Sendable, Equatable {
+        /// The member name, unescaped.
         public let name: String
+        /// The member value.
         public let value: JSONValue
+        /// A member with this name and value.
         public init(name: String, value: JSONValue) {
             self.name = name
             self.value = value

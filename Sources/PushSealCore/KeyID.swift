@@ -28,6 +28,7 @@ public struct KeyID: Hashable, Sendable, CustomStringConvertible {
     /// Lowercase hexadecimal, as in the vector files.
     public var hex: String { Hex.encode(bytes) }
 
+    /// The key id as base64url (the form the CLI and logs print).
     public var description: String { base64URL }
 }
 

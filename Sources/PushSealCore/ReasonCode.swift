@@ -59,6 +59,7 @@ public enum OpenError: Error, Sendable, Equatable {
 }
 
 extension OpenError: CustomStringConvertible {
+    /// A one-line explanation for diagnostics; the machine-readable form is ``reason``.
     public var description: String {
         switch self {
         case .notSealed: "not a PushSeal payload (no \"pushseal\" member)"

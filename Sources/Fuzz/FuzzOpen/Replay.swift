@@ -1,0 +1,20 @@
+#if !FUZZING
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FuzzSupport
+
+/// Ordinary build: replays corpus files through the target (`FuzzOpen FILE|DIR...`).
+/// The fuzzing build (`-DFUZZING`) leaves `main` to libFuzzer.
+@main
+enum FuzzOpenReplay {
+    static func main() {
+        exit(FuzzReplay.run(name: "FuzzOpen", arguments: Array(CommandLine.arguments.dropFirst()),
+                            testOneInput: fuzzOpenTestOneInput))
+    }
+}
+#endif
