@@ -6,6 +6,15 @@ import Musl
 import Darwin
 #endif
 
+/// The process environment, for spawning children with it.
+func currentEnvironment() -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
+    #if canImport(Darwin)
+    return _NSGetEnviron().pointee!
+    #else
+    return environ
+    #endif
+}
+
 /// One finished child process.
 struct SpawnResult {
     /// From just before `fork` to just after `wait4` returned.
@@ -37,7 +46,11 @@ final class SpawnClient {
         var fromServer: [Int32] = [0, 0]
         guard pipe(&toServer) == 0, pipe(&fromServer) == 0 else { throw BenchError("cannot create pipes") }
         for fd in [toServer[1], fromServer[0]] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        #if canImport(Glibc)
         var actions = posix_spawn_file_actions_t()
+        #else
+        var actions: posix_spawn_file_actions_t?
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toServer[0], 0)
@@ -46,7 +59,8 @@ final class SpawnClient {
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var child = pid_t()
-        let status = argv.withUnsafeBufferPointer { posix_spawn(&child, executable, &actions, nil, $0.baseAddress!, environ) }
+        let environment = currentEnvironment()
+        let status = argv.withUnsafeBufferPointer { posix_spawn(&child, executable, &actions, nil, $0.baseAddress!, environment) }
         close(toServer[0])
         close(fromServer[1])
         guard status == 0 else {
@@ -129,7 +143,9 @@ public enum SpawnServer {
             for pointer in argv { free(pointer) }
             for pointer in [cPath, cInput, cError, cNull] { free(pointer) }
         }
+        let environment = currentEnvironment()
         let start = monotonicNanoseconds()
+        #if os(Linux)
         let pid = argv.withUnsafeBufferPointer { args -> pid_t in
             let child = fork()
             if child == 0 {
@@ -139,11 +155,25 @@ public enum SpawnServer {
                 if input < 0 || output < 0 || error < 0 || dup2(input, 0) < 0 || dup2(output, 1) < 0 || dup2(error, 2) < 0 {
                     _exit(126)
                 }
-                execve(cPath, args.baseAddress!, environ)
+                execve(cPath, args.baseAddress!, environment)
                 _exit(127)
             }
             return child
         }
+        #else
+        // Apple platforms do not offer fork to Swift; their posix_spawn does not share the
+        // parent's memory, and ru_maxrss is in bytes there.
+        var actions: posix_spawn_file_actions_t?
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, cInput, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, cNull, O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, cError, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var spawned = pid_t()
+        let pid = argv.withUnsafeBufferPointer { args in
+            posix_spawn(&spawned, cPath, &actions, nil, args.baseAddress!, environment) == 0 ? spawned : -1
+        }
+        #endif
         guard pid > 0 else { return SpawnResult(wallNanoseconds: 0, maximumResidentKiB: 0, status: 125) }
         var status: Int32 = 0
         var usage = rusage()
