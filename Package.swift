@@ -46,12 +46,16 @@ let package = Package(
         // Deterministic test vectors (Vectors/pushseal-v1.json).
         .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealProvider", "PushSealReceiver"]),
 
+        // `pushseal bench`: measures sealing, opening and key store lookups next to raw libsodium
+        // (internal module, not a product; it calls libsodium directly for the limit figures).
+        .target(name: "PushSealBench", dependencies: ["CSodium", "PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
+
         // Hand-written argument parsing, help and diagnostics in swift-argument-parser's style,
         // and a small I/O layer over Glibc/Darwin (no Foundation: cold start matters).
         .target(name: "PushSealCLIKit"),
 
         // The command-line tool.
-        .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit"]),
+        .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit", "PushSealBench"]),
 
         // libFuzzer targets (Docs/FUZZING.md). A plain build makes corpus-replay executables;
         // scripts/fuzz.sh builds them with --sanitize=fuzzer and -DFUZZING, where libFuzzer owns main.

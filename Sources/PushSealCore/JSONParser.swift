@@ -54,7 +54,9 @@ public enum JSONParser {
     }
 }
 
-private struct Reader {
+/// The strict reader behind ``JSONParser`` (internal: the scanners in JSONScanner.swift and the content
+/// decoder reuse its primitives, so they accept exactly what the parser accepts).
+struct Reader {
     let bytes: UnsafeRawBufferPointer
     let maximumDepth: Int
     var rejectsDuplicateNames = true
@@ -71,7 +73,10 @@ private struct Reader {
 
     var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
+    /// Inlined: compact JSON has no whitespace, so the usual call is one comparison.
+    @inline(__always)
     mutating func skipWhitespace() {
+        guard index < bytes.count, bytes[index] <= 0x20 else { return }
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -108,7 +113,9 @@ private struct Reader {
         guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth)") }
         index += 1
         var members: [JSONObject.Member] = []
-        var names: Set<[UInt8]> = []
+        // Duplicate detection by UTF-8 bytes: a linear scan for small objects (no allocation),
+        // a set of byte arrays once an object has many members.
+        var names: Set<[UInt8]>?
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -119,7 +126,7 @@ private struct Reader {
             guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
             let nameOffset = index
             let name = try parseString()
-            guard !rejectsDuplicateNames || names.insert(Array(name.utf8)).inserted else {
+            if rejectsDuplicateNames, Self.isDuplicate(name, in: members, names: &names) {
                 throw error("duplicate member name \"\(name)\"", at: nameOffset)
             }
             skipWhitespace()
@@ -134,6 +141,17 @@ private struct Reader {
             default: throw error("expected ',' or '}'")
             }
         }
+    }
+
+    /// Whether `name` (byte for byte) is already the name of one of `members`.
+    static func isDuplicate(_ name: String, in members: [JSONObject.Member], names: inout Set<[UInt8]>?) -> Bool {
+        let linearLimit = 16
+        if members.count < linearLimit {
+            for member in members where UTF8Bytes.equal(member.name, name) { return true }
+            return false
+        }
+        if names == nil { names = Set(members.map { Array($0.name.utf8) }) }
+        return !names!.insert(Array(name.utf8)).inserted
     }
 
     mutating func parseArray(depth: Int) throws(JSONParser.Error) -> [JSONValue] {
@@ -189,6 +207,8 @@ private struct Reader {
         let start = index
         // Fast path: no escapes, ASCII or valid UTF-8.
         while index < bytes.count {
+            skipPlainASCII()
+            guard index < bytes.count else { break }
             let c = bytes[index]
             if c == UInt8(ascii: "\"") {
                 let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
@@ -230,6 +250,22 @@ private struct Reader {
             }
         }
         throw error("unterminated string")
+    }
+
+    /// Steps over plain ASCII string bytes eight at a time (none below 0x20, no `"`, no `\`, no
+    /// high bit): exactly the bytes the byte-by-byte loops would step over one by one. Works on
+    /// locals so the loop keeps its state in registers.
+    @inline(__always)
+    mutating func skipPlainASCII() {
+        guard let base = bytes.baseAddress else { return }
+        let end = bytes.count
+        var i = index
+        while i + 8 <= end {
+            let word = (base + i).loadUnaligned(as: UInt64.self)
+            if word & 0x8080_8080_8080_8080 != 0 || JSONWriter.mayNeedEscape(word) { break }
+            i += 8
+        }
+        index = i
     }
 
     /// After `\u`: reads 4 hex digits, and a following `\uXXXX` low surrogate when needed.

@@ -96,7 +96,7 @@ public struct JSONObject: Sendable, Equatable {
     /// The value of the member whose name has exactly these UTF-8 bytes (no Unicode
     /// normalisation: `"é"` and `"e\u{301}"` are different names).
     public subscript(name: String) -> JSONValue? {
-        for member in members where member.name.utf8.elementsEqual(name.utf8) { return member.value }
+        for member in members where UTF8Bytes.equal(member.name, name) { return member.value }
         return nil
     }
 }

@@ -1,6 +1,6 @@
 /// Writes compact JSON bytes with PushSeal's deterministic string escaping: `"` and `\`
 /// escaped, control characters as `\b \f \n \r \t` or `\u00xx`, everything else literal UTF-8.
-public struct JSONWriter: Sendable {
+public struct JSONWriter: Sendable, JSONSink {
     /// The bytes written so far.
     public private(set) var bytes: [UInt8]
 
@@ -13,7 +13,11 @@ public struct JSONWriter: Sendable {
     /// The bytes written so far, as a string.
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    /// Lowercase hexadecimal digit of a nibble (0...15).
+    @inline(__always)
+    static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    }
 
     /// Appends bytes that are already JSON (punctuation, a name with its quotes, …).
     @inline(__always)
@@ -27,45 +31,24 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: raw)
     }
 
+    @inline(__always)
+    mutating func appendBytes(_ raw: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: raw)
+    }
+
+    @inline(__always)
+    mutating func appendByte(_ byte: UInt8) {
+        bytes.append(byte)
+    }
+
     /// Appends `value` as a quoted, escaped JSON string.
     public mutating func appendString(_ value: String) {
-        var value = value
-        value.withUTF8 { appendString(utf8: UnsafeRawBufferPointer($0)) }
+        appendEscapedString(value)
     }
 
     /// Appends UTF-8 bytes as a quoted, escaped JSON string.
     public mutating func appendString(utf8: UnsafeRawBufferPointer) {
-        bytes.append(UInt8(ascii: "\""))
-        var runStart = 0
-        var index = 0
-        let count = utf8.count
-        while index < count {
-            // Skip eight bytes at a time while none of them needs escaping.
-            if index + 8 <= count, !Self.mayNeedEscape(utf8.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
-                index += 8
-                continue
-            }
-            let c = utf8[index]
-            index += 1
-            guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { continue }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart..<index - 1]))
-            runStart = index
-            bytes.append(UInt8(ascii: "\\"))
-            switch c {
-            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
-            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
-            case 0x08: bytes.append(UInt8(ascii: "b"))
-            case 0x0C: bytes.append(UInt8(ascii: "f"))
-            case 0x0A: bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(UInt8(ascii: "t"))
-            default:
-                bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                          Self.hexDigits[Int(c >> 4)], Self.hexDigits[Int(c & 0xF)]])
-            }
-        }
-        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart..<count]))
-        bytes.append(UInt8(ascii: "\""))
+        appendEscapedString(utf8: utf8)
     }
 
     /// False only when none of the eight bytes of `word` is below 0x20, `"` or `\`
@@ -97,7 +80,7 @@ public struct JSONWriter: Sendable {
 
     /// Appends an integer in plain decimal.
     public mutating func appendInteger(_ value: Int64) {
-        bytes.append(contentsOf: String(value).utf8)
+        appendDecimal(value)
     }
 
     /// Appends `value` compactly (member order preserved, number literals as parsed).

@@ -124,60 +124,74 @@ extension NotificationContent {
 
     /// Writes the deterministic encoding without validating.
     package func writeJSON(to writer: inout JSONWriter) {
-        writer.appendRaw("{\"cid\":")
-        writer.appendString(conversationID)
-        writer.appendRaw(",\"mid\":")
-        writer.appendString(messageID)
-        writer.appendRaw(",\"ts\":")
-        writer.appendInteger(sentAt)
+        write(to: &writer)
+    }
+
+    /// Writes the deterministic encoding into `buffer` without validating; returns its length,
+    /// or nil when it is longer than `buffer` (then the buffer holds a partial encoding, which
+    /// the caller must wipe: it is plaintext).
+    package func writeJSON(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        var writer = BoundedJSONWriter(buffer)
+        write(to: &writer)
+        return writer.overflowed ? nil : writer.count
+    }
+
+    /// The encoding, into any sink (specialized for each).
+    private func write<Sink: JSONSink>(to writer: inout Sink) {
+        writer.appendLiteral("{\"cid\":")
+        writer.appendEscapedString(conversationID)
+        writer.appendLiteral(",\"mid\":")
+        writer.appendEscapedString(messageID)
+        writer.appendLiteral(",\"ts\":")
+        writer.appendDecimal(sentAt)
         if let title {
-            writer.appendRaw(",\"title\":")
-            writer.appendString(title)
+            writer.appendLiteral(",\"title\":")
+            writer.appendEscapedString(title)
         }
         if let subtitle {
-            writer.appendRaw(",\"subtitle\":")
-            writer.appendString(subtitle)
+            writer.appendLiteral(",\"subtitle\":")
+            writer.appendEscapedString(subtitle)
         }
         if let body {
-            writer.appendRaw(",\"body\":")
-            writer.appendString(body)
+            writer.appendLiteral(",\"body\":")
+            writer.appendEscapedString(body)
         }
         if let sender {
-            writer.appendRaw(",\"sender\":{\"id\":")
-            writer.appendString(sender.id)
+            writer.appendLiteral(",\"sender\":{\"id\":")
+            writer.appendEscapedString(sender.id)
             if let name = sender.name {
-                writer.appendRaw(",\"name\":")
-                writer.appendString(name)
+                writer.appendLiteral(",\"name\":")
+                writer.appendEscapedString(name)
             }
-            writer.appendRaw("}")
+            writer.appendLiteral("}")
         }
         if let thread {
-            writer.appendRaw(",\"thread\":")
-            writer.appendString(thread)
+            writer.appendLiteral(",\"thread\":")
+            writer.appendEscapedString(thread)
         }
         if let category {
-            writer.appendRaw(",\"category\":")
-            writer.appendString(category)
+            writer.appendLiteral(",\"category\":")
+            writer.appendEscapedString(category)
         }
         if let badge {
-            writer.appendRaw(",\"badge\":")
-            writer.appendInteger(badge)
+            writer.appendLiteral(",\"badge\":")
+            writer.appendDecimal(badge)
         }
         if isTruncated {
-            writer.appendRaw(",\"trunc\":true")
+            writer.appendLiteral(",\"trunc\":true")
         }
         if !extras.isEmpty {
-            writer.appendRaw(",\"x\":{")
+            writer.appendLiteral(",\"x\":{")
             let sorted = extras.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
             for (offset, entry) in sorted.enumerated() {
-                if offset > 0 { writer.appendRaw(",") }
-                writer.appendString(entry.key)
-                writer.appendRaw(":")
-                writer.appendString(entry.value)
+                if offset > 0 { writer.appendLiteral(",") }
+                writer.appendEscapedString(entry.key)
+                writer.appendLiteral(":")
+                writer.appendEscapedString(entry.value)
             }
-            writer.appendRaw("}")
+            writer.appendLiteral("}")
         }
-        writer.appendRaw("}")
+        writer.appendLiteral("}")
     }
 
     /// Exact length of ``encoded()`` without building it.
@@ -211,6 +225,12 @@ extension NotificationContent {
     /// Decodes and validates content bytes (after unpadding). Unknown members are ignored.
     public init(decoding bytes: some Collection<UInt8>) throws(ContentError) {
         guard bytes.count <= Self.maximumByteCount else { throw .tooLarge(byteCount: bytes.count) }
+        // The usual shape in one pass (NotificationContent+FastDecoding.swift); anything else,
+        // and every error, is decided by the general path below.
+        if let usual = bytes.withContiguousStorageIfAvailable({ Self.decodeUsualShape(UnsafeRawBufferPointer($0)) }), let usual {
+            self = usual
+            return
+        }
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes, maximumDepth: Self.maximumNestingDepth)

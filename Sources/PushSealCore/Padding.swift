@@ -24,6 +24,10 @@ public enum Padding {
     /// (no 0x80 byte, or a non-zero byte after the last one).
     public static func unpaddedLength(of padded: UnsafeRawBufferPointer) -> Int? {
         var index = padded.count - 1
+        // Step over zero bytes eight at a time from the end (most of the padding).
+        if let base = padded.baseAddress {
+            while index >= 7, (base + index - 7).loadUnaligned(as: UInt64.self) == 0 { index -= 8 }
+        }
         while index >= 0 {
             switch padded[index] {
             case 0x00: index -= 1

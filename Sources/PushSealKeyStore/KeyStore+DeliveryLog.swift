@@ -17,20 +17,78 @@ extension KeyStore {
         let tag = ItemSealing.deliveryTag(conversation: conversation, messageID: messageID, logKey: deliveryLogKey)
         let now = clock()
         return try session(.write) { connection throws(KeyStoreError) -> Bool in
-            if let retention {
-                try connection.withStatement("DELETE FROM deliveries WHERE seen_at < ?1") { statement throws(KeyStoreError) in
-                    let (cutoff, overflow) = now.subtractingReportingOverflow(retention)
-                    try statement.bind(1, overflow ? Int64.min : cutoff)
-                    _ = try statement.step()
-                }
+            try Self.writeDelivery(tag: tag, now: now, pruningOlderThan: retention, connection)
+        }
+    }
+
+    /// `KeyStore(directory:masterKey:clock:)` followed by
+    /// ``recordDelivery(conversation:messageID:pruningOlderThan:)``, for a receiver that opens the
+    /// store once per notification: for a store at the current format, the checks of both (file,
+    /// format version, master key against the verifier, re-read header) and the write run in one
+    /// connection and one `BEGIN IMMEDIATE` transaction, instead of a connection for opening and
+    /// another for the write. Any other case — and any error except a lock held beyond the busy
+    /// retries — takes those two steps, which decide and report exactly as before.
+    public static func recordDelivery(
+        conversation: String, messageID: String, pruningOlderThan retention: Int64? = nil,
+        directory: String, masterKey source: MasterKeySource, clock: @escaping SecondsClock = systemClock
+    ) throws(KeyStoreError) -> Bool {
+        if let seen = try recordDeliveryInOneTransaction(
+            conversation: conversation, messageID: messageID, retention: retention, directory: directory, source: source, clock: clock) {
+            return seen
+        }
+        let store = try KeyStore(directory: directory, masterKey: source, clock: clock)
+        return try store.recordDelivery(conversation: conversation, messageID: messageID, pruningOlderThan: retention)
+    }
+
+    /// The one-transaction path; nil means "take the two-step path". Throws only SQLITE_BUSY that
+    /// survived the retries (repeating the work would double the wait, up to ~30 s).
+    private static func recordDeliveryInOneTransaction(
+        conversation: String, messageID: String, retention: Int64?, directory: String, source: MasterKeySource,
+        clock: SecondsClock
+    ) throws(KeyStoreError) -> Bool? {
+        if let retention, retention < 0 { return nil }
+        guard !directory.isEmpty, case .directory = FileSystem.status(directory) else { return nil }
+        let path = FileSystem.join(directory, fileName)
+        guard case .regularFile = FileSystem.status(path) else { return nil }
+        guard let masterKey = try? source.load(mayCreate: false), let connection = try? connect(path) else { return nil }
+        defer { connection.close() }
+        preferRollbackJournal(connection)
+        let tag = ItemSealing.deliveryTag(
+            conversation: conversation, messageID: messageID, logKey: ItemSealing.deliveryLogKey(masterKey: masterKey))
+        let now = clock()
+        do {
+            return try connection.transaction(.write) { () throws(KeyStoreError) -> Bool in
+                let header = try Schema.readHeader(connection)
+                // Uninitialized, foreign, newer or older (to be migrated by the opening path)
+                // files, and a wrong master key, throw here: the two-step path reports them.
+                try requireCurrent(header, path: path)
+                guard ItemSealing.verify(header.verifier!, masterKey: masterKey) else { throw wrongKey(source) }
+                return try writeDelivery(tag: tag, now: now, pruningOlderThan: retention, connection)
             }
-            try connection.withStatement("INSERT OR IGNORE INTO deliveries (tag, seen_at) VALUES (?1, ?2)") { statement throws(KeyStoreError) in
-                try statement.bind(1, blob: tag)
-                try statement.bind(2, now)
+        } catch let error {
+            if case let .sqlite(code, _, _) = error, code == 5 || code == 6 { throw error }   // SQLITE_BUSY, SQLITE_LOCKED
+            return nil
+        }
+    }
+
+    /// Prunes (with `retention`) and records `tag` at `now`; true when it was already recorded.
+    /// Runs inside a write transaction on `connection`.
+    private static func writeDelivery(
+        tag: [UInt8], now: Int64, pruningOlderThan retention: Int64?, _ connection: SQLiteConnection
+    ) throws(KeyStoreError) -> Bool {
+        if let retention {
+            try connection.withStatement("DELETE FROM deliveries WHERE seen_at < ?1") { statement throws(KeyStoreError) in
+                let (cutoff, overflow) = now.subtractingReportingOverflow(retention)
+                try statement.bind(1, overflow ? Int64.min : cutoff)
                 _ = try statement.step()
             }
-            return connection.changes == 0
         }
+        try connection.withStatement("INSERT OR IGNORE INTO deliveries (tag, seen_at) VALUES (?1, ?2)") { statement throws(KeyStoreError) in
+            try statement.bind(1, blob: tag)
+            try statement.bind(2, now)
+            _ = try statement.step()
+        }
+        return connection.changes == 0
     }
 
     /// Whether (conversation, messageID) is in the duplicate log, without recording it.

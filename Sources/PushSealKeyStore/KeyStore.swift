@@ -26,7 +26,7 @@ public final class KeyStore: Sendable {
     /// The database file (`directory/pushseal-keys.sqlite3`).
     public let path: String
 
-    private let masterKey: SymmetricKey
+    let masterKey: SymmetricKey
     let deliveryLogKey: SymmetricKey
     /// The verifier this instance checked its master key against.
     private let verifier: [UInt8]
@@ -334,7 +334,7 @@ public final class KeyStore: Sendable {
 
     /// A file someone switched to WAL is switched back to the rollback journal (best effort; see
     /// Docs/KEY-STORE.md §4 for why the store uses DELETE mode).
-    private static func preferRollbackJournal(_ connection: SQLiteConnection) {
+    static func preferRollbackJournal(_ connection: SQLiteConnection) {
         guard !connection.isReadOnly else { return }
         let mode = try? connection.withStatement("PRAGMA journal_mode") { statement throws(KeyStoreError) -> String? in
             try statement.step() ? statement.optionalText(0) : nil
@@ -344,7 +344,7 @@ public final class KeyStore: Sendable {
         }
     }
 
-    private static func check(conversation: String) throws(KeyStoreError) {
+    static func check(conversation: String) throws(KeyStoreError) {
         let count = conversation.utf8.count
         guard count >= 1, count <= maximumConversationByteCount else {
             throw .invalidArgument("a conversation id must be 1 to \(maximumConversationByteCount) UTF-8 bytes, not \(count)")

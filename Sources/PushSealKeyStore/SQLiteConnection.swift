@@ -94,6 +94,14 @@ final class SQLiteConnection {
         guard status == SQLITE_OK else { throw Self.error(status, db: db) }
     }
 
+    /// The integer value of `PRAGMA name` (for header fields: application_id, user_version).
+    func integerPragma(_ name: StaticString) throws(KeyStoreError) -> Int64 {
+        try withStatement("PRAGMA \(name)") { statement throws(KeyStoreError) in
+            _ = try statement.step()
+            return statement.int64(0)
+        }
+    }
+
     /// Prepares `sql`, hands the statement to `body`, and finalizes it whatever happens.
     func withStatement<R>(_ sql: String, _ body: (SQLiteStatement) throws(KeyStoreError) -> R) throws(KeyStoreError) -> R {
         guard let db = handle else { throw Self.closedError }

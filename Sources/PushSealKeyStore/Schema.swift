@@ -41,7 +41,8 @@ enum Schema {
     struct Header {
         var applicationID: Int64
         var version: Int64
-        /// Number of objects in sqlite_master (0 for a fresh, empty database).
+        /// Number of objects in sqlite_master (0 for a fresh, empty database). Read only when
+        /// `applicationID` and `version` are both 0; otherwise 0 (it is not needed then).
         var objectCount: Int64
         /// The master-key verifier, when the meta table has one.
         var verifier: [UInt8]?
@@ -54,11 +55,17 @@ enum Schema {
 
     /// Reads the header. Must run inside a transaction on `connection`.
     static func readHeader(_ connection: SQLiteConnection) throws(KeyStoreError) -> Header {
-        var header = try connection.withStatement(
-            "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)"
-        ) { statement throws(KeyStoreError) in
-            _ = try statement.step()
-            return Header(applicationID: statement.int64(0), version: statement.int64(1), objectCount: statement.int64(2), verifier: nil)
+        // Plain PRAGMA statements: compiling the pragma_* table-valued functions inside a SELECT
+        // cost about five times as much (a cold lookup opens a connection and reads this header).
+        let applicationID = try connection.integerPragma("application_id")
+        let version = try connection.integerPragma("user_version")
+        var header = Header(applicationID: applicationID, version: version, objectCount: 0, verifier: nil)
+        if applicationID == 0, version == 0 {
+            // Only a file that says nothing about itself needs the count (empty vs foreign).
+            header.objectCount = try connection.withStatement("SELECT count(*) FROM sqlite_master") { statement throws(KeyStoreError) in
+                _ = try statement.step()
+                return statement.int64(0)
+            }
         }
         if header.isKeyStore, header.version >= 1 {
             header.verifier = try readVerifier(connection)

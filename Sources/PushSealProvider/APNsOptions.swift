@@ -119,7 +119,7 @@ public struct APNsOptions: Sendable, Equatable {
             guard count >= 1, count <= Self.maximumTopicByteCount else {
                 throw .invalidTopic("must be 1 to \(Self.maximumTopicByteCount) bytes, is \(count)")
             }
-            guard topic.utf8.allSatisfy(Self.isVisibleASCII) else { throw .invalidTopic("only visible ASCII is allowed") }
+            guard Self.isVisibleASCII(topic) else { throw .invalidTopic("only visible ASCII is allowed") }
         }
         switch expiration {
         case let .at(time) where time < 0: throw .invalidOption(field: "apns-expiration", detail: "must not be negative")
@@ -131,7 +131,7 @@ public struct APNsOptions: Sendable, Equatable {
             let count = collapseID.utf8.count
             guard count <= Self.maximumCollapseIDByteCount else { throw .collapseIDTooLong(byteCount: count) }
             guard count >= 1 else { throw .invalidCollapseID("empty (use nil for none)") }
-            guard collapseID.utf8.allSatisfy(Self.isVisibleASCII) else {
+            guard Self.isVisibleASCII(collapseID) else {
                 throw .invalidCollapseID("only visible ASCII (0x21–0x7E) is allowed")
             }
         }
@@ -147,6 +147,13 @@ public struct APNsOptions: Sendable, Equatable {
 
     @inline(__always)
     static func isVisibleASCII(_ byte: UInt8) -> Bool { byte >= 0x21 && byte <= 0x7E }
+
+    /// Every UTF-8 byte of `text` is visible ASCII (0x21–0x7E); scans the contiguous bytes
+    /// rather than iterating the UTF-8 view.
+    static func isVisibleASCII(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in bytes.allSatisfy { isVisibleASCII($0) } }
+    }
 
     /// The relevance score as written: round(score × 1000) (half away from zero) thousandths,
     /// as `0`, `1`, or `0.` followed by up to three digits without trailing zeros.

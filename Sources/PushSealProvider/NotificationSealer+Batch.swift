@@ -34,7 +34,7 @@ extension NotificationSealer {
         batch items: [BatchItem<APNsOptions>], keyProvider: (any CurrentKeyProvider)? = nil
     ) -> [Result<APNsRequest, ProviderError>] {
         sealBatch(items, keyProvider: keyProvider) { (item, key, salt) throws(ProviderError) in
-            try sealAPNs(item.content, key: key, options: item.options, salt: salt)
+            try sealAPNs(item.pointee.content, key: key, options: item.pointee.options, salt: salt)
         }
     }
 
@@ -44,23 +44,26 @@ extension NotificationSealer {
         batch items: [BatchItem<FCMOptions>], keyProvider: (any CurrentKeyProvider)? = nil
     ) -> [Result<FCMMessage, ProviderError>] {
         sealBatch(items, keyProvider: keyProvider) { (item, key, salt) throws(ProviderError) in
-            try sealFCM(item.content, key: key, options: item.options, salt: salt)
+            try sealFCM(item.pointee.content, key: key, options: item.pointee.options, salt: salt)
         }
     }
 
+    /// Inlined into the two callers, so it is specialized for APNs and FCM (unspecialized, every
+    /// item, option and result was copied through generic value witnesses).
+    @inline(__always)
     private func sealBatch<Options, Output>(
         _ items: [BatchItem<Options>], keyProvider: (any CurrentKeyProvider)?,
-        sealOne: @Sendable (BatchItem<Options>, ConversationKey, UnsafeRawBufferPointer?) throws(ProviderError) -> Output
+        sealOne: @Sendable (UnsafePointer<BatchItem<Options>>, ConversationKey, UnsafeRawBufferPointer?) throws(ProviderError) -> Output
     ) -> [Result<Output, ProviderError>] {
         let count = items.count
         guard count > 0 else { return [] }
         let chunkCount = min(count, max(1, Self.activeProcessorCount * 4))
         let chunkSize = (count + chunkCount - 1) / chunkCount
-        var results = [Result<Output, ProviderError>?](repeating: nil, count: count)
-        results.withUnsafeMutableBufferPointer { buffer in
-            nonisolated(unsafe) let slots = buffer
+        // Each result is initialized in place, exactly once, by the thread that seals its item.
+        return [Result<Output, ProviderError>](unsafeUninitializedCapacity: count) { buffer, initialized in
+            nonisolated(unsafe) let slots = buffer.baseAddress!
             items.withUnsafeBufferPointer { input in
-                nonisolated(unsafe) let input = input
+                nonisolated(unsafe) let input = UnsafePointer(input.baseAddress!)
                 DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
                     let start = chunk * chunkSize
                     let end = min(count, start + chunkSize)
@@ -77,19 +80,19 @@ extension NotificationSealer {
                     }
                     defer { salts.withUnsafeMutableBytes { Sodium.zero($0) } }
                     for index in start..<end {
-                        let item = input[index]
-                        slots[index] = Result { () throws(ProviderError) -> Output in
+                        let item = input + index
+                        (slots + index).initialize(to: Result { () throws(ProviderError) -> Output in
                             let key: ConversationKey
-                            if let given = item.key {
+                            if let given = item.pointee.key {
                                 key = given
                             } else {
-                                try SizePolicy.validate(item.content)
+                                try SizePolicy.validate(item.pointee.content)
                                 guard let keyProvider else {
-                                    throw .keyUnavailable(conversation: item.content.conversationID, detail: "no key given and no key provider")
+                                    throw .keyUnavailable(conversation: item.pointee.content.conversationID, detail: "no key given and no key provider")
                                 }
-                                let id = Array(item.content.conversationID.utf8)
+                                let id = Array(item.pointee.content.conversationID.utf8)
                                 let lookup = cache[id] ?? Result { () throws(ProviderError) -> ConversationKey in
-                                    try Self.currentKey(for: item.content, from: keyProvider)
+                                    try Self.currentKey(for: item.pointee.content, from: keyProvider)
                                 }
                                 cache[id] = lookup
                                 key = try lookup.get()
@@ -101,12 +104,12 @@ extension NotificationSealer {
                                     try sealOne(item, key, UnsafeRawBufferPointer(rebasing: all[offset..<offset + saltCount]))
                                 }
                             }.get()
-                        }
+                        })
                     }
                 }
             }
+            initialized = count
         }
-        return results.map { $0! }
     }
 
     /// Number of online processors.

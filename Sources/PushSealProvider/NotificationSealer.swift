@@ -159,8 +159,8 @@ public struct NotificationSealer: Sendable {
     }
 
     /// Plans sizes arithmetically (content and options already validated), then writes `prefix || base64url(E) || suffix`
-    /// into one exactly sized buffer: the content is encoded into the envelope buffer, padded,
-    /// sealed in place, and base64url-encoded straight into the output.
+    /// into one exactly sized buffer: the content is encoded straight into the envelope buffer
+    /// (on the stack), padded, sealed in place, and base64url-encoded straight into the output.
     /// `salt`: 24 bytes to use, or nil for the sealer's salt source (fresh CSPRNG bytes).
     func seal(_ content: NotificationContent, key: ConversationKey, frame: PayloadFrame, salt: UnsafeRawBufferPointer?) throws(ProviderError) -> Sealed {
         if let salt, salt.count != Envelope.saltByteCount { throw .invalidSalt(byteCount: salt.count) }
@@ -169,27 +169,38 @@ public struct NotificationSealer: Sendable {
             throw Self.doesNotFit(content, frame: frame)
         }
         let budget = min(NotificationContent.maximumByteCount, maximumPadded - 1)
-        // Fast path: when the content may fit, encode it once and check the exact size. Only a
-        // content that does not fit goes through the size arithmetic of the size policy.
+        // The whole envelope E on the stack: header, plaintext (then ciphertext), tag.
+        return try withUnsafeTemporaryAllocation(byteCount: Envelope.maximumByteCount, alignment: 16) { buffer in
+            Result { () throws(ProviderError) -> Sealed in
+                try sealInto(buffer, content, key: key, frame: frame, salt: salt, budget: budget, maximumPadded: maximumPadded)
+            }
+        }.get()
+    }
+
+    private func sealInto(
+        _ buffer: UnsafeMutableRawBufferPointer, _ content: NotificationContent, key: ConversationKey, frame: PayloadFrame,
+        salt: UnsafeRawBufferPointer?, budget: Int, maximumPadded: Int
+    ) throws(ProviderError) -> Sealed {
+        let header = Envelope.headerByteCount
+        let contentArea = UnsafeMutableRawBufferPointer(rebasing: buffer[header..<header + budget])
+        // Fast path: when the content may fit, encode it once, straight into the envelope
+        // buffer; it fits when it does not overflow the budget. Only a content that does not fit
+        // goes through the size arithmetic of the size policy.
         var path = SealPath.complete
-        var contentBytes: [UInt8] = []
+        var encoded: Int?
         if SizePolicy.rawByteCountLowerBound(content) <= budget {
-            var writer = JSONWriter(capacity: min(budget + 1, 512))
-            content.writeJSON(to: &writer)
-            contentBytes = writer.bytes
+            encoded = content.writeJSON(into: contentArea)
         }
-        if contentBytes.isEmpty || contentBytes.count > budget {
-            contentBytes.withUnsafeMutableBytes { Sodium.zero($0) }
+        if encoded == nil {
+            Sodium.zero(contentArea)
             guard let plan = SizePolicy.plan(content, budget: budget) else { throw Self.doesNotFit(content, frame: frame) }
-            var writer = JSONWriter(capacity: budget)
-            plan.content.writeJSON(to: &writer)
-            contentBytes = writer.bytes
+            encoded = plan.content.writeJSON(into: contentArea)
             path = plan.path
         }
-        defer { contentBytes.withUnsafeMutableBytes { Sodium.zero($0) } }
-        let contentCount = contentBytes.count
-        guard contentCount <= budget else {
-            throw .internalInconsistency("planned content of \(contentCount) bytes exceeds the \(budget)-byte budget")
+        guard let contentCount = encoded else {
+            Sodium.zero(contentArea)
+            let planned = SizePolicy.plan(content, budget: budget)?.content.encodedByteCount ?? 0
+            throw .internalInconsistency("planned content of \(planned) bytes exceeds the \(budget)-byte budget")
         }
 
         // Padding: the block multiple, capped at the largest length that fits (>= count + 1).
@@ -198,37 +209,41 @@ public struct NotificationSealer: Sendable {
         let wireLength = Base64URL.encodedLength(of: envelopeCount)
         let limited = frame.limitedByteCount(envelopeByteCount: envelopeCount)
         guard limited <= frame.limit else {
+            Sodium.zero(contentArea)
             throw .internalInconsistency("payload would count \(limited) bytes against the \(frame.limit)-byte limit")
         }
         let total = frame.prefix.count + wireLength + frame.suffix.count
         var derivedSalt: [UInt8] = []
         if salt == nil, case let .derived(derive) = saltSource {
             derivedSalt = derive(content)
-            guard derivedSalt.count == Envelope.saltByteCount else { throw .invalidSalt(byteCount: derivedSalt.count) }
+            guard derivedSalt.count == Envelope.saltByteCount else {
+                Sodium.zero(contentArea)
+                throw .invalidSalt(byteCount: derivedSalt.count)
+            }
+        }
+
+        let e = buffer.baseAddress!
+        e.storeBytes(of: 0x80, toByteOffset: header + contentCount, as: UInt8.self)
+        (e + header + contentCount + 1).initializeMemory(as: UInt8.self, repeating: 0, count: padded - contentCount - 1)
+        let plaintext = UnsafeRawBufferPointer(start: e + header, count: padded)
+        let envelope = UnsafeMutableRawBufferPointer(start: e, count: envelopeCount)
+        withUnsafeTemporaryAllocation(byteCount: Envelope.saltByteCount, alignment: 8) { saltBuffer in
+            if let salt {
+                saltBuffer.copyMemory(from: salt)
+            } else if !derivedSalt.isEmpty {
+                derivedSalt.withUnsafeBytes { saltBuffer.copyMemory(from: $0) }
+            } else {
+                // Buffered CSPRNG output (one getrandom per ~170 salts; fork-safe).
+                RandomPool.fill(saltBuffer)
+            }
+            // Seals in place: the plaintext is overwritten by the ciphertext.
+            Envelope.sealInto(envelope, plaintext: plaintext, key: key, salt: UnsafeRawBufferPointer(saltBuffer))
         }
 
         let payload = [UInt8](unsafeUninitializedCapacity: total) { output, initialized in
             let out = output.baseAddress!
             frame.prefix.withUnsafeBufferPointer { out.update(from: $0.baseAddress!, count: $0.count) }
-            withUnsafeTemporaryAllocation(byteCount: envelopeCount, alignment: 16) { envelope in
-                let e = envelope.baseAddress!
-                let header = Envelope.headerByteCount
-                contentBytes.withUnsafeBytes { (e + header).copyMemory(from: $0.baseAddress!, byteCount: contentCount) }
-                e.storeBytes(of: 0x80, toByteOffset: header + contentCount, as: UInt8.self)
-                (e + header + contentCount + 1).initializeMemory(as: UInt8.self, repeating: 0, count: padded - contentCount - 1)
-                let plaintext = UnsafeRawBufferPointer(start: e + header, count: padded)
-                withUnsafeTemporaryAllocation(byteCount: Envelope.saltByteCount, alignment: 8) { saltBuffer in
-                    if let salt {
-                        saltBuffer.copyMemory(from: salt)
-                    } else if !derivedSalt.isEmpty {
-                        derivedSalt.withUnsafeBytes { saltBuffer.copyMemory(from: $0) }
-                    } else {
-                        Sodium.randomBytes(saltBuffer)
-                    }
-                    Envelope.sealInto(envelope, plaintext: plaintext, key: key, salt: UnsafeRawBufferPointer(saltBuffer))
-                }
-                Base64URL.encode(UnsafeRawBufferPointer(envelope), into: out + frame.prefix.count)
-            }
+            Base64URL.encode(UnsafeRawBufferPointer(envelope), into: out + frame.prefix.count)
             frame.suffix.withUnsafeBufferPointer {
                 (out + frame.prefix.count + wireLength).update(from: $0.baseAddress!, count: $0.count)
             }

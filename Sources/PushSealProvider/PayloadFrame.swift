@@ -47,7 +47,41 @@ struct PayloadFrame {
     /// `{"aps":{"alert":{…},"mutable-content":1[,"sound":…][,"thread-id":…][,"category":…]`
     /// `[,"interruption-level":…][,"relevance-score":…]},"pushseal":"` … `"}`.
     static func apns(options: APNsOptions, key: ConversationKey) -> PayloadFrame {
-        var writer = JSONWriter(capacity: 160)
+        // Written with plain copies into a buffer large enough for any escaping (each option
+        // byte takes at most 6), on the stack in the usual case, then copied into one exactly
+        // sized array.
+        let bound = apnsPrefixUpperBound(options)
+        let prefix = withUnsafeTemporaryAllocation(byteCount: bound, alignment: 8) { buffer -> [UInt8] in
+            var writer = BoundedJSONWriter(buffer)
+            writeAPNsPrefix(options: options, key: key, to: &writer)
+            precondition(!writer.overflowed, "APNs prefix upper bound")
+            return Array(UnsafeRawBufferPointer(rebasing: buffer[0..<writer.count]))
+        }
+        return PayloadFrame(
+            prefix: prefix, suffix: apnsSuffix, limitedOverhead: prefix.count + apnsSuffix.count,
+            limit: NotificationSealer.apnsPayloadLimit)
+    }
+
+    /// `"}`: the APNs body after the wire string.
+    static let apnsSuffix: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: "}")]
+
+    /// More bytes than the APNs prefix can take: the fixed text, plus six per option byte (the
+    /// longest escape, `\u00xx`), plus the array punctuation.
+    static func apnsPrefixUpperBound(_ options: APNsOptions) -> Int {
+        var bytes = 0
+        switch options.placeholder {
+        case let .text(title, body):
+            bytes += (title?.utf8.count ?? 0) + body.utf8.count
+        case let .localized(titleKey, titleArguments, bodyKey, bodyArguments):
+            bytes += (titleKey?.utf8.count ?? 0) + bodyKey.utf8.count
+            for argument in titleArguments + bodyArguments { bytes += argument.utf8.count + 3 }
+        }
+        bytes += (options.sound?.utf8.count ?? 0) + (options.category?.utf8.count ?? 0)
+        if case let .plain(threadID) = options.threadID { bytes += threadID.utf8.count }
+        return 6 * bytes + 512
+    }
+
+    private static func writeAPNsPrefix(options: APNsOptions, key: ConversationKey, to writer: inout BoundedJSONWriter) {
         writer.appendRaw("{\"aps\":{\"alert\":{")
         switch options.placeholder {
         case let .text(title, body):
@@ -101,26 +135,21 @@ struct PayloadFrame {
         }
         if let score = options.relevanceScore {
             writer.appendRaw(",\"relevance-score\":")
-            writer.appendRaw(bytes: APNsOptions.relevanceScoreText(score).utf8)
+            writer.appendRaw(text: APNsOptions.relevanceScoreText(score))
         }
         writer.appendRaw("},\"pushseal\":\"")
-        let prefix = writer.bytes
-        let suffix: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: "}")]
-        return PayloadFrame(
-            prefix: prefix, suffix: suffix, limitedOverhead: prefix.count + suffix.count,
-            limit: NotificationSealer.apnsPayloadLimit)
     }
 
     /// base64url(HKDF-Expand(K, "pushseal v1 thread id", 16)) (= `ConversationKey.opaqueThreadID`)
     /// without intermediate arrays or strings.
-    private static func appendOpaqueThreadID(of key: ConversationKey, to writer: inout JSONWriter) {
+    private static func appendOpaqueThreadID(of key: ConversationKey, to writer: inout BoundedJSONWriter) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
             let count = key.opaqueThreadIDBytes.withUnsafeBytes { Base64URL.encode($0, into: text.baseAddress!) }
-            writer.appendRaw(bytes: UnsafeBufferPointer(rebasing: text[0..<count]))
+            writer.appendRaw(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(text)[0..<count]))
         }
     }
 
-    private static func appendArray(_ strings: [String], to writer: inout JSONWriter) {
+    private static func appendArray(_ strings: [String], to writer: inout BoundedJSONWriter) {
         writer.appendRaw("[")
         for (offset, string) in strings.enumerated() {
             if offset > 0 { writer.appendRaw(",") }

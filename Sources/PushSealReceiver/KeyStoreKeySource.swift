@@ -44,9 +44,10 @@ public struct KeyStoreKeySource: ReceiverKeySource {
     /// same transaction.
     public func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
         do throws(KeyStoreError) {
-            let store = try KeyStore(directory: directory, masterKey: masterKey, clock: clock)
-            let seen = try store.recordDelivery(
-                conversation: conversation, messageID: messageID, pruningOlderThan: duplicateLogRetention)
+            // Opening the store and recording, in one connection when the store is current.
+            let seen = try KeyStore.recordDelivery(
+                conversation: conversation, messageID: messageID, pruningOlderThan: duplicateLogRetention,
+                directory: directory, masterKey: masterKey, clock: clock)
             return seen ? .duplicate : .first
         } catch {
             return .unavailable("\(error)")

@@ -38,6 +38,69 @@ struct OuterFields: Sendable, Equatable {
 
     private init() {}
 
+    /// Reads the `aps` object of a raw JSON payload exactly as ``init(aps:)`` reads it after the
+    /// `userInfo` conversion (`UserInfoValue(json:)`), without building that dictionary: the
+    /// names looked up are lowercase ASCII, whose only canonically equivalent spelling is
+    /// themselves, so the dictionary's first-occurrence entry is the first member with exactly
+    /// those bytes; numbers convert with the same `Double(literal)`.
+    init(apsJSON: JSONValue?) {
+        guard case let .object(aps)? = apsJSON else { return }
+        threadIdentifier = aps["thread-id"]?.stringValue
+        category = aps["category"]?.stringValue
+        if case let .number(literal)? = aps["badge"], let value = Double(literal),
+           value >= 0, value <= 2_147_483_647, value == value.rounded(.towardZero) {
+            badge = Int64(value)
+        }
+        switch aps["alert"] {
+        case let .string(body)?:
+            placeholder = FallbackText(body: .plain(body))
+        case let .object(alert)?:
+            let title = Self.text(alert, plain: "title", key: "title-loc-key", arguments: "title-loc-args")
+            let subtitle = Self.text(alert, plain: "subtitle", key: "subtitle-loc-key", arguments: "subtitle-loc-args")
+            let body = Self.text(alert, plain: "body", key: "loc-key", arguments: "loc-args")
+            if title != nil || subtitle != nil || body != nil {
+                placeholder = FallbackText(title: title, subtitle: subtitle, body: body ?? .plain(""))
+            }
+        default:
+            break
+        }
+    }
+
+    /// What ``init(apsJSON:)`` reads, from the fields the payload scan read directly (an `aps`
+    /// without localization keys).
+    init(threadIdentifier: String?, category: String?, badgeLiteral: String?, alert: JSONParser.Alert) {
+        self.threadIdentifier = threadIdentifier
+        self.category = category
+        if let badgeLiteral, let value = Double(badgeLiteral), value >= 0, value <= 2_147_483_647, value == value.rounded(.towardZero) {
+            badge = Int64(value)
+        }
+        switch alert {
+        case .none:
+            break
+        case let .text(body):
+            placeholder = FallbackText(body: .plain(body))
+        case let .parts(title, subtitle, body):
+            if title != nil || subtitle != nil || body != nil {
+                placeholder = FallbackText(
+                    title: title.map(NotificationText.plain), subtitle: subtitle.map(NotificationText.plain),
+                    body: body.map(NotificationText.plain) ?? .plain(""))
+            }
+        }
+    }
+
+    /// ``text(_:plain:key:arguments:)`` on a JSON object.
+    private static func text(_ alert: JSONObject, plain: String, key: String, arguments: String) -> NotificationText? {
+        if let locKey = alert[key]?.stringValue {
+            var strings: [String] = []
+            if case let .array(values)? = alert[arguments] {
+                strings = values.compactMap(\.stringValue)
+                if strings.count != values.count { strings = [] }
+            }
+            return .localized(key: locKey, arguments: strings)
+        }
+        return alert[plain]?.stringValue.map(NotificationText.plain)
+    }
+
     /// A localization key (with its string arguments) takes precedence over literal text, as on iOS.
     private static func text(_ alert: [String: UserInfoValue], plain: String, key: String, arguments: String) -> NotificationText? {
         if let locKey = member(alert, key)?.stringValue {
@@ -74,6 +137,9 @@ public struct ParsedPayload: Sendable, Equatable {
         case notString(String)
         /// The wire string.
         case wire(String)
+        /// The wire string, already decoded by the payload scan (it was strict base64url of at
+        /// most `Envelope.maximumWireLength` characters); equivalent to `.wire` of its encoding.
+        case envelope([UInt8])
     }
 
     let sealed: Sealed
@@ -145,6 +211,37 @@ public struct ParsedPayload: Sendable, Equatable {
     /// (each of `message` and `data` occurring exactly once); a duplicated name anywhere except the
     /// sealed member itself is `not_sealed`; a duplicated sealed member is `malformed_envelope`.
     init(json bytes: [UInt8]) {
+        // The usual payload (valid, top-level string `pushseal`, no repeated or escaped names) is
+        // recognized by a scan that builds nothing; only `aps` is parsed. Anything else takes the
+        // general path below, which decides every case.
+        let fast = bytes.withUnsafeBytes { buffer -> ParsedPayload? in
+            guard let layout = JSONParser.scanSealedPayload(buffer, maximumDepth: NotificationContent.maximumNestingDepth) else {
+                return nil
+            }
+            let outer: OuterFields
+            switch layout.aps {
+            case .absent:
+                outer = OuterFields(apsJSON: nil)
+            case let .fields(threadID, category, badgeLiteral, alert):
+                outer = OuterFields(threadIdentifier: threadID, category: category, badgeLiteral: badgeLiteral, alert: alert)
+            case let .general(range):
+                // Valid and free of duplicates (the scan checked): parsing cannot fail.
+                guard let aps = try? JSONParser.parseKeepingDuplicateNames(
+                    UnsafeRawBufferPointer(rebasing: buffer[range]), maximumDepth: NotificationContent.maximumNestingDepth)
+                else { return nil }
+                outer = OuterFields(apsJSON: aps)
+            }
+            return ParsedPayload(sealed: .envelope(layout.envelope), outer: outer)
+        }
+        if let fast {
+            self = fast
+            return
+        }
+        self.init(generalJSON: bytes)
+    }
+
+    /// The general path of ``init(json:)``: parses the whole payload into a tree, every case.
+    init(generalJSON bytes: [UInt8]) {
         let value: JSONValue
         do {
             value = try JSONParser.parseKeepingDuplicateNames(bytes, maximumDepth: NotificationContent.maximumNestingDepth)
@@ -156,7 +253,7 @@ public struct ParsedPayload: Sendable, Equatable {
             self.init(sealed: .absent("the payload is not a JSON object"), outer: .none)
             return
         }
-        let outer = OuterFields(aps: Self.first(top, "aps").map(UserInfoValue.init(json:)))
+        let outer = OuterFields(apsJSON: Self.first(top, "aps"))
 
         // Locate the object holding the sealed member, as a path of (unique) member names.
         var path: [String]?
@@ -197,7 +294,7 @@ public struct ParsedPayload: Sendable, Equatable {
     }
 
     private static func count(_ object: JSONObject, _ name: String) -> Int {
-        object.members.reduce(0) { $0 + ($1.name.utf8.elementsEqual(name.utf8) ? 1 : 0) }
+        object.members.reduce(0) { $0 + (UTF8Bytes.equal($1.name, name) ? 1 : 0) }
     }
 
     private static func first(_ object: JSONObject, _ name: String) -> JSONValue? {
@@ -214,15 +311,23 @@ public struct ParsedPayload: Sendable, Equatable {
             }
             return nil
         case let .object(object):
-            var seen = Set<[UInt8]>()
-            for member in object.members {
-                let bytes = Array(member.name.utf8)
-                if !seen.insert(bytes).inserted {
-                    let exempt = sealedPath?.isEmpty == true && member.name.utf8.elementsEqual(sealedName.utf8)
+            // Earlier names: a linear scan for small objects (no allocation), a set of byte
+            // arrays for large ones.
+            let members = object.members
+            var seen: Set<[UInt8]>? = members.count > 16 ? [] : nil
+            for (index, member) in members.enumerated() {
+                let repeated: Bool
+                if seen != nil {
+                    repeated = !seen!.insert(Array(member.name.utf8)).inserted
+                } else {
+                    repeated = members[..<index].contains { UTF8Bytes.equal($0.name, member.name) }
+                }
+                if repeated {
+                    let exempt = sealedPath?.isEmpty == true && UTF8Bytes.equal(member.name, sealedName)
                     if !exempt { return member.name }
                 }
                 var childPath: ArraySlice<String>?
-                if let sealedPath, let next = sealedPath.first, next.utf8.elementsEqual(member.name.utf8) {
+                if let sealedPath, let next = sealedPath.first, UTF8Bytes.equal(next, member.name) {
                     childPath = sealedPath.dropFirst()
                 }
                 if let name = duplicatedName(in: member.value, sealedPath: childPath) { return name }

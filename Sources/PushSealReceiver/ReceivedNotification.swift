@@ -75,6 +75,33 @@ public struct ReceivedNotification: Sendable, Equatable {
     /// True for `not_sealed`: the platform should show the notification exactly as it arrived.
     public var isPassThrough: Bool { reason == .notSealed }
 
+    /// A decrypted result: every field set once (rather than a fallback value whose fields are
+    /// then overwritten one by one).
+    init(decrypted content: NotificationContent, text: FallbackText, source: TextSource, requiresFetch: Bool,
+         isDuplicate: Bool, keyID: KeyID, contentBytes: [UInt8]?) {
+        outcome = .decrypted
+        reason = nil
+        self.isDuplicate = isDuplicate
+        self.requiresFetch = requiresFetch
+        isTruncated = content.isTruncated
+        title = text.title
+        subtitle = text.subtitle
+        body = text.body
+        textSource = source
+        threadIdentifier = content.thread ?? content.conversationID
+        category = content.category
+        badge = content.badge
+        sender = content.sender
+        extras = content.extras
+        conversationID = content.conversationID
+        messageID = content.messageID
+        sentAt = content.sentAt
+        self.keyID = keyID
+        diagnostic = nil
+        self.content = content
+        self.contentBytes = contentBytes
+    }
+
     /// A fallback with the given text and outer fields.
     init(fallback text: FallbackText, source: TextSource, reason: ReasonCode?, outer: OuterFields, keyID: KeyID?, diagnostic: String?) {
         outcome = .fallback

@@ -46,18 +46,17 @@ public struct Receiver: Sendable {
     /// Opens a payload that was already parsed (see ``ParsedPayload``). Steps 2–11 of SPEC 10.2.
     public func open(_ parsed: ParsedPayload) -> ReceivedNotification {
         // 1–2. Locating the sealed member (done by ParsedPayload).
-        let wire: String
-        switch parsed.sealed {
-        case let .absent(why): return fallback(parsed, .notSealed, keyID: nil, why)
-        case .duplicated: return fallback(parsed, .malformedEnvelope, keyID: nil, "the \"pushseal\" member occurs more than once")
-        case let .notString(kind): return fallback(parsed, .malformedEnvelope, keyID: nil, "the \"pushseal\" member is \(kind), not a string")
-        case let .wire(string): wire = string
-        }
-
         // 2–4. Strict base64url, version, length.
         let envelope: Envelope
         do {
-            envelope = try Envelope(wire: wire)
+            switch parsed.sealed {
+            case let .absent(why): return fallback(parsed, .notSealed, keyID: nil, why)
+            case .duplicated: return fallback(parsed, .malformedEnvelope, keyID: nil, "the \"pushseal\" member occurs more than once")
+            case let .notString(kind): return fallback(parsed, .malformedEnvelope, keyID: nil, "the \"pushseal\" member is \(kind), not a string")
+            case let .wire(string): envelope = try Envelope(wire: string)
+            // Decoded by the payload scan: the version and length checks of Envelope(wire:) remain.
+            case let .envelope(bytes): envelope = try Envelope(bytes: bytes)
+            }
         } catch {
             return fallback(parsed, error.reason, keyID: nil, error.description)
         }
@@ -101,7 +100,7 @@ public struct Receiver: Sendable {
         }
 
         // 9. Conversation binding, byte for byte.
-        guard content.conversationID.utf8.elementsEqual(conversation.utf8) else {
+        guard UTF8Bytes.equal(content.conversationID, conversation) else {
             return fallback(parsed, .conversationMismatch, keyID: keyID, "the content names another conversation than the key is stored for")
         }
 
@@ -153,32 +152,19 @@ public struct Receiver: Sendable {
         // body): either way the app must fetch, and there is no text to show.
         let requiresFetch = content.requiresFetch || (content.isTruncated && content.body?.isEmpty == true)
         let hasText = !(content.title ?? "").isEmpty || !(content.subtitle ?? "").isEmpty || !(content.body ?? "").isEmpty
-        var result: ReceivedNotification
+        let text: FallbackText
+        let source: ReceivedNotification.TextSource
         if requiresFetch || !hasText {
-            let (text, source) = fallbackText(parsed, nil)
-            result = ReceivedNotification(fallback: text, source: source, reason: nil, outer: .none, keyID: keyID, diagnostic: nil)
+            (text, source) = fallbackText(parsed, nil)
         } else {
-            result = ReceivedNotification(fallback: FallbackText(body: .plain("")), source: .content, reason: nil, outer: .none,
-                                          keyID: keyID, diagnostic: nil)
-            result.title = content.title.map(NotificationText.plain)
-            result.subtitle = content.subtitle.map(NotificationText.plain)
-            result.body = .plain(content.body ?? "")
+            text = FallbackText(
+                title: content.title.map(NotificationText.plain), subtitle: content.subtitle.map(NotificationText.plain),
+                body: .plain(content.body ?? ""))
+            source = .content
         }
-        result.outcome = .decrypted
-        result.isDuplicate = isDuplicate
-        result.requiresFetch = requiresFetch
-        result.isTruncated = content.isTruncated
-        result.threadIdentifier = content.thread ?? content.conversationID
-        result.category = content.category
-        result.badge = content.badge
-        result.sender = content.sender
-        result.extras = content.extras
-        result.conversationID = content.conversationID
-        result.messageID = content.messageID
-        result.sentAt = content.sentAt
-        result.content = content
-        result.contentBytes = bytes
-        return result
+        return ReceivedNotification(
+            decrypted: content, text: text, source: source, requiresFetch: requiresFetch, isDuplicate: isDuplicate, keyID: keyID,
+            contentBytes: bytes)
     }
 
     // MARK: Diagnostics without plaintext

@@ -9,7 +9,7 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
     // Guarded by `lock`.
     private var key: ConversationKey?
     private var lockReason: String?
-    private var delivered: Set<[UInt8]> = []
+    private var delivered: Set<LogEntry> = []
     private var logUnavailableReason: String?
 
     /// The conversation the key is stored for.
@@ -75,12 +75,23 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
     }
 
     /// An unambiguous byte encoding of the pair: 4-byte big-endian length of cid, cid, mid.
-    private static func logEntry(conversation: String, messageID: String) -> [UInt8] {
+    private static func logEntry(conversation: String, messageID: String) -> LogEntry {
         let count = conversation.utf8.count
-        var entry: [UInt8] = [UInt8(truncatingIfNeeded: count >> 24), UInt8(truncatingIfNeeded: count >> 16),
-                              UInt8(truncatingIfNeeded: count >> 8), UInt8(truncatingIfNeeded: count)]
+        var entry: [UInt8] = []
+        entry.reserveCapacity(4 + count + messageID.utf8.count)
+        entry.append(contentsOf: [UInt8(truncatingIfNeeded: count >> 24), UInt8(truncatingIfNeeded: count >> 16),
+                                  UInt8(truncatingIfNeeded: count >> 8), UInt8(truncatingIfNeeded: count)])
         entry.append(contentsOf: conversation.utf8)
         entry.append(contentsOf: messageID.utf8)
-        return entry
+        return LogEntry(bytes: entry)
+    }
+
+    /// A log entry; hashed as one block of bytes (an array of bytes hashes byte by byte).
+    private struct LogEntry: Hashable {
+        let bytes: [UInt8]
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 }

@@ -28,6 +28,64 @@ struct Base64URLTests {
         }
     }
 
+    /// A bit-at-a-time encoder, obviously correct, for checking the table-driven fast paths.
+    static func referenceEncode(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        var bits: [Bool] = []
+        for byte in bytes { for shift in (0..<8).reversed() { bits.append((byte >> shift) & 1 == 1) } }
+        var text = ""
+        var index = 0
+        while index < bits.count {
+            var value = 0
+            for offset in 0..<6 { value = value << 1 | (index + offset < bits.count && bits[index + offset] ? 1 : 0) }
+            text.append(alphabet[value])
+            index += 6
+        }
+        return text
+    }
+
+    @Test("encodes every length 0...300 exactly as a bit-by-bit reference (all fast-path alignments)")
+    func matchesReferenceEncoder() throws {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...300 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let expected = Self.referenceEncode(bytes)
+            #expect(Base64URL.encode(bytes) == expected, "length \(length)")
+            #expect(try Base64URL.decode(expected) == bytes, "length \(length)")
+            // Slices at every offset: the fast path reads unaligned words.
+            if length >= 9 {
+                let slice = Array(bytes[3...])
+                #expect(Base64URL.encode(bytes[3...]) == Self.referenceEncode(slice))
+            }
+        }
+        let all = (0..<256).map { UInt8($0) }
+        #expect(Base64URL.encode(all) == Self.referenceEncode(all))
+    }
+
+    @Test("a bad character is reported at its offset, wherever it is")
+    func badCharacterOffsets() throws {
+        for length in [2, 3, 4, 7, 8, 11, 12, 15, 16, 20, 24, 30, 43] {
+            let valid = Self.referenceEncode([UInt8](repeating: 0, count: length * 3 / 4)).prefix(length)
+            guard length % 4 != 1, let _ = try? Base64URL.decode(String(valid)) else { continue }
+            for position in 0..<length {
+                for (bad, expected) in [("!", { Base64URL.DecodingError.invalidCharacter(offset: $0) }), ("=", { Base64URL.DecodingError.paddingCharacter(offset: $0) })] {
+                    var characters = Array(valid)
+                    characters[position] = Character(bad)
+                    #expect(throws: expected(position)) { try Base64URL.decode(String(characters)) }
+                }
+            }
+        }
+    }
+
+    @Test("decodes substrings and non-native strings like arrays")
+    func decodesEveryStringForm() throws {
+        let bytes = (0..<100).map { UInt8($0 * 7 & 0xFF) }
+        let text = Base64URL.encode(bytes)
+        #expect(try Base64URL.decode(text) == bytes)
+        #expect(try Base64URL.decode(("xx" + text).dropFirst(2)) == bytes)
+        #expect(try text.utf8.withContiguousStorageIfAvailable { try Base64URL.decode(ascii: UnsafeRawBufferPointer($0)) } == bytes)
+    }
+
     @Test("rejects padding")
     func rejectsPadding() {
         #expect(throws: Base64URL.DecodingError.paddingCharacter(offset: 2)) { try Base64URL.decode("Zg==") }
@@ -69,6 +127,32 @@ struct PaddingTests {
                 #expect(padded.count % block == 0)
                 #expect(Padding.unpaddedLength(of: padded) == length)
             }
+        }
+    }
+
+    @Test("unpadding agrees with a byte-at-a-time reference for a stray byte anywhere")
+    func unpaddingMatchesReference() {
+        func reference(_ padded: [UInt8]) -> Int? {
+            var index = padded.count - 1
+            while index >= 0 {
+                if padded[index] == 0x80 { return index }
+                if padded[index] != 0 { return nil }
+                index -= 1
+            }
+            return nil
+        }
+        for total in [1, 7, 8, 9, 16, 17, 40] {
+            for marker in 0..<total {
+                var padded = [UInt8](repeating: 0x41, count: marker) + [0x80] + [UInt8](repeating: 0, count: total - marker - 1)
+                #expect(Padding.unpaddedLength(of: padded) == marker)
+                for stray in marker..<total {
+                    let saved = padded[stray]
+                    padded[stray] = 0x01
+                    #expect(Padding.unpaddedLength(of: padded) == reference(padded), "total \(total) marker \(marker) stray \(stray)")
+                    padded[stray] = saved
+                }
+            }
+            #expect(Padding.unpaddedLength(of: [UInt8](repeating: 0, count: total)) == nil)
         }
     }
 

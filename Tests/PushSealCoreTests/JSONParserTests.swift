@@ -1,5 +1,5 @@
 import Testing
-import PushSealCore
+@testable import PushSealCore
 
 @Suite("Strict JSON")
 struct JSONParserTests {
@@ -37,6 +37,41 @@ struct JSONParserTests {
         let value = try parse("{\"\u{e9}\":1,\"e\u{301}\":2}")
         #expect(value.objectValue?.members.count == 2)
         #expect(throws: JSONParser.Error.self) { try parse("{\"\\u00e9\":1,\"\u{e9}\":2}") }
+    }
+
+    @Test("duplicates are found in small and large objects, first or last, at the second occurrence", arguments: [2, 15, 16, 17, 40])
+    func duplicatesInObjectsOfEverySize(memberCount: Int) throws {
+        let names = (0..<memberCount).map { "n\($0)" }
+        let unique = "{" + names.map { "\"\($0)\":1" }.joined(separator: ",") + "}"
+        #expect(try parse(unique).objectValue?.members.count == memberCount)
+        for repeated in [names[0], names[memberCount - 1]] {
+            let document = String(unique.dropLast()) + ",\"\(repeated)\":2}"
+            #expect(throws: JSONParser.Error(offset: unique.utf8.count, message: "duplicate member name \"\(repeated)\"")) {
+                try parse(document)
+            }
+            // The same name spelled with an escape is the same name.
+            let escaped = String(unique.dropLast()) + ",\"\\u006e" + repeated.dropFirst() + "\":2}"
+            #expect(throws: JSONParser.Error.self) { try parse(escaped) }
+        }
+    }
+
+    @Test("long plain strings, and strings with a special byte at every position", arguments: [0, 1, 7, 8, 9, 15, 16, 17, 64])
+    func stringScanning(length: Int) throws {
+        let plain = String(repeating: "x", count: length)
+        #expect(try parse("\"\(plain)\"").stringValue == plain)
+        for position in 0..<length {
+            var bytes = Array(plain.utf8)
+            bytes[position] = 0x01
+            #expect(throws: JSONParser.Error.self) { try JSONParser.parse(Array("\"".utf8) + bytes + Array("\"".utf8)) }
+            bytes[position] = UInt8(ascii: "\"")
+            #expect(throws: JSONParser.Error.self) { try JSONParser.parse(Array("\"".utf8) + bytes + Array("\"".utf8)) }
+            var utf8 = Array(plain.utf8)
+            utf8.replaceSubrange(position...position, with: [0xC3, 0xA9])
+            #expect(try JSONParser.parse(Array("\"".utf8) + utf8 + Array("\"".utf8)).stringValue == String(decoding: utf8, as: UTF8.self))
+            utf8[position] = 0xC3
+            utf8[position + 1] = 0x28   // invalid continuation
+            #expect(throws: JSONParser.Error.self) { try JSONParser.parse(Array("\"".utf8) + utf8 + Array("\"".utf8)) }
+        }
     }
 
     @Test("nesting depth is bounded")

@@ -4,12 +4,21 @@ import PushSealCore
 /// The repository root, found from this file's path.
 let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-/// `../shared/vectors/wycheproof` beside the checkout (or `PUSHSEAL_WYCHEPROOF_DIR`).
+/// `../shared/vectors/wycheproof` beside the checkout (or `PUSHSEAL_WYCHEPROOF_DIR`); for a git
+/// worktree one level further down (`/work/wt/NAME`), the nearest `shared/vectors/wycheproof`
+/// among the checkout's ancestors.
 let wycheproofDirectory: URL = {
     if let override = ProcessInfo.processInfo.environment["PUSHSEAL_WYCHEPROOF_DIR"] {
         return URL(fileURLWithPath: override)
     }
-    return repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/vectors/wycheproof")
+    let beside = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/vectors/wycheproof")
+    var ancestor = repositoryRoot.deletingLastPathComponent()
+    while ancestor.path != "/" {
+        let candidate = ancestor.appendingPathComponent("shared/vectors/wycheproof")
+        if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+        ancestor = ancestor.deletingLastPathComponent()
+    }
+    return beside
 }()
 
 enum TestFailure: Error, CustomStringConvertible {

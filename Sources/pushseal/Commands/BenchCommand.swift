@@ -1,19 +1,85 @@
+import PushSealBench
 import PushSealCLIKit
 
-/// `pushseal bench`: the benchmark.
+/// `pushseal bench`: the benchmark (the measuring lives in the PushSealBench module).
 enum BenchCommand {
     static let spec = CommandSpec(
         name: "bench",
         abstract: "Measure sealing, opening and key store lookups on this machine.",
+        discussion: """
+            Measures, in one run, on one core and on all cores: raw libsodium \
+            ChaCha20-Poly1305-IETF encryption and decryption of the padded sizes the envelopes \
+            use (the limit); provider sealing from content to complete APNs payload bytes for \
+            contents of 128, 512 and 2048 bytes, single and batched; receiver opening from \
+            payload bytes to display content, with the key in memory and through the key store; \
+            key store get-by-kid with 10,000 and 100,000 keys, cold (open, look up, close) and \
+            warm (a kept KeyStore); and a cold process: 'pushseal open --store' spawned \
+            repeatedly next to '/bin/true', with the child's peak RSS.
+
+            Figures are medians over interleaved rounds; each figure's ratio is the raw AEAD time \
+            of the same padded size divided by the figure's time, in the same run (the median of \
+            the per-round ratios). Use a release build with a static standard library:
+              swift build -c release --static-swift-stdlib --product pushseal
+              .build/release/pushseal bench
+            """,
         options: [
             .option("iterations", valueName: "n",
-                    abstract: "Operations per measurement (default: calibrated to about a second each)."),
-            CommonOptions.json,
+                    abstract: "Operations per sample for every in-process figure (default: calibrated to ~50 ms per sample)."),
+            .option("repetitions", valueName: "n", abstract: "Samples (interleaved rounds) per figure (default: 9; 3 with --quick)."),
+            .option("spawns", valueName: "n",
+                    abstract: "Spawns of each cold-process command per round (default: 12; 1 with --quick)."),
+            .option("threads", valueName: "n", abstract: "Threads for the all-core figures (default: every online processor)."),
+            .option("only", valueName: "prefixes",
+                    abstract: "Only figures whose name starts with one of these comma-separated prefixes (with what they are compared with)."),
+            .option("store-keys", valueName: "counts",
+                    abstract: "Key counts of the key stores, comma-separated (default: 10000,100000; 1000,10000 with --quick)."),
+            .flag("quick", abstract: "A short run for tests and CI (indicative figures only)."),
+            .flag("json", abstract: "Print one JSON object per figure, one per line."),
+            .flag("profile", abstract: "Run exactly the --only figures once for --iterations operations (for callgrind).", hidden: true),
+            .flag("spawn-server", abstract: "Internal: the helper that spawns the cold-process commands.", hidden: true),
         ],
         run: run)
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        _ = try context.arguments.integer("iterations", in: 1...1_000_000_000)
-        throw .notYetWired("pushseal bench", pendingOn: "integration of the provider, receiver and key store modules")
+        let arguments = context.arguments
+        if arguments.flag("spawn-server") {
+            // A fresh, small process that forks the measured commands (see SpawnClient).
+            return SpawnServer.serve() == 0 ? .success : .failure
+        }
+        var options = BenchOptions()
+        options.quick = arguments.flag("quick")
+        options.iterations = try arguments.integer("iterations", in: 1...1_000_000_000).map { Int($0) }
+        options.repetitions = try arguments.integer("repetitions", in: 1...10_000).map { Int($0) }
+        options.spawnsPerRound = try arguments.integer("spawns", in: 1...10_000).map { Int($0) }
+        options.threads = try arguments.integer("threads", in: 1...1_024).map { Int($0) }
+        if let only = arguments.value("only") {
+            options.only = only.split(separator: ",").map { String($0) }.filter { !$0.isEmpty }
+        }
+        if arguments.isPresent("store-keys") {
+            options.storeSizes = try arguments.value("store-keys") { (text) throws(ValueError) -> [Int] in
+                let sizes = text.split(separator: ",").compactMap { Int($0) }
+                guard !sizes.isEmpty, sizes.count == text.split(separator: ",").count, sizes.allSatisfy({ $0 >= 1 && $0 <= 10_000_000 })
+                else { throw ValueError("expected comma-separated key counts from 1 to 10000000") }
+                return sizes
+            }
+        }
+        options.profile = arguments.flag("profile")
+        if options.profile, options.iterations == nil || options.only.isEmpty {
+            throw .usage("'--profile' needs '--only <prefixes>' and '--iterations <n>'.")
+        }
+        let json = arguments.flag("json")
+        let report: BenchReport
+        do throws(BenchError) {
+            report = try Benchmark.run(options) { step in context.note(step) }
+        } catch {
+            throw .failure("benchmark failed: \(error)")
+        }
+        if json {
+            for line in report.header { context.note(line) }
+            context.write(report.jsonLines)
+        } else {
+            context.write(report.table)
+        }
+        return .success
     }
 }

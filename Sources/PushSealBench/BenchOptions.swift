@@ -1,0 +1,43 @@
+/// What to measure and how long.
+public struct BenchOptions: Sendable {
+    /// Short run for tests and CI: few repetitions, tiny samples, small key stores. The figures
+    /// are only indicative.
+    public var quick = false
+    /// Iterations per sample for every in-process figure; nil calibrates each figure to
+    /// ``sampleMilliseconds``.
+    public var iterations: Int?
+    /// Samples per figure (rounds); nil: 9, or 3 with ``quick``.
+    public var repetitions: Int?
+    /// Spawns of each cold-process command per round; nil: 12, or 1 with ``quick``.
+    public var spawnsPerRound: Int?
+    /// Threads for the all-core figures; nil: every online processor.
+    public var threads: Int?
+    /// Only figures whose name starts with one of these (their limit and baseline figures are
+    /// always measured too); empty: everything.
+    public var only: [String] = []
+    /// Key counts of the key stores; nil: 10,000 and 100,000 (1,000 and 10,000 with ``quick``).
+    public var storeSizes: [Int]?
+    /// A profiling run (for callgrind): exactly the ``only`` figures, ``iterations`` operations
+    /// once, no calibration, no limit figures.
+    public var profile = false
+    /// The `pushseal` executable spawned for the cold-process figures; nil: this process's own.
+    public var executable: String?
+
+    /// The defaults: every figure, calibrated samples.
+    public init() {}
+
+    var effectiveRepetitions: Int { repetitions ?? (quick ? 3 : 9) }
+    var effectiveSpawns: Int { spawnsPerRound ?? (quick ? 1 : 12) }
+    var effectiveStoreSizes: [Int] { storeSizes ?? (quick ? [1_000, 10_000] : [10_000, 100_000]) }
+    /// Target duration of one sample.
+    var sampleNanoseconds: Double { quick ? 2_000_000 : 50_000_000 }
+
+    func selects(_ name: String) -> Bool {
+        only.isEmpty || only.contains { name.hasPrefix($0) }
+    }
+
+    /// Whether some figure whose name starts with `group` may be selected.
+    func selectsSome(_ group: String) -> Bool {
+        only.isEmpty || only.contains { group.hasPrefix($0) || $0.hasPrefix(group) }
+    }
+}

@@ -1,0 +1,217 @@
+import PushSealCore
+
+/// `pushseal bench`: every figure in one run, interleaved round by round so that a figure and
+/// the raw AEAD it is compared with see the same machine conditions.
+public enum Benchmark {
+    /// Content sizes of the seal and open figures (encoded content bytes).
+    public static let contentSizes = [128, 512, 2048]
+    /// The content size of the store and cold-process figures, and of the targets.
+    public static let referenceContentSize = 512
+
+    /// The targets (ratios within one run).
+    public enum Targets {
+        /// seal.apns.512 throughput ≥ this × raw encryption of its padded size.
+        public static let sealRatio = 0.33
+        /// open.key.512 ≥ this × raw decryption.
+        public static let openRatio = 0.25
+        /// Batch sealing on every core ≥ this × cores × one core (1.8 on 2 cores).
+        public static let batchSpeedupPerCore = 0.9
+        /// Cold `pushseal open --store`: median wall time.
+        public static let coldOpenMedianNanoseconds = 5_000_000.0
+        /// Cold `pushseal open --store`: peak RSS (24 MiB).
+        public static let coldOpenResidentKiB = 24 * 1_024
+    }
+
+    /// Runs the benchmark. `progress` receives one line per step (for a terminal).
+    public static func run(_ options: BenchOptions, progress: (String) -> Void = { _ in }) throws(BenchError) -> BenchReport {
+        var machine = MachineInfo.current()
+        let cores = options.threads ?? machine.processors
+        let key = ConversationKey.generate()
+        let reference = referenceContentSize
+        let referencePadded = Fixtures.paddedByteCount(contentByteCount: reference)
+        let wantsProcess = options.selectsSome("process.")
+        let wantsStore = options.selectsSome("keystore.") || options.selectsSome("open.store.") || wantsProcess
+
+        // The figures and their limits, in measuring order (each next to what it is compared with).
+        var workloads: [Workload] = []
+        for size in contentSizes {
+            let padded = Fixtures.paddedByteCount(contentByteCount: size)
+            workloads.append(RawAEAD.encrypt(paddedBytes: padded, threads: 1))
+            workloads.append(SealWorkloads.single(contentBytes: size, key: key))
+            workloads.append(RawAEAD.decrypt(paddedBytes: padded))
+            workloads.append(OpenWorkloads.inMemory(contentBytes: size, key: key))
+            if cores > 1 { workloads.append(RawAEAD.encrypt(paddedBytes: padded, threads: cores)) }
+            workloads.append(SealWorkloads.batch(contentBytes: size, key: key, cores: cores))
+        }
+        workloads.append(RawAEAD.decrypt(paddedBytes: ConversationKey.byteCount))
+        if wantsProcess {
+            workloads.append(RawAEAD.decrypt(paddedBytes: ColdProcess.largePaddedByteCount()))
+        }
+
+        var fixtures: [StoreFixture] = []
+        defer { for fixture in fixtures { fixture.remove() } }
+        if wantsStore {
+            for size in options.effectiveStoreSizes {
+                progress("creating a key store with \(size) keys")
+                let fixture = try StoreFixture(keyCount: size)
+                fixtures.append(fixture)
+                let label = storeLabel(size)
+                workloads.append(KeyStoreWorkloads.get(fixture, cold: true, label: label))
+                workloads.append(KeyStoreWorkloads.get(fixture, cold: false, label: label))
+            }
+            workloads.append(OpenWorkloads.throughStore(fixtures[0], cold: true, contentBytes: reference))
+            workloads.append(OpenWorkloads.throughStore(fixtures[0], cold: false, contentBytes: reference))
+        }
+
+        // Keep the selected figures and everything they are compared with (a profile run keeps
+        // exactly the selected ones).
+        var needed = Set(workloads.map(\.name).filter(options.selects))
+        if !options.profile {
+            for workload in workloads where needed.contains(workload.name) {
+                if let limit = workload.limit { needed.insert(limit) }
+                if let base = workload.speedupBase { needed.insert(base) }
+            }
+            if wantsProcess {
+                needed.insert(RawAEAD.decryptName(referencePadded))
+                needed.insert(RawAEAD.decryptName(ColdProcess.largePaddedByteCount()))
+            }
+            for workload in workloads where needed.contains(workload.name) {
+                if let limit = workload.limit { needed.insert(limit) }
+            }
+        }
+        workloads = workloads.filter { needed.contains($0.name) }
+
+        var coldProcess: ColdProcess?
+        if wantsProcess {
+            guard let helper = currentExecutablePath(), let executable = options.executable ?? Optional(helper) else {
+                throw BenchError("cannot find the pushseal executable to spawn")
+            }
+            progress("checking \(executable) open")
+            coldProcess = try ColdProcess(executable: executable, helper: helper, fixture: fixtures[0], contentBytes: reference)
+        }
+
+        // Calibrate (this also warms up every code path, cache and thread).
+        let samplers = workloads.map(Sampler.init)
+        let iterations: [Int]
+        if let fixed = options.iterations {
+            iterations = [Int](repeating: fixed, count: samplers.count)
+        } else {
+            progress("calibrating \(workloads.count) figures")
+            iterations = samplers.map { $0.calibrate(targetNanoseconds: options.sampleNanoseconds) }
+        }
+
+        // Rounds: every figure once per round, then the process spawns.
+        let rounds = options.profile ? 1 : options.effectiveRepetitions
+        var samples = [[Sample]](repeating: [], count: workloads.count)
+        for round in 0..<rounds {
+            progress("round \(round + 1) of \(rounds)")
+            for (index, sampler) in samplers.enumerated() {
+                samples[index].append(sampler.sample(iterations: iterations[index]))
+            }
+            try coldProcess?.round(count: options.effectiveSpawns)
+        }
+        machine.loadAverageAtEnd = MachineInfo.loadAverage()
+
+        // Medians and paired (same-round) ratios.
+        let indexByName = Dictionary(uniqueKeysWithValues: workloads.enumerated().map { ($1.name, $0) })
+        func pairedMedian(_ numerator: Int, _ denominator: Int, _ time: (Sample) -> Double) -> Double {
+            median(zip(samples[numerator], samples[denominator]).map { time($0) / time($1) })
+        }
+        var figures: [Figure] = []
+        for (index, workload) in workloads.enumerated() {
+            var figure = Figure(
+                name: workload.name, group: workload.group, cores: workload.cores,
+                medianNanoseconds: median(samples[index].map(\.wall)), samples: samples[index].count,
+                iterations: iterations[index] * workload.operationsPerIteration)
+            figure.cpuMedianNanoseconds = median(samples[index].map(\.cpu))
+            figure.attributes = workload.attributes
+            if let limit = workload.limit, let limitIndex = indexByName[limit] {
+                figure.limit = limit
+                figure.ratio = pairedMedian(limitIndex, index, \.wall)
+                figure.cpuRatio = pairedMedian(limitIndex, index, \.cpu)
+            }
+            if let base = workload.speedupBase, let baseIndex = indexByName[base] {
+                figure.speedupBase = base
+                figure.speedup = pairedMedian(baseIndex, index, \.wall)
+                // CPU time per operation on one core vs on all cores: the speedup an otherwise idle
+                // machine would show (capped at the number of cores).
+                figure.cpuScaling = min(Double(workload.cores), Double(workload.cores) * pairedMedian(baseIndex, index, \.cpu))
+            }
+            figures.append(figure)
+        }
+        if let coldProcess {
+            figures += processFigures(coldProcess, limits: { name in indexByName[name].map { median(samples[$0].map(\.wall)) } })
+        }
+        judge(&figures, cores: cores)
+        return BenchReport(machine: machine, cores: cores, options: options, figures: figures.filter { needed.contains($0.name) || $0.group == "process" })
+    }
+
+    static func storeLabel(_ size: Int) -> String {
+        size % 1_000 == 0 ? "\(size / 1_000)k" : String(size)
+    }
+
+    private static func processFigures(_ cold: ColdProcess, limits: (String) -> Double?) -> [Figure] {
+        let baselineMedian = median(cold.baseline.results.map { Double($0.wallNanoseconds) })
+        return [cold.baseline, cold.open, cold.openLarge].map { series in
+            let walls = series.results.map { Double($0.wallNanoseconds) }
+            let resident = series.results.map { Double($0.maximumResidentKiB) }
+            var figure = Figure(
+                name: series.name, group: "process", cores: 1, medianNanoseconds: median(walls), samples: walls.count, iterations: 1)
+            let isBaseline = series === cold.baseline
+            if !isBaseline {
+                let limit = RawAEAD.decryptName(series.paddedBytes)
+                if let limitMedian = limits(limit) {
+                    figure.limit = limit
+                    figure.ratio = limitMedian / figure.medianNanoseconds
+                }
+                figure.attributes = [
+                    ("key_source", .text(cold.keySource)), ("content_bytes", .integer(series.contentBytes)),
+                    ("padded_bytes", .integer(series.paddedBytes)), ("payload_bytes", .integer(series.payloadBytes)),
+                ]
+            }
+            figure.attributes += [
+                ("rss_kib_median", .integer(Int(median(resident)))),
+                ("rss_kib_max", .integer(Int(resident.max() ?? 0))),
+            ]
+            if !isBaseline {
+                figure.attributes.append(("over_baseline_ns", .number(figure.medianNanoseconds - baselineMedian)))
+            }
+            return figure
+        }
+    }
+
+    /// Marks the figures the targets apply to.
+    private static func judge(_ figures: inout [Figure], cores: Int) {
+        let reference = referenceContentSize
+        for index in figures.indices {
+            let figure = figures[index]
+            switch figure.name {
+            case SealWorkloads.singleName(reference):
+                figures[index].target = "ratio >= \(Targets.sealRatio)"
+                figures[index].targetMet = (figure.ratio ?? 0) >= Targets.sealRatio
+            case OpenWorkloads.keyName(reference):
+                figures[index].target = "ratio >= \(Targets.openRatio)"
+                figures[index].targetMet = (figure.ratio ?? 0) >= Targets.openRatio
+            case SealWorkloads.batchName(reference) where cores > 1:
+                let wanted = Targets.batchSpeedupPerCore * Double(cores)
+                figures[index].target = "speedup >= \(Decimal.fixed(wanted, decimals: 2))"
+                figures[index].targetMet = (figure.speedup ?? 0) >= wanted
+            case "process.open.\(reference)":
+                let maximum = figure.integer("rss_kib_max") ?? Int.max
+                figures[index].target = "median <= 5 ms, peak RSS <= 24 MiB"
+                figures[index].targetMet = figure.medianNanoseconds <= Targets.coldOpenMedianNanoseconds
+                    && maximum <= Targets.coldOpenResidentKiB
+            default:
+                break
+            }
+        }
+    }
+}
+
+/// The median of `values` (0 when empty).
+func median(_ values: [Double]) -> Double {
+    guard !values.isEmpty else { return 0 }
+    let sorted = values.sorted()
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}

@@ -1,0 +1,48 @@
+internal import CSodium
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The machine a run measured: reported with every run, because ratios depend on it.
+public struct MachineInfo: Sendable {
+    /// Online processors (`nproc`).
+    public var processors: Int
+    /// The CPU model (`model name` in /proc/cpuinfo), or "unknown".
+    public var cpuModel: String
+    /// 1, 5 and 15 minute load averages at the start of the run.
+    public var loadAverageAtStart: [Double]
+    /// The same at the end of the run.
+    public var loadAverageAtEnd: [Double] = []
+    /// libsodium's version string.
+    public var libsodiumVersion: String
+
+    static func current() -> MachineInfo {
+        MachineInfo(
+            processors: onlineProcessors(), cpuModel: cpuModel(), loadAverageAtStart: loadAverage(),
+            libsodiumVersion: String(cString: sodium_version_string()))
+    }
+
+    static func onlineProcessors() -> Int {
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
+    static func loadAverage() -> [Double] {
+        var values = [Double](repeating: 0, count: 3)
+        let count = getloadavg(&values, 3)
+        return count == 3 ? values : []
+    }
+
+    static func cpuModel() -> String {
+        guard let bytes = Files.readAll("/proc/cpuinfo") else { return "unknown" }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("model name") {
+            if let colon = line.firstIndex(of: ":") {
+                return String(line[line.index(after: colon)...].drop(while: { $0 == " " || $0 == "\t" }))
+            }
+        }
+        return "unknown"
+    }
+}

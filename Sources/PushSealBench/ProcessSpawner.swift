@@ -1,0 +1,205 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The process environment, for spawning children with it.
+func currentEnvironment() -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
+    #if canImport(Darwin)
+    return _NSGetEnviron().pointee!
+    #else
+    return environ
+    #endif
+}
+
+/// One finished child process.
+struct SpawnResult {
+    /// From just before `fork` to just after `wait4` returned.
+    var wallNanoseconds: UInt64
+    /// The child's peak resident set size (`ru_maxrss`), in KiB.
+    var maximumResidentKiB: Int
+    /// Exit status, or 128 + signal.
+    var status: Int32
+}
+
+/// Spawns the measured commands from a small helper process (`pushseal bench --spawn-server`).
+///
+/// Why a helper: Linux counts the memory a process had *before* `execve` in its `ru_maxrss`
+/// (`exec_mmap` folds the old mm's high-water mark into the process's maximum). A child spawned
+/// with `posix_spawn` (which shares the parent's memory until exec) therefore reports at least the
+/// spawning process's RSS — the benchmark's own tens of megabytes, even for `/bin/true`. The
+/// helper is a fresh `pushseal` process that `fork`s each child: the child's pre-exec memory is
+/// then a copy of the helper's few hundred KiB of private pages, so `ru_maxrss` from `wait4` is
+/// the command's own peak (plus at most that; the `/bin/true` baseline shows the floor).
+final class SpawnClient {
+    private let pid: pid_t
+    private let requests: Int32
+    private let responses: Int32
+    private var pending: [UInt8] = []
+
+    /// Starts `executable bench --spawn-server`.
+    init(executable: String) throws(BenchError) {
+        var toServer: [Int32] = [0, 0]
+        var fromServer: [Int32] = [0, 0]
+        guard pipe(&toServer) == 0, pipe(&fromServer) == 0 else { throw BenchError("cannot create pipes") }
+        for fd in [toServer[1], fromServer[0]] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        #if canImport(Glibc)
+        var actions = posix_spawn_file_actions_t()
+        #else
+        var actions: posix_spawn_file_actions_t?
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toServer[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromServer[1], 1)
+        let words: [String] = [executable, "bench", "--spawn-server"]
+        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var child = pid_t()
+        let environment = currentEnvironment()
+        let status = argv.withUnsafeBufferPointer { posix_spawn(&child, executable, &actions, nil, $0.baseAddress!, environment) }
+        close(toServer[0])
+        close(fromServer[1])
+        guard status == 0 else {
+            close(toServer[1])
+            close(fromServer[0])
+            throw BenchError("cannot spawn \(executable) bench --spawn-server: \(String(cString: strerror(status)))")
+        }
+        pid = child
+        requests = toServer[1]
+        responses = fromServer[0]
+    }
+
+    deinit {
+        close(requests)
+        close(responses)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    }
+
+    /// Runs `path arguments…` with stdin from `standardInput`, stdout discarded, stderr to
+    /// `standardError`; nil when the helper failed.
+    func run(_ path: String, arguments: [String], standardInput: String, standardError: String) -> SpawnResult? {
+        let fields = [standardInput, standardError, path] + arguments
+        precondition(fields.allSatisfy { !$0.utf8.contains(9) && !$0.utf8.contains(10) }, "tab or newline in a spawn argument")
+        let line = Array((fields.joined(separator: "\t") + "\n").utf8)
+        guard SpawnServer.writeAll(requests, line), let response = readLine() else { return nil }
+        let numbers = response.split(separator: " ").compactMap { Int64($0) }
+        guard numbers.count == 3 else { return nil }
+        return SpawnResult(wallNanoseconds: UInt64(numbers[1]), maximumResidentKiB: Int(numbers[2]), status: Int32(numbers[0]))
+    }
+
+    private func readLine() -> String? {
+        while true {
+            if let newline = pending.firstIndex(of: 10) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 256)
+            let count = chunk.withUnsafeMutableBytes { read(responses, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            pending += chunk[0..<count]
+        }
+    }
+}
+
+/// The helper's side: one request per line on stdin (TAB-separated: stdin file, stderr file,
+/// executable, arguments), one `status wall_ns maxrss_kib` line per request on stdout.
+public enum SpawnServer {
+    /// Serves until end of input; returns the exit status.
+    public static func serve() -> Int32 {
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            if let newline = pending.firstIndex(of: 10) {
+                let fields = pending[..<newline].split(separator: 9, omittingEmptySubsequences: false).map {
+                    String(decoding: $0, as: UTF8.self)
+                }
+                pending.removeSubrange(...newline)
+                guard fields.count >= 3 else { return 1 }
+                let result = spawn(fields[2], arguments: Array(fields[3...]), standardInput: fields[0], standardError: fields[1])
+                let line = "\(result.status) \(result.wallNanoseconds) \(result.maximumResidentKiB)\n"
+                guard writeAll(1, Array(line.utf8)) else { return 1 }
+                continue
+            }
+            let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { return 0 }
+            pending += chunk[0..<count]
+        }
+    }
+
+    /// fork + execve + wait4. Everything the child touches is prepared before `fork`: between
+    /// `fork` and `execve` it only calls async-signal-safe functions.
+    static func spawn(_ path: String, arguments: [String], standardInput: String, standardError: String) -> SpawnResult {
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        let cPath = strdup(path)!, cInput = strdup(standardInput)!, cError = strdup(standardError)!, cNull = strdup("/dev/null")!
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in [cPath, cInput, cError, cNull] { free(pointer) }
+        }
+        let environment = currentEnvironment()
+        let start = monotonicNanoseconds()
+        #if os(Linux)
+        let pid = argv.withUnsafeBufferPointer { args -> pid_t in
+            let child = fork()
+            if child == 0 {
+                let input = open(cInput, O_RDONLY)
+                let output = open(cNull, O_WRONLY)
+                let error = open(cError, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+                if input < 0 || output < 0 || error < 0 || dup2(input, 0) < 0 || dup2(output, 1) < 0 || dup2(error, 2) < 0 {
+                    _exit(126)
+                }
+                execve(cPath, args.baseAddress!, environment)
+                _exit(127)
+            }
+            return child
+        }
+        #else
+        // Apple platforms do not offer fork to Swift; their posix_spawn does not share the
+        // parent's memory, and ru_maxrss is in bytes there.
+        var actions: posix_spawn_file_actions_t?
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, cInput, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, cNull, O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, cError, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var spawned = pid_t()
+        let pid = argv.withUnsafeBufferPointer { args in
+            posix_spawn(&spawned, cPath, &actions, nil, args.baseAddress!, environment) == 0 ? spawned : -1
+        }
+        #endif
+        guard pid > 0 else { return SpawnResult(wallNanoseconds: 0, maximumResidentKiB: 0, status: 125) }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 {
+            guard errno == EINTR else { return SpawnResult(wallNanoseconds: 0, maximumResidentKiB: 0, status: 125) }
+        }
+        let elapsed = monotonicNanoseconds() - start
+        let signal = status & 0x7F
+        #if canImport(Darwin)
+        let residentKiB = Int(usage.ru_maxrss) / 1_024   // bytes on Darwin
+        #else
+        let residentKiB = Int(usage.ru_maxrss)           // KiB on Linux
+        #endif
+        return SpawnResult(wallNanoseconds: elapsed, maximumResidentKiB: residentKiB, status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal)
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += written
+        }
+        return true
+    }
+}

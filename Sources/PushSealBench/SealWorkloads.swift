@@ -1,0 +1,54 @@
+import PushSealCore
+import PushSealProvider
+
+/// Provider figures: content (a `NotificationContent`) to complete APNs payload bytes.
+enum SealWorkloads {
+    /// Items per `seal(batch:)` call.
+    static let batchSize = 256
+
+    static func singleName(_ contentBytes: Int) -> String { "seal.apns.\(contentBytes)" }
+    static func batchName(_ contentBytes: Int) -> String { "seal.batch.\(contentBytes)" }
+
+    /// `NotificationSealer.seal(_:with:options:)` in a loop on one thread.
+    static func single(contentBytes: Int, key: ConversationKey) -> Workload {
+        let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
+        return Workload(
+            name: singleName(contentBytes), group: "seal", limit: RawAEAD.encryptName(padded),
+            attributes: [("content_bytes", .integer(contentBytes)), ("padded_bytes", .integer(padded))],
+            makeWorker: {
+                let sealer = try! NotificationSealer()
+                let content = Fixtures.content(byteCount: contentBytes)
+                let options = Fixtures.apnsOptions
+                return Worker { iterations in
+                    var total = 0
+                    for _ in 0..<iterations {
+                        total &+= try! sealer.seal(content, with: key, options: options).body.count
+                    }
+                    return total
+                }
+            })
+    }
+
+    /// `NotificationSealer.seal(batch:)` (every core, from one calling thread), `batchSize` items
+    /// per call; the figure is per item.
+    static func batch(contentBytes: Int, key: ConversationKey, cores: Int) -> Workload {
+        let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
+        return Workload(
+            name: batchName(contentBytes), group: "seal", cores: cores, operationsPerIteration: batchSize,
+            limit: RawAEAD.encryptName(padded, allCores: cores > 1), speedupBase: singleName(contentBytes),
+            attributes: [("content_bytes", .integer(contentBytes)), ("padded_bytes", .integer(padded)), ("batch", .integer(batchSize))],
+            makeWorker: {
+                let sealer = try! NotificationSealer()
+                let items = (0..<batchSize).map {
+                    BatchItem(content: Fixtures.content(byteCount: contentBytes, message: $0), key: key, options: Fixtures.apnsOptions)
+                }
+                return Worker { iterations in
+                    var total = 0
+                    for _ in 0..<iterations {
+                        for result in sealer.seal(batch: items) { total &+= try! result.get().body.count }
+                    }
+                    return total
+                }
+            })
+    }
+}

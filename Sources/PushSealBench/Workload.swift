@@ -1,0 +1,110 @@
+import Dispatch
+
+/// One thread's share of a workload: `prepare` runs untimed before every sample (fresh inputs),
+/// `run` is what is timed. `run` returns a value derived from its results, so the optimizer
+/// cannot drop the work. Unchecked `Sendable`: a worker is only ever used by one thread at a
+/// time (its own thread during a sample; the sampler's thread before and after the join).
+final class Worker: @unchecked Sendable {
+    let prepare: (Int) -> Void
+    let run: (Int) -> Int
+
+    init(prepare: @escaping (Int) -> Void = { _ in }, run: @escaping (Int) -> Int) {
+        self.prepare = prepare
+        self.run = run
+    }
+}
+
+/// An in-process figure: what is measured, and what it is compared with.
+struct Workload {
+    /// Figure name (stable; used in JSON lines and by `--only`).
+    var name: String
+    /// `limit`, `seal`, `open`, `keystore`.
+    var group: String
+    /// Threads running `Worker`s side by side (1, or every core).
+    var threads: Int = 1
+    /// Cores the figure uses (a batch API uses every core from one calling thread).
+    var cores: Int = 1
+    /// Operations per `run` iteration (a batch call seals many items).
+    var operationsPerIteration: Int = 1
+    /// The raw AEAD figure of the same padded size.
+    var limit: String?
+    /// For an all-core figure: the single-core figure it is compared with (speedup).
+    var speedupBase: String?
+    /// Upper bound on iterations per sample (slow, I/O-bound operations).
+    var maximumIterations: Int = 1 << 30
+    /// Extra fields for the report (content and padded sizes, key counts).
+    var attributes: [(String, Attribute)] = []
+    /// Makes one worker (called once per thread, before any timing).
+    var makeWorker: () -> Worker
+}
+
+/// A report field value.
+enum Attribute: Sendable {
+    case integer(Int)
+    case number(Double)
+    case text(String)
+}
+
+/// Runs samples of a workload.
+final class Sampler {
+    private let workload: Workload
+    private let workers: [Worker]
+    /// Keeps results observable (never read for anything but this).
+    private(set) var checksum = 0
+
+    init(_ workload: Workload) {
+        self.workload = workload
+        workers = (0..<workload.threads).map { _ in workload.makeWorker() }
+    }
+
+    /// Wall and CPU nanoseconds per operation for one sample of `iterations` iterations per thread.
+    func sample(iterations: Int) -> Sample {
+        for worker in workers { worker.prepare(iterations) }
+        let startCPU = processCPUNanoseconds()
+        let start = monotonicNanoseconds()
+        if workers.count == 1 {
+            checksum &+= workers[0].run(iterations)
+        } else {
+            let results = ResultSlots(count: workers.count)
+            let workers = self.workers
+            DispatchQueue.concurrentPerform(iterations: workers.count) { index in
+                results.store(workers[index].run(iterations), at: index)
+            }
+            checksum &+= results.sum
+        }
+        let elapsed = monotonicNanoseconds() - start
+        let cpu = processCPUNanoseconds() - startCPU
+        let operations = Double(iterations * workers.count * workload.operationsPerIteration)
+        return Sample(wall: Double(elapsed) / operations, cpu: Double(cpu) / operations)
+    }
+
+    /// Iterations per thread so that one sample takes about `targetNanoseconds`.
+    func calibrate(targetNanoseconds: Double) -> Int {
+        var iterations = 1
+        while true {
+            let perOperation = sample(iterations: iterations).wall
+            let elapsed = perOperation * Double(iterations * workload.operationsPerIteration)
+            if elapsed >= targetNanoseconds / 8 || iterations >= workload.maximumIterations {
+                let scaled = Int((Double(iterations) * targetNanoseconds / max(elapsed, 1)).rounded())
+                return min(workload.maximumIterations, max(1, scaled))
+            }
+            iterations = min(workload.maximumIterations, iterations * 4)
+        }
+    }
+}
+
+/// One sample: nanoseconds per operation, by the wall clock and in CPU time of the whole process
+/// (every thread; nothing else runs in the process while a sample is taken).
+struct Sample {
+    var wall: Double
+    var cpu: Double
+}
+
+/// One result slot per thread (each thread writes only its own slot; read after the join).
+private final class ResultSlots: @unchecked Sendable {
+    private let values: UnsafeMutableBufferPointer<Int>
+    init(count: Int) { values = .allocate(capacity: count); values.initialize(repeating: 0) }
+    deinit { values.deallocate() }
+    func store(_ value: Int, at index: Int) { values[index] = value }
+    var sum: Int { values.reduce(0, &+) }
+}

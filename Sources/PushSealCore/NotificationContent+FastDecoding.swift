@@ -1,0 +1,130 @@
+/// A fast path for ``NotificationContent/init(decoding:)``: one pass over the bytes with the
+/// parser's own primitives, straight into the fields, without building a JSON tree. It accepts
+/// only what the general decoder accepts with the same result, and only the usual shape: the
+/// known members (no unknown ones), unescaped pairwise distinct names, values of the right
+/// types, a content that validates. Anything else returns nil and the general decoder decides
+/// (and reports the error).
+extension NotificationContent {
+    private enum Field: Int {
+        case cid, mid, ts, title, subtitle, body, sender, thread, category, badge, trunc, x
+    }
+
+    private static func field(_ reader: Reader, _ name: Range<Int>) -> Field? {
+        switch name.count {
+        case 1: return reader.bytes(name, equal: "x") ? .x : nil
+        case 2: return reader.bytes(name, equal: "ts") ? .ts : nil
+        case 3: return reader.bytes(name, equal: "cid") ? .cid : reader.bytes(name, equal: "mid") ? .mid : nil
+        case 4: return reader.bytes(name, equal: "body") ? .body : nil
+        case 5:
+            if reader.bytes(name, equal: "title") { return .title }
+            if reader.bytes(name, equal: "badge") { return .badge }
+            return reader.bytes(name, equal: "trunc") ? .trunc : nil
+        case 6:
+            if reader.bytes(name, equal: "sender") { return .sender }
+            return reader.bytes(name, equal: "thread") ? .thread : nil
+        case 8:
+            if reader.bytes(name, equal: "subtitle") { return .subtitle }
+            return reader.bytes(name, equal: "category") ? .category : nil
+        default: return nil
+        }
+    }
+
+    /// A string value (the reader is at its first byte), or a throw to give up.
+    private static func string(_ reader: inout Reader) throws(JSONParser.Error) -> String {
+        guard reader.current == UInt8(ascii: "\"") else { throw reader.error("not a string") }
+        return try reader.parseString()
+    }
+
+    /// A non-negative integer in integer form up to `maximum`, exactly as `integer(_:field:maximum:)`
+    /// accepts it, or a throw to give up.
+    private static func integer(_ reader: inout Reader, maximum: Int64) throws(JSONParser.Error) -> Int64 {
+        guard let first = reader.current, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else {
+            throw reader.error("not a non-negative number")
+        }
+        // Validated by the number grammar, then read from the bytes: only plain digits (no
+        // fraction or exponent; the grammar already excludes leading zeros) within `maximum`,
+        // which is what JSONValue.integer(fromLiteral:) followed by the maximum check accepts.
+        let start = reader.index
+        try reader.scanNumber()
+        var value: Int64 = 0
+        for offset in start..<reader.index {
+            let digit = reader.bytes[offset]
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { throw reader.error("not an integer") }
+            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = shifted.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { throw reader.error("out of range") }
+            value = sum
+        }
+        guard value <= maximum else { throw reader.error("out of range") }
+        return value
+    }
+
+    /// The content, or nil to take the general path.
+    static func decodeUsualShape(_ bytes: UnsafeRawBufferPointer) -> NotificationContent? {
+        var reader = Reader(bytes: bytes, maximumDepth: maximumNestingDepth)
+        var cid: String?, mid: String?, ts: Int64?
+        var content = NotificationContent(conversationID: "", messageID: "", sentAt: 0, body: nil)
+        do {
+            reader.skipWhitespace()
+            guard reader.current == UInt8(ascii: "{") else { return nil }
+            try reader.scanObject(depth: 1) { (name, reader) throws(JSONParser.Error) -> Bool in
+                // Unknown members are for the general path; repeated names were rejected by the scan.
+                guard let field = Self.field(reader, name) else { throw reader.error("not a known member") }
+                switch field {
+                case .cid: cid = try Self.string(&reader)
+                case .mid: mid = try Self.string(&reader)
+                case .ts: ts = try Self.integer(&reader, maximum: maximumTimestamp)
+                case .title: content.title = try Self.string(&reader)
+                case .subtitle: content.subtitle = try Self.string(&reader)
+                case .body: content.body = try Self.string(&reader)
+                case .thread: content.thread = try Self.string(&reader)
+                case .category: content.category = try Self.string(&reader)
+                case .badge: content.badge = try Self.integer(&reader, maximum: maximumBadge)
+                case .trunc:
+                    try reader.expectLiteral("true")
+                    content.isTruncated = true
+                case .sender:
+                    guard reader.current == UInt8(ascii: "{") else { throw reader.error("not an object") }
+                    var id: String?
+                    var displayName: String?
+                    try reader.scanObject(depth: 2) { (name, reader) throws(JSONParser.Error) -> Bool in
+                        if reader.bytes(name, equal: "id") {
+                            id = try Self.string(&reader)
+                        } else if reader.bytes(name, equal: "name") {
+                            displayName = try Self.string(&reader)
+                        } else {
+                            throw reader.error("not a known member")
+                        }
+                        return true
+                    }
+                    guard let id else { throw reader.error("sender without id") }
+                    content.sender = Sender(id: id, name: displayName)
+                case .x:
+                    guard reader.current == UInt8(ascii: "{") else { throw reader.error("not an object") }
+                    var extras: [String: String] = [:]
+                    try reader.scanObject(depth: 2) { (name, reader) throws(JSONParser.Error) -> Bool in
+                        let key = String(decoding: UnsafeRawBufferPointer(rebasing: reader.bytes[name]), as: UTF8.self)
+                        extras[key] = try Self.string(&reader)
+                        return true
+                    }
+                    content.extras = extras
+                }
+                return true
+            }
+            reader.skipWhitespace()
+            guard reader.index == bytes.count else { return nil }
+        } catch {
+            return nil
+        }
+        guard let cid, let mid, let ts else { return nil }
+        content.conversationID = cid
+        content.messageID = mid
+        content.sentAt = ts
+        do {
+            try content.validate()
+        } catch {
+            return nil
+        }
+        return content
+    }
+}

@@ -1,0 +1,58 @@
+import PushSealCore
+
+/// Adding many keys at once (benchmark fixtures; package access only).
+extension KeyStore {
+    /// One key to add with ``addAll(_:)``.
+    package struct NewItem: Sendable {
+        /// The key.
+        package var key: ConversationKey
+        /// Its conversation (1–256 UTF-8 bytes).
+        package var conversation: String
+        /// Its epoch (≥ 0).
+        package var epoch: Int64
+
+        /// An item to add.
+        package init(key: ConversationKey, conversation: String, epoch: Int64) {
+            self.key = key
+            self.conversation = conversation
+            self.epoch = epoch
+        }
+    }
+
+    /// Adds every item in one write transaction with one prepared statement, exactly as
+    /// ``add(_:conversation:epoch:label:notAfter:)`` would add them one by one (same sealing, same
+    /// rows), but with one journal write and sync instead of one per item. All or nothing:
+    /// ``KeyStoreError/duplicateItem`` (nothing added) when any kid or (conversation, epoch) exists.
+    package func addAll(_ items: [NewItem], label: String? = nil) throws(KeyStoreError) {
+        for item in items {
+            try Self.check(conversation: item.conversation)
+            guard item.epoch >= 0 else { throw .invalidArgument("epoch \(item.epoch) is negative") }
+        }
+        let createdAt = clock()
+        let sealed = items.map { ItemSealing.seal($0.key, conversation: $0.conversation, epoch: $0.epoch, masterKey: masterKey) }
+        do {
+            try session(.write) { connection throws(KeyStoreError) in
+                try connection.withStatement(
+                    "INSERT INTO keys (kid, conversation, epoch, label, created_at, not_after, sealed) VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6)"
+                ) { statement throws(KeyStoreError) in
+                    for (index, item) in items.enumerated() {
+                        try statement.bind(1, blob: item.key.id.bytes)
+                        try statement.bind(2, text: item.conversation)
+                        try statement.bind(3, item.epoch)
+                        try statement.bind(4, text: label)
+                        try statement.bind(5, createdAt)
+                        try statement.bind(6, blob: sealed[index])
+                        _ = try statement.step()
+                        statement.reset()
+                    }
+                }
+            }
+        } catch let error {
+            if case let .sqlite(_, extended, _) = error,
+               extended == SQLiteConnection.constraintPrimaryKey || extended == SQLiteConnection.constraintUnique {
+                throw .duplicateItem
+            }
+            throw error
+        }
+    }
+}

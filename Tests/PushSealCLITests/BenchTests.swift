@@ -1,0 +1,115 @@
+import PushSealCore
+import Testing
+
+/// Functional checks of `pushseal bench` (never its timings: those belong to the benchmark).
+@Suite struct BenchTests {
+    /// Every figure a quick run emits, by exact name or (key store sizes) by prefix.
+    static let exactNames = [
+        "aead.encrypt.256", "aead.encrypt.768", "aead.encrypt.2304",
+        "aead.decrypt.256", "aead.decrypt.768", "aead.decrypt.2304", "aead.decrypt.32",
+        "seal.apns.128", "seal.apns.512", "seal.apns.2048",
+        "seal.batch.128", "seal.batch.512", "seal.batch.2048",
+        "open.key.128", "open.key.512", "open.key.2048",
+        "open.store.cold.512", "open.store.warm.512",
+        "process.true", "process.open.512", "process.open.4k",
+    ]
+    /// Figures that are limits or baselines themselves (no ratio).
+    static func isReference(_ name: String) -> Bool {
+        name.hasPrefix("aead.") || name == "process.true"
+    }
+
+    static func figures(_ run: PushSealRun) throws -> [String: JSONObject] {
+        var figures: [String: JSONObject] = [:]
+        let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.last == "", "output ends with a newline")
+        for line in lines.dropLast() {
+            let object = try #require(try JSONParser.parse(Array(line.utf8)).objectValue, "not an object: \(line)")
+            let name = try #require(object["figure"]?.stringValue, "no figure name: \(line)")
+            #expect(figures[name] == nil, "\(name) emitted twice")
+            figures[name] = object
+        }
+        return figures
+    }
+
+    static func number(_ value: JSONValue?) -> Double? {
+        guard case let .number(literal)? = value else { return nil }
+        return Double(literal)
+    }
+
+    @Test func quickJSONEmitsEveryFigureWithAMedianAndARatio() throws {
+        let run = try runPushSeal(["bench", "--quick", "--json"], timeout: 600)
+        #expect(run.status == 0, "\(run)")
+        let figures = try Self.figures(run)
+        for name in Self.exactNames { #expect(figures[name] != nil, "missing \(name)\n\(run.stdout)") }
+        // The key store figures at both store sizes, cold and warm.
+        for kind in ["cold", "warm"] {
+            #expect(figures.keys.filter { $0.hasPrefix("keystore.get.\(kind).") }.count == 2, "\(figures.keys.sorted())")
+        }
+        // The raw decryption of the ~4 KB payload's padded size, for the process.open.4k ratio.
+        let large = try #require(figures["process.open.4k"])
+        let largeLimit = try #require(large["limit"]?.stringValue)
+        #expect(figures[largeLimit] != nil)
+
+        for (name, figure) in figures {
+            let median = try #require(Self.number(figure["median_ns"]), "\(name): median_ns")
+            #expect(median > 0, "\(name)")
+            if Self.isReference(name) {
+                #expect(figure["ratio"] == .null, "\(name)")
+            } else {
+                let ratio = try #require(Self.number(figure["ratio"]), "\(name): ratio")
+                #expect(ratio > 0, "\(name)")
+                let limit = try #require(figure["limit"]?.stringValue, "\(name): limit")
+                #expect(figures[limit] != nil, "\(name) is compared with \(limit), which is not reported")
+            }
+        }
+        // All-core figures say which single-core figure they scale from.
+        for size in [128, 512, 2048] {
+            let batch = try #require(figures["seal.batch.\(size)"])
+            #expect(batch["speedup_base"]?.stringValue == "seal.apns.\(size)")
+            #expect(Self.number(batch["speedup"]) != nil)
+        }
+        // The cold process reports the child's peak RSS.
+        for name in ["process.true", "process.open.512", "process.open.4k"] {
+            let figure = try #require(figures[name])
+            #expect((Self.number(figure["rss_kib_max"]) ?? 0) > 0, "\(name)")
+        }
+        // The targets are marked on their figures.
+        for name in ["seal.apns.512", "open.key.512", "process.open.512"] {
+            #expect(figures[name]?["target_met"] != nil, "\(name)")
+        }
+    }
+
+    @Test func onlyMeasuresTheSelectedFiguresAndTheirLimits() throws {
+        let run = try runPushSeal(["bench", "--quick", "--json", "--only", "seal.apns.128", "--iterations", "3"])
+        #expect(run.status == 0, "\(run)")
+        let figures = try Self.figures(run)
+        #expect(Set(figures.keys) == ["seal.apns.128", "aead.encrypt.256"])
+        #expect(Self.number(figures["seal.apns.128"]?["iterations"]) == 3)
+    }
+
+    @Test func textOutputIsATableWithTheMachine() throws {
+        let run = try runPushSeal(["bench", "--quick", "--only", "open.key.128", "--iterations", "2"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.hasPrefix("machine: "))
+        #expect(run.stdout.contains("\nopen.key.128 "))
+        #expect(run.stdout.contains("\naead.decrypt.256 "))
+    }
+
+    @Test func profileNeedsOnlyAndIterations() throws {
+        expectUsageError(
+            try runPushSeal(["bench", "--profile", "--iterations", "5"]), command: "pushseal bench",
+            message: "'--profile' needs '--only <prefixes>' and '--iterations <n>'.")
+        let run = try runPushSeal(["bench", "--profile", "--only", "seal.apns.128", "--iterations", "5", "--json"])
+        #expect(run.status == 0, "\(run)")
+        #expect(Set(try Self.figures(run).keys) == ["seal.apns.128"])
+    }
+
+    @Test func rejectsBadNumbers() throws {
+        expectUsageError(
+            try runPushSeal(["bench", "--iterations", "0"]), command: "pushseal bench",
+            message: "The value '0' is invalid for '--iterations <n>': must be between 1 and 1000000000")
+        let keys = try runPushSeal(["bench", "--store-keys", "10,x"])
+        #expect(keys.status == 64, "\(keys)")
+        #expect(keys.stderrLines.first?.hasPrefix("Error: The value '10,x' is invalid for '--store-keys <counts>'") == true, "\(keys)")
+    }
+}
