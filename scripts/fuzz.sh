@@ -93,7 +93,9 @@ for name in "${targets[@]}"; do
     [[ -n "${FUZZ_RUNS:-}" ]] && limit=(-runs="$FUZZ_RUNS")
 
     set +e
-    "$binary" "$corpus" "Fuzz/Corpus/$name" \
+    # SWIFT_BACKTRACE=enable=no: on a trap, libFuzzer's own handler reports the crash and saves
+    # the input; the Swift runtime's backtracer would add a spurious ASan report of its own.
+    SWIFT_BACKTRACE=enable=no "$binary" "$corpus" "Fuzz/Corpus/$name" \
         "${limit[@]}" -max_len="${MAX_LEN[$name]}" "${dict[@]}" \
         -artifact_prefix="$crashes/" -timeout=20 -rss_limit_mb=2560 -print_final_stats=1 \
         "${extra[@]}" > "$log" 2>&1
@@ -109,7 +111,7 @@ for name in "${targets[@]}"; do
     after=$(ls "$crashes" | wc -l)
     runs=$(grep -oE '^stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
     speed=$(grep -oE '^stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
-    last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+    last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
     cov=$(grep -oE 'cov: [0-9]+' <<<"$last" | grep -oE '[0-9]+' || echo "?")
     ft=$(grep -oE 'ft: [0-9]+' <<<"$last" | grep -oE '[0-9]+' || echo "?")
     corp=$(grep -oE 'corp: [0-9]+/[0-9]+[bKM]?b?' <<<"$last" | sed 's/corp: //' || echo "?")

@@ -9,6 +9,8 @@ import PushSealCore
 /// - the parser accepts only well-formed UTF-8, returns unique member names per object and
 ///   nesting within the limit, and its compact re-encoding parses back to an equal value
 ///   (and re-encodes to the same bytes);
+/// - `init(decoding:)` (which takes a one-pass fast path for the usual shape) agrees exactly with
+///   the general path, `JSONParser.parse` then `init(object:)`: same content, or the same error;
 /// - an accepted content passes `validate()`, re-encodes (`encoded()` does not throw and is
 ///   exactly `encodedByteCount` bytes), and the encoding decodes back to a content with the same
 ///   encoding (byte comparison, not Unicode equivalence);
@@ -103,7 +105,14 @@ func checkContent(_ bytes: [UInt8], parsed: JSONValue?) {
         case .notAnObject:
             fuzzCheck(parsed != nil && parsed?.objectValue == nil, "notAnObject for an object or a parse failure")
         case .missingField, .wrongType, .outOfRange:
-            fuzzCheck(parsed?.objectValue != nil, "schema error \(error) without a parsed object")
+            guard let object = parsed?.objectValue else { fuzzFail("schema error \(error) without a parsed object") }
+            // The general path decides every error: the same one.
+            do {
+                _ = try NotificationContent(object: object)
+                fuzzFail("init(decoding:) rejected (\(error)) what init(object:) accepts: \(fuzzHex(bytes))")
+            } catch let general {
+                fuzzCheck(general == error, "init(decoding:) threw \(error), init(object:) \(general)")
+            }
         case .invalidPadding:
             fuzzFail("content decoding reported a padding error")
         }
@@ -111,6 +120,14 @@ func checkContent(_ bytes: [UInt8], parsed: JSONValue?) {
     }
     fuzzCheck(bytes.count <= NotificationContent.maximumByteCount, "accepted \(bytes.count) bytes")
     guard let object = parsed?.objectValue else { fuzzFail("content accepted, but the parser rejects it or it is not an object") }
+    // `init(decoding:)` takes a one-pass fast path for the usual shape; the general path
+    // (parse, then `init(object:)`) must agree with it exactly.
+    do {
+        let general = try NotificationContent(object: object)
+        fuzzCheck(sameEncoding(general, content), "fast and general decoding differ for \(fuzzHex(bytes))")
+    } catch {
+        fuzzFail("init(decoding:) accepted what init(object:) rejects (\(error)): \(fuzzHex(bytes))")
+    }
     // The decoded fields are the parsed members, byte for byte.
     fuzzCheck(object["cid"]?.stringValue?.utf8.elementsEqual(content.conversationID.utf8) == true, "cid differs from the parsed member")
     fuzzCheck(object["mid"]?.stringValue?.utf8.elementsEqual(content.messageID.utf8) == true, "mid differs from the parsed member")
@@ -151,4 +168,12 @@ func checkPadding(_ input: UnsafeRawBufferPointer) {
         let content = [UInt8](input[0..<actual])
         fuzzCheck(Padding.pad(content, toLength: input.count).elementsEqual(input), "pad(unpad(P)) != P")
     }
+}
+
+/// Same deterministic encoding, byte for byte (not Unicode equivalence).
+func sameEncoding(_ a: NotificationContent, _ b: NotificationContent) -> Bool {
+    var x = JSONWriter(), y = JSONWriter()
+    a.writeJSON(to: &x)
+    b.writeJSON(to: &y)
+    return x.bytes == y.bytes
 }

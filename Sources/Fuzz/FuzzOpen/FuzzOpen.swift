@@ -17,7 +17,11 @@ import PushSealReceiver
 ///   (locate the member, `Envelope(wire:)`, kid, AEAD + padding, content schema, conversation,
 ///   freshness) whenever the payload's sealed member can be located without the receiver's help;
 /// - a decrypted result carries exactly the plaintext bytes and the same content;
-/// - the same wire opened as an FCM data map gives the same reason.
+/// - the same wire opened as an FCM data map gives the same reason;
+/// - the receiver's fast scan of the usual payload only claims payloads the strict parser locates
+///   the same way, with the same envelope bytes;
+/// - the payload converted to an iOS `userInfo` dictionary (the other input path) gives the same
+///   reason, text, thread and category, whenever the conversion is lossless.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOpenTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = [UInt8](UnsafeRawBufferPointer(start: size > 0 ? UnsafeRawPointer(data) : nil, count: size))
@@ -45,7 +49,46 @@ public func fuzzOpenTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
     if result.outcome == .fallback, let plaintext {
         checkNoPlaintext(result, plaintext: plaintext, raw: input)
     }
+    checkFastScan(input, located: located)
+    checkUserInfoPath(input, result: result)
     return 0
+}
+
+/// The receiver's fast scan of the usual payload (`JSONParser.scanSealedPayload`) may only claim
+/// payloads the strict parser accepts without duplicates, with a top-level `pushseal` string
+/// whose strict decoding is the envelope it returns.
+func checkFastScan(_ input: [UInt8], located: Located) {
+    guard let layout = input.withUnsafeBytes({ JSONParser.scanSealedPayload($0, maximumDepth: 16) }) else { return }
+    guard case let .wire(wire) = located else {
+        fuzzFail("the fast scan claims a payload the strict parser locates as \(located): \(fuzzHex(input))")
+    }
+    fuzzCheck((try? Base64URL.decode(wire)) == layout.envelope, "the fast scan's envelope is not the wire's decoding")
+}
+
+/// The same payload as an iOS `userInfo` dictionary takes the receiver's other input path; for
+/// payloads that convert without loss (strict JSON, no two names that Swift's `String` equality
+/// merges) the reason and everything shown must be the same.
+func checkUserInfoPath(_ input: [UInt8], result: ReceivedNotification) {
+    guard let value = try? JSONParser.parse(input, maximumDepth: 16), case .object = value, !mergesNames(value),
+          case let .dictionary(info) = UserInfoValue(json: value) else { return }
+    let viaUserInfo = receiver.open(userInfo: info)
+    fuzzCheck(viaUserInfo.reason == result.reason && viaUserInfo.outcome == result.outcome,
+              "userInfo path: \(String(describing: viaUserInfo.reason)), JSON path: \(String(describing: result.reason)) for \(fuzzHex(input))")
+    fuzzCheck(viaUserInfo.title == result.title && viaUserInfo.subtitle == result.subtitle && viaUserInfo.body == result.body
+              && viaUserInfo.textSource == result.textSource, "userInfo and JSON paths show different text for \(fuzzHex(input))")
+    fuzzCheck(viaUserInfo.threadIdentifier == result.threadIdentifier && viaUserInfo.category == result.category,
+              "userInfo and JSON paths give different thread or category for \(fuzzHex(input))")
+}
+
+/// True when some object has two member names that are different bytes but equal Swift strings
+/// (canonical equivalence): a dictionary keeps only one of them.
+func mergesNames(_ value: JSONValue) -> Bool {
+    switch value {
+    case let .array(elements): return elements.contains(where: mergesNames)
+    case let .object(object):
+        return Set(object.members.map(\.name)).count != object.members.count || object.members.contains { mergesNames($0.value) }
+    default: return false
+    }
 }
 
 // MARK: The fixed receiver
