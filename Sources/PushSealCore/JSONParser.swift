@@ -175,27 +175,10 @@ struct Reader {
         }
     }
 
+    /// Validates a number (RFC 8259 grammar, see `scanNumber`) and returns its literal.
     mutating func parseNumber() throws(JSONParser.Error) -> String {
         let start = index
-        if current == UInt8(ascii: "-") { index += 1 }
-        guard let first = current, isDigit(first) else { throw error("invalid number") }
-        index += 1
-        if first != UInt8(ascii: "0") {
-            while let c = current, isDigit(c) { index += 1 }
-        } else if let c = current, isDigit(c) {
-            throw error("leading zero in number")
-        }
-        if current == UInt8(ascii: ".") {
-            index += 1
-            guard let c = current, isDigit(c) else { throw error("invalid fraction") }
-            while let c = current, isDigit(c) { index += 1 }
-        }
-        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
-            index += 1
-            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
-            guard let c = current, isDigit(c) else { throw error("invalid exponent") }
-            while let c = current, isDigit(c) { index += 1 }
-        }
+        try scanNumber()
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     }
 
