@@ -51,6 +51,28 @@ public struct ConversationKey: Sendable {
         opaqueThreadIDBytes = threadIDBytes
     }
 
+    /// A copy that shares no memory with this key: K and the HMAC state in new secure storage.
+    /// Threads that each seal with a private copy touch no shared reference count; with one
+    /// shared key, every retain and release would move the same cache line between cores.
+    package func privateCopy() -> ConversationKey {
+        ConversationKey(
+            material: material.withUnsafeBytes { SymmetricKey(storage: SecureBytes(copying: $0)) },
+            hmacState: hmacState.withUnsafeBytes { SecureBytes(copying: $0) },
+            id: id,
+            opaqueThreadIDBytes: opaqueThreadIDBytes.withUnsafeBufferPointer { Array($0) })
+    }
+
+    /// Identifies this key's storage: equal for a key and its copies, different for a
+    /// ``privateCopy()``.
+    package var storageIdentity: ObjectIdentifier { ObjectIdentifier(hmacState) }
+
+    private init(material: SymmetricKey, hmacState: SecureBytes, id: KeyID, opaqueThreadIDBytes: [UInt8]) {
+        self.material = material
+        self.hmacState = hmacState
+        self.id = id
+        self.opaqueThreadIDBytes = opaqueThreadIDBytes
+    }
+
     /// Copies raw key bytes (for example decoded from base64url); they must be exactly 32 bytes.
     public init(rawBytes: some Sequence<UInt8>) throws(CryptoError) {
         try self.init(SymmetricKey(bytes: rawBytes))

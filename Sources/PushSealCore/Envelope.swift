@@ -23,7 +23,7 @@ public struct Envelope: Sendable, Equatable {
     public let bytes: [UInt8]
 
     /// The key id from the header.
-    public var keyID: KeyID { KeyID(bytes: bytes[1..<17])! }
+    public var keyID: KeyID { bytes.withUnsafeBytes { KeyID(unsafeBytesAt: $0.baseAddress! + 1) } }
     /// The salt from the header.
     public var salt: [UInt8] { Array(bytes[17..<Self.headerByteCount]) }
     /// Length of the padded plaintext (= ciphertext without tag).
@@ -69,7 +69,7 @@ public struct Envelope: Sendable, Equatable {
     /// ``OpenError/malformedContent(_:)`` for bad padding or oversized content.
     public func open(with key: ConversationKey) throws(OpenError) -> [UInt8] {
         let headerKeyID = bytes.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[1..<17]) }
-        let matches = key.id.bytes.withUnsafeBytes { Sodium.constantTimeEqual($0, headerKeyID) }
+        let matches = key.id.withUnsafeBytes { Sodium.constantTimeEqual($0, headerKeyID) }
         guard matches else { throw .unknownKey(keyID) }
         let paddedCount = paddedContentByteCount
         var plaintext = [UInt8](repeating: 0, count: paddedCount)
@@ -149,7 +149,7 @@ public struct Envelope: Sendable, Equatable {
     ) {
         precondition(output.count == headerByteCount + plaintext.count + ChaChaPoly.tagByteCount && salt.count == saltByteCount)
         output[0] = version
-        key.id.bytes.withUnsafeBytes { (output.baseAddress! + 1).copyMemory(from: $0.baseAddress!, byteCount: KeyID.byteCount) }
+        key.id.withUnsafeBytes { (output.baseAddress! + 1).copyMemory(from: $0.baseAddress!, byteCount: KeyID.byteCount) }
         (output.baseAddress! + 17).copyMemory(from: salt.baseAddress!, byteCount: saltByteCount)
         withMessageKey(key: key, salt: salt) { mk in
             ChaChaPoly.sealDetachedInPlace(

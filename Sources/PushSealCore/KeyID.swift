@@ -6,14 +6,52 @@ public struct KeyID: Hashable, Sendable, CustomStringConvertible {
     /// Length in bytes.
     public static let byteCount = 16
 
+    /// The 16 bytes, held inline (in memory order): a key id is copied into every envelope,
+    /// request and result, and inline storage makes those copies free of allocations and of
+    /// reference counting, which threads sealing with the same key would otherwise contend on.
+    private var storage: (UInt64, UInt64)
+
     /// The identifier's bytes.
-    public let bytes: [UInt8]
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
     /// Wraps exactly 16 bytes; nil for any other length.
     public init?(bytes: some Sequence<UInt8>) {
-        let array = Array(bytes)
-        guard array.count == KeyID.byteCount else { return nil }
-        self.bytes = array
+        var storage: (UInt64, UInt64) = (0, 0)
+        let copied: Bool? = bytes.withContiguousStorageIfAvailable { source in
+            guard source.count == KeyID.byteCount else { return false }
+            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(source)) }
+            return true
+        }
+        if let copied {
+            guard copied else { return nil }
+        } else {
+            let array = Array(bytes)
+            guard array.count == KeyID.byteCount else { return nil }
+            withUnsafeMutableBytes(of: &storage) { $0.copyBytes(from: array) }
+        }
+        self.storage = storage
+    }
+
+    /// Reads exactly 16 bytes at `source` (the caller guarantees the length).
+    package init(unsafeBytesAt source: UnsafeRawPointer) {
+        storage = (0, 0)
+        withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: source, count: KeyID.byteCount)) }
+    }
+
+    /// Gives `body` the 16 bytes; the pointer must not escape the closure.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try Swift.withUnsafeBytes(of: storage, body)
+    }
+
+    /// Byte-for-byte equality (key ids are not secret).
+    public static func == (lhs: KeyID, rhs: KeyID) -> Bool {
+        lhs.storage.0 == rhs.storage.0 && lhs.storage.1 == rhs.storage.1
+    }
+
+    /// Hashes the 16 bytes.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(storage.0)
+        hasher.combine(storage.1)
     }
 
     /// Parses the base64url form (22 characters); nil when it is not a 16-byte base64url string.
@@ -23,10 +61,10 @@ public struct KeyID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Base64url without padding, as printed by the CLI.
-    public var base64URL: String { Base64URL.encode(bytes) }
+    public var base64URL: String { withUnsafeBytes { Base64URL.encode($0) } }
 
     /// Lowercase hexadecimal, as in the vector files.
-    public var hex: String { Hex.encode(bytes) }
+    public var hex: String { withUnsafeBytes { Hex.encode($0) } }
 
     /// The key id as base64url (the form the CLI and logs print).
     public var description: String { base64URL }

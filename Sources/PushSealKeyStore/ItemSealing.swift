@@ -86,7 +86,7 @@ enum ItemSealing {
         guard opened else { return nil }
         guard let key = try? ConversationKey(SymmetricKey(storage: storage)) else { return nil }
         // Key commitment at rest: the unsealed K must derive the row's kid (constant time).
-        let matches = key.id.bytes.withUnsafeBytes { a in keyID.bytes.withUnsafeBytes { b in Sodium.constantTimeEqual(a, b) } }
+        let matches = key.id.withUnsafeBytes { a in keyID.withUnsafeBytes { b in Sodium.constantTimeEqual(a, b) } }
         return matches ? key : nil
     }
 

@@ -70,6 +70,8 @@ extension NotificationSealer {
                     guard start < end else { return }
                     // Current keys looked up in this chunk, by conversation id bytes.
                     var cache: [[UInt8]: Result<ConversationKey, ProviderError>] = [:]
+                    // Given keys, each replaced by a copy private to this chunk (see below).
+                    var privateKeys = PrivateKeyCopies()
                     // Fresh CSPRNG salts for the whole chunk in one call (one per item, never reused);
                     // a deterministic salt source (vectors) derives them per item instead.
                     let saltCount = Envelope.saltByteCount
@@ -83,8 +85,9 @@ extension NotificationSealer {
                         let item = input + index
                         (slots + index).initialize(to: Result { () throws(ProviderError) -> Output in
                             let key: ConversationKey
-                            if let given = item.pointee.key {
-                                key = given
+                            // The identity is read without copying the shared key out of the item.
+                            if let identity = item.pointee.key?.storageIdentity {
+                                key = privateKeys.copy(of: identity) { item.pointee.key! }
                             } else {
                                 try SizePolicy.validate(item.pointee.content)
                                 guard let keyProvider else {
@@ -92,7 +95,7 @@ extension NotificationSealer {
                                 }
                                 let id = Array(item.pointee.content.conversationID.utf8)
                                 let lookup = cache[id] ?? Result { () throws(ProviderError) -> ConversationKey in
-                                    try Self.currentKey(for: item.pointee.content, from: keyProvider)
+                                    try Self.currentKey(for: item.pointee.content, from: keyProvider).privateCopy()
                                 }
                                 cache[id] = lookup
                                 key = try lookup.get()
@@ -119,5 +122,31 @@ extension NotificationSealer {
         #else
         1
         #endif
+    }
+}
+
+/// The private copies of the keys one chunk of a batch seals with. Every item of a batch usually
+/// carries the same key; if each thread sealed with that one key, every retain and release of its
+/// storage would move a cache line between the cores (measured: the batch scaled 1.3× on two cores
+/// instead of ~1.8×). A chunk instead copies each distinct key once and uses its copy.
+private struct PrivateKeyCopies {
+    private var last: (original: ObjectIdentifier, copy: ConversationKey)?
+    private var others: [ObjectIdentifier: ConversationKey] = [:]
+
+    /// This chunk's copy of the key whose ``ConversationKey/storageIdentity`` is `identity`,
+    /// made from `key()` on first use. The key stays alive (it is in the batch's items) while the
+    /// chunk runs, so its storage identity cannot be reused by another key meanwhile.
+    @inline(__always)
+    mutating func copy(of identity: ObjectIdentifier, _ key: () -> ConversationKey) -> ConversationKey {
+        if let last, last.original == identity { return last.copy }
+        let copy: ConversationKey
+        if let known = others[identity] {
+            copy = known
+        } else {
+            copy = key().privateCopy()
+            others[identity] = copy
+        }
+        last = (identity, copy)
+        return copy
     }
 }

@@ -118,6 +118,26 @@ struct DeterminismAndBatchTests {
         #expect(batch.contains { if case .failure(.invalidFCMToken) = $0 { true } else { false } })
     }
 
+    @Test("Items sharing key values (each chunk seals with its own copy) equal sealing one by one")
+    func sharedKeys() throws {
+        let sealer = try NotificationSealer(deterministicSalt: saltFromMessageID)
+        // Three key values shared by 3,000 items, interleaved so that every chunk sees all of
+        // them in changing order, plus one key object per item every seventh item.
+        let shared = (0..<3).map { testKey(UInt8(200 + $0)) }
+        let items = (0..<3_000).map { index in
+            let key = index % 7 == 0 ? testKey(UInt8(index % 5)) : shared[(index * index) % 3]
+            let content = NotificationContent(conversationID: "c", messageID: "m\(index)", sentAt: 1_000, body: "b\(index)")
+            return BatchItem(content: content, key: key, options: APNsOptions(topic: "com.example.chat"))
+        }
+        let batch = sealer.seal(batch: items)
+        #expect(batch.count == items.count)
+        for (item, result) in zip(items, batch) {
+            let single = try sealer.seal(item.content, with: item.key!, options: item.options)
+            #expect(try result.get() == single)
+            #expect(single.keyID == item.key!.id)
+        }
+    }
+
     @Test("Batch without a key provider: items without a key fail alone")
     func batchWithoutProvider() throws {
         let sealer = try NotificationSealer()
