@@ -55,7 +55,13 @@ let package = Package(
         .target(name: "PushSealCLIKit"),
 
         // The command-line tool.
-        .executableTarget(name: "pushseal", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit", "PushSealBench"]),
+        // Release builds on Linux link it fully statically (glibc, libsodium, SQLite, the Swift
+        // runtime): a cold `pushseal open` then spends no time in the dynamic loader, which was
+        // 61 % of its instructions and a third of its wall time (Docs/PERFORMANCE.md §5.3).
+        .executableTarget(
+            name: "pushseal",
+            dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit", "PushSealBench"],
+            linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]),
 
         // libFuzzer targets (Docs/FUZZING.md). A plain build makes corpus-replay executables;
         // scripts/fuzz.sh builds them with --sanitize=fuzzer and -DFUZZING, where libFuzzer owns main.

@@ -10,6 +10,13 @@ missing=()
 pkg-config --exists libsodium 2>/dev/null || missing+=(libsodium-dev)
 pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
+# Static archives for the fully static release link of `pushseal` (Package.swift): glibc's
+# libc.a and libstdc++.a (the Swift runtime needs it); the -dev packages above bring
+# libsodium.a and libsqlite3.a.
+if command -v dpkg-query >/dev/null; then
+    dpkg-query -W -f='${Status}' libc6-dev 2>/dev/null | grep -q 'ok installed' || missing+=(libc6-dev)
+    compgen -G '/usr/lib/gcc/*/*/libstdc++.a' >/dev/null || missing+=(libstdc++-12-dev)
+fi
 if (( want_ports )); then
     command -v node >/dev/null || missing+=(nodejs)
     command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
