@@ -33,8 +33,8 @@ extension NotificationSealer {
     public func seal(
         batch items: [BatchItem<APNsOptions>], keyProvider: (any CurrentKeyProvider)? = nil
     ) -> [Result<APNsRequest, ProviderError>] {
-        sealBatch(items, keyProvider: keyProvider) { (item, key, salt) throws(ProviderError) in
-            try sealAPNs(item.pointee.content, key: key, options: item.pointee.options, salt: salt)
+        sealBatch(items, keyProvider: keyProvider) { (item, key, options, salt) throws(ProviderError) in
+            try sealAPNs(item.pointee.content, key: key, options: options, salt: salt)
         }
     }
 
@@ -43,22 +43,23 @@ extension NotificationSealer {
     public func seal(
         batch items: [BatchItem<FCMOptions>], keyProvider: (any CurrentKeyProvider)? = nil
     ) -> [Result<FCMMessage, ProviderError>] {
-        sealBatch(items, keyProvider: keyProvider) { (item, key, salt) throws(ProviderError) in
-            try sealFCM(item.pointee.content, key: key, options: item.pointee.options, salt: salt)
+        sealBatch(items, keyProvider: keyProvider) { (item, key, options, salt) throws(ProviderError) in
+            try sealFCM(item.pointee.content, key: key, options: options, salt: salt)
         }
     }
 
     /// Inlined into the two callers, so it is specialized for APNs and FCM (unspecialized, every
     /// item, option and result was copied through generic value witnesses).
     @inline(__always)
-    private func sealBatch<Options, Output>(
+    private func sealBatch<Options: UnsharedCopying, Output>(
         _ items: [BatchItem<Options>], keyProvider: (any CurrentKeyProvider)?,
-        sealOne: @Sendable (UnsafePointer<BatchItem<Options>>, ConversationKey, UnsafeRawBufferPointer?) throws(ProviderError) -> Output
+        sealOne: @Sendable (UnsafePointer<BatchItem<Options>>, ConversationKey, borrowing Options, UnsafeRawBufferPointer?) throws(ProviderError) -> Output
     ) -> [Result<Output, ProviderError>] {
         let count = items.count
         guard count > 0 else { return [] }
         let chunkCount = min(count, max(1, Self.activeProcessorCount * 4))
         let chunkSize = (count + chunkCount - 1) / chunkCount
+        let optionsOffset = MemoryLayout<BatchItem<Options>>.offset(of: \BatchItem<Options>.options)!
         // Each result is initialized in place, exactly once, by the thread that seals its item.
         return [Result<Output, ProviderError>](unsafeUninitializedCapacity: count) { buffer, initialized in
             nonisolated(unsafe) let slots = buffer.baseAddress!
@@ -72,6 +73,8 @@ extension NotificationSealer {
                     var cache: [[UInt8]: Result<ConversationKey, ProviderError>] = [:]
                     // Given keys, each replaced by a copy private to this chunk (see below).
                     var privateKeys = PrivateKeyCopies()
+                    // Options repeated from item to item, replaced by a copy private to this chunk.
+                    var privateOptions = RepeatedValueCopies<Options>()
                     // Fresh CSPRNG salts for the whole chunk in one call (one per item, never reused);
                     // a deterministic salt source (vectors) derives them per item instead.
                     let saltCount = Envelope.saltByteCount
@@ -80,7 +83,10 @@ extension NotificationSealer {
                         salts = [UInt8](repeating: 0, count: (end - start) * saltCount)
                         salts.withUnsafeMutableBytes { Sodium.randomBytes($0) }
                     }
-                    defer { salts.withUnsafeMutableBytes { Sodium.zero($0) } }
+                    defer {
+                        salts.withUnsafeMutableBytes { Sodium.zero($0) }
+                        privateOptions.release()
+                    }
                     for index in start..<end {
                         let item = input + index
                         (slots + index).initialize(to: Result { () throws(ProviderError) -> Output in
@@ -100,11 +106,12 @@ extension NotificationSealer {
                                 cache[id] = lookup
                                 key = try lookup.get()
                             }
-                            if salts.isEmpty { return try sealOne(item, key, nil) }
+                            let options = privateOptions.pointer(to: UnsafeRawPointer(item) + optionsOffset)
+                            if salts.isEmpty { return try sealOne(item, key, options.pointee, nil) }
                             let offset = (index - start) * saltCount
                             return try salts.withUnsafeBytes { all in
                                 Result { () throws(ProviderError) -> Output in
-                                    try sealOne(item, key, UnsafeRawBufferPointer(rebasing: all[offset..<offset + saltCount]))
+                                    try sealOne(item, key, options.pointee, UnsafeRawBufferPointer(rebasing: all[offset..<offset + saltCount]))
                                 }
                             }.get()
                         })
@@ -147,6 +154,78 @@ private struct PrivateKeyCopies {
             others[identity] = copy
         }
         last = (identity, copy)
+        return copy
+    }
+}
+
+/// Values that can make a copy of themselves sharing no heap storage (strings, arrays) with the
+/// original.
+protocol UnsharedCopying {
+    /// A copy whose strings and arrays have storage of their own.
+    func unsharedCopy() -> Self
+}
+
+/// The options of one chunk of a batch. A server usually gives every item the same options
+/// value (one topic, one placeholder), and each sealed request keeps some of its strings: with
+/// one shared value, both threads would retain and release the same strings for every item.
+/// When an item's options are bit for bit those of the item before (the very same strings), the
+/// chunk uses its own unshared copy instead; options that change from item to item are used in
+/// place.
+private struct RepeatedValueCopies<Value: UnsharedCopying> {
+    private var last: UnsafeRawPointer?
+    private var copy: UnsafeMutablePointer<Value>?
+
+    /// The value at `pointer` (an item's field, used in place), or this chunk's unshared copy of
+    /// it when it repeats the previous item's. Equal bits mean the same references and the same
+    /// inline bytes, hence the same value; padding that differs only costs a copy. The items
+    /// outlive the chunk, so `last` stays valid.
+    @inline(__always)
+    mutating func pointer(to pointer: UnsafeRawPointer) -> UnsafePointer<Value> {
+        defer { last = pointer }
+        guard let last, memcmp(last, pointer, MemoryLayout<Value>.size) == 0 else {
+            if let copy { copy.deinitialize(count: 1).deallocate() }
+            copy = nil
+            return pointer.assumingMemoryBound(to: Value.self)
+        }
+        if let copy { return UnsafePointer(copy) }
+        let made = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+        made.initialize(to: pointer.assumingMemoryBound(to: Value.self).pointee.unsharedCopy())
+        copy = made
+        return UnsafePointer(made)
+    }
+
+    /// Frees the copy.
+    mutating func release() {
+        if let copy { copy.deinitialize(count: 1).deallocate() }
+        copy = nil
+    }
+}
+
+extension APNsOptions: UnsharedCopying {
+    func unsharedCopy() -> APNsOptions {
+        let own = UTF8Bytes.unsharedCopy
+        var copy = self
+        switch placeholder {
+        case let .text(title, body):
+            copy.placeholder = .text(title: title.map(own), body: own(body))
+        case let .localized(titleKey, titleArguments, bodyKey, bodyArguments):
+            copy.placeholder = .localized(
+                titleKey: titleKey.map(own), titleArguments: titleArguments.map(own), bodyKey: own(bodyKey),
+                bodyArguments: bodyArguments.map(own))
+        }
+        copy.topic = topic.map(own)
+        copy.collapseID = collapseID.map(own)
+        copy.sound = sound.map(own)
+        copy.category = category.map(own)
+        if case let .plain(thread) = threadID { copy.threadID = .plain(own(thread)) }
+        return copy
+    }
+}
+
+extension FCMOptions: UnsharedCopying {
+    func unsharedCopy() -> FCMOptions {
+        var copy = self
+        copy.token = UTF8Bytes.unsharedCopy(token)
         return copy
     }
 }

@@ -120,7 +120,8 @@ struct DeterminismAndBatchTests {
 
     @Test("Items sharing key values (each chunk seals with its own copy) equal sealing one by one")
     func sharedKeys() throws {
-        let sealer = try NotificationSealer(deterministicSalt: saltFromMessageID)
+        // A fixed clock: the relative APNs expiration must not tick between batch and single seals.
+        let sealer = try NotificationSealer(clock: { 1_000 }, deterministicSalt: saltFromMessageID)
         // Three key values shared by 3,000 items, interleaved so that every chunk sees all of
         // them in changing order, plus one key object per item every seventh item.
         let shared = (0..<3).map { testKey(UInt8(200 + $0)) }
@@ -135,6 +136,37 @@ struct DeterminismAndBatchTests {
             let single = try sealer.seal(item.content, with: item.key!, options: item.options)
             #expect(try result.get() == single)
             #expect(single.keyID == item.key!.id)
+        }
+    }
+
+    @Test("Runs of one options value (each chunk seals with its own copy of it) equal sealing one by one")
+    func repeatedOptions() throws {
+        let sealer = try NotificationSealer(clock: { 1_000 }, deterministicSalt: saltFromMessageID)
+        let key = testKey(3)
+        func heap(_ text: String) -> String { String(decoding: Array(text.utf8), as: UTF8.self) }
+        let localized = APNsOptions(
+            placeholder: .localized(titleKey: heap("title.key.for.new.messages"), titleArguments: [heap("a much longer argument")],
+                                    bodyKey: heap("body.key.for.new.messages"), bodyArguments: [heap("x"), heap("another long argument")]),
+            topic: heap("com.example.chat.with.a.long.topic"), collapseID: heap("collapse-identifier-0123456789"),
+            sound: heap("a-sound-name-longer-than-15"), category: heap("a-category-longer-than-15"),
+            threadID: .plain(heap("a plain thread id, longer than 15 bytes")))
+        let plain = APNsOptions(placeholder: .text(title: heap("A title longer than 15 bytes"), body: heap("A body longer than 15 bytes")))
+        // Runs of the same value, a value repeated after another, and single items in between.
+        let apnsItems = (0..<2_000).map { index in
+            let content = NotificationContent(conversationID: "c", messageID: "m\(index)", sentAt: 1_000, body: "b\(index)")
+            let options = index % 50 < 30 ? localized : (index % 3 == 0 ? APNsOptions(topic: heap("t-\(index)-long-enough-topic")) : plain)
+            return BatchItem(content: content, key: key, options: options)
+        }
+        for (item, result) in zip(apnsItems, sealer.seal(batch: apnsItems)) {
+            #expect(try result.get() == sealer.seal(item.content, with: key, options: item.options))
+        }
+        let token = heap(String(repeating: "t", count: 152))
+        let fcmItems = (0..<500).map { index in
+            BatchItem(content: NotificationContent(conversationID: "c", messageID: "m\(index)", sentAt: 1_000, body: "b"),
+                      key: key, options: FCMOptions(token: index % 7 == 0 ? heap("other-token-\(index)-long") : token))
+        }
+        for (item, result) in zip(fcmItems, sealer.seal(batch: fcmItems)) {
+            #expect(try result.get() == sealer.seal(item.content, with: key, options: item.options))
         }
     }
 
