@@ -211,10 +211,15 @@ public struct ParsedPayload: Sendable, Equatable {
     /// (each of `message` and `data` occurring exactly once); a duplicated name anywhere except the
     /// sealed member itself is `not_sealed`; a duplicated sealed member is `malformed_envelope`.
     init(json bytes: [UInt8]) {
+        self = bytes.withUnsafeBytes { ParsedPayload(json: $0) }
+    }
+
+    /// ``init(json:)`` on bytes in memory (read in place).
+    init(json buffer: UnsafeRawBufferPointer) {
         // The usual payload (valid, top-level string `pushseal`, no repeated or escaped names) is
         // recognized by a scan that builds nothing; only `aps` is parsed. Anything else takes the
         // general path below, which decides every case.
-        let fast = bytes.withUnsafeBytes { buffer -> ParsedPayload? in
+        let fast = { () -> ParsedPayload? in
             guard let layout = JSONParser.scanSealedPayload(buffer, maximumDepth: NotificationContent.maximumNestingDepth) else {
                 return nil
             }
@@ -232,16 +237,21 @@ public struct ParsedPayload: Sendable, Equatable {
                 outer = OuterFields(apsJSON: aps)
             }
             return ParsedPayload(sealed: .envelope(layout.envelope), outer: outer)
-        }
+        }()
         if let fast {
             self = fast
             return
         }
-        self.init(generalJSON: bytes)
+        self.init(generalJSON: buffer)
     }
 
     /// The general path of ``init(json:)``: parses the whole payload into a tree, every case.
     init(generalJSON bytes: [UInt8]) {
+        self = bytes.withUnsafeBytes { ParsedPayload(generalJSON: $0) }
+    }
+
+    /// ``init(generalJSON:)`` on bytes in memory.
+    init(generalJSON bytes: UnsafeRawBufferPointer) {
         let value: JSONValue
         do {
             value = try JSONParser.parseKeepingDuplicateNames(bytes, maximumDepth: NotificationContent.maximumNestingDepth)

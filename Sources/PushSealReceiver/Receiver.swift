@@ -30,7 +30,11 @@ public struct Receiver: Sendable {
 
     /// Opens raw payload JSON bytes (APNs body, FCM v1 message, or FCM data map as JSON).
     public func open(json bytes: some Collection<UInt8>) -> ReceivedNotification {
-        open(ParsedPayload(json: Array(bytes)))
+        // Contiguous bytes (an array, a buffer) are read in place, without a copy.
+        if let opened = bytes.withContiguousStorageIfAvailable({ open(ParsedPayload(json: UnsafeRawBufferPointer($0))) }) {
+            return opened
+        }
+        return open(ParsedPayload(json: Array(bytes)))
     }
 
     /// Opens an iOS `userInfo` dictionary.
