@@ -62,8 +62,11 @@ extension NotificationContent {
     /// The content, or nil to take the general path.
     static func decodeUsualShape(_ bytes: UnsafeRawBufferPointer) -> NotificationContent? {
         var reader = Reader(bytes: bytes, maximumDepth: maximumNestingDepth)
+        // Fields in locals, the content built once at the end (a content built first and filled
+        // in from the closure was copied twice on the way out).
         var cid: String?, mid: String?, ts: Int64?
-        var content = NotificationContent(conversationID: "", messageID: "", sentAt: 0, body: nil)
+        var title: String?, subtitle: String?, body: String?, sender: Sender?, thread: String?, category: String?
+        var badge: Int64?, isTruncated = false, extras: [String: String] = [:]
         do {
             reader.skipWhitespace()
             guard reader.current == UInt8(ascii: "{") else { return nil }
@@ -74,15 +77,15 @@ extension NotificationContent {
                 case .cid: cid = try Self.string(&reader)
                 case .mid: mid = try Self.string(&reader)
                 case .ts: ts = try Self.integer(&reader, maximum: maximumTimestamp)
-                case .title: content.title = try Self.string(&reader)
-                case .subtitle: content.subtitle = try Self.string(&reader)
-                case .body: content.body = try Self.string(&reader)
-                case .thread: content.thread = try Self.string(&reader)
-                case .category: content.category = try Self.string(&reader)
-                case .badge: content.badge = try Self.integer(&reader, maximum: maximumBadge)
+                case .title: title = try Self.string(&reader)
+                case .subtitle: subtitle = try Self.string(&reader)
+                case .body: body = try Self.string(&reader)
+                case .thread: thread = try Self.string(&reader)
+                case .category: category = try Self.string(&reader)
+                case .badge: badge = try Self.integer(&reader, maximum: maximumBadge)
                 case .trunc:
                     try reader.expectLiteral("true")
-                    content.isTruncated = true
+                    isTruncated = true
                 case .sender:
                     guard reader.current == UInt8(ascii: "{") else { throw reader.error("not an object") }
                     var id: String?
@@ -98,16 +101,14 @@ extension NotificationContent {
                         return true
                     }
                     guard let id else { throw reader.error("sender without id") }
-                    content.sender = Sender(id: id, name: displayName)
+                    sender = Sender(id: id, name: displayName)
                 case .x:
                     guard reader.current == UInt8(ascii: "{") else { throw reader.error("not an object") }
-                    var extras: [String: String] = [:]
                     try reader.scanObject(depth: 2) { (name, reader) throws(JSONParser.Error) -> Bool in
                         let key = String(decoding: UnsafeRawBufferPointer(rebasing: reader.bytes[name]), as: UTF8.self)
                         extras[key] = try Self.string(&reader)
                         return true
                     }
-                    content.extras = extras
                 }
                 return true
             }
@@ -117,9 +118,9 @@ extension NotificationContent {
             return nil
         }
         guard let cid, let mid, let ts else { return nil }
-        content.conversationID = cid
-        content.messageID = mid
-        content.sentAt = ts
+        let content = NotificationContent(
+            conversationID: cid, messageID: mid, sentAt: ts, title: title, subtitle: subtitle, body: body, sender: sender,
+            thread: thread, category: category, badge: badge, isTruncated: isTruncated, extras: extras)
         do {
             try content.validate()
         } catch {

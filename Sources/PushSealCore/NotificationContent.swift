@@ -224,13 +224,30 @@ extension NotificationContent {
 extension NotificationContent {
     /// Decodes and validates content bytes (after unpadding). Unknown members are ignored.
     public init(decoding bytes: some Collection<UInt8>) throws(ContentError) {
+        if let decoded = bytes.withContiguousStorageIfAvailable({ buffer in
+            Result { () throws(ContentError) in try NotificationContent(decodingContiguous: UnsafeRawBufferPointer(buffer)) }
+        }) {
+            self = try decoded.get()
+            return
+        }
+        try self.init(decodingGeneral: bytes)
+    }
+
+    /// ``init(decoding:)`` on bytes in memory (not generic: the receiver's hot path).
+    package init(decodingContiguous bytes: UnsafeRawBufferPointer) throws(ContentError) {
         guard bytes.count <= Self.maximumByteCount else { throw .tooLarge(byteCount: bytes.count) }
         // The usual shape in one pass (NotificationContent+FastDecoding.swift); anything else,
-        // and every error, is decided by the general path below.
-        if let usual = bytes.withContiguousStorageIfAvailable({ Self.decodeUsualShape(UnsafeRawBufferPointer($0)) }), let usual {
+        // and every error, is decided by the general path.
+        if let usual = Self.decodeUsualShape(bytes) {
             self = usual
             return
         }
+        try self.init(decodingGeneral: bytes)
+    }
+
+    /// The general decoder: a JSON tree, then the schema; decides every case and reports errors.
+    private init(decodingGeneral bytes: some Collection<UInt8>) throws(ContentError) {
+        guard bytes.count <= Self.maximumByteCount else { throw .tooLarge(byteCount: bytes.count) }
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes, maximumDepth: Self.maximumNestingDepth)

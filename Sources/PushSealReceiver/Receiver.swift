@@ -79,26 +79,32 @@ public struct Receiver: Sendable {
             conversation = foundConversation
         }
 
-        // 7. Authenticate and decrypt; 8 (padding, size) happens inside.
-        var plaintext: [UInt8]
+        // 7. Authenticate and decrypt; 8 (padding, size) happens inside. The decrypted bytes are
+        // zeroed and freed on every path (the content keeps only the strings it decoded).
+        let plaintext = UnsafeMutableRawBufferPointer.allocate(byteCount: envelope.paddedContentByteCount, alignment: 16)
+        defer {
+            Sodium.zero(plaintext)
+            plaintext.deallocate()
+        }
+        let contentCount: Int
         do {
-            plaintext = try envelope.open(with: key)
+            contentCount = try envelope.openContent(with: key, into: plaintext)
         } catch {
-            // Envelope.open zeroes its buffer itself when it fails after decrypting.
             return fallback(parsed, error.reason, keyID: keyID, Self.safeDiagnostic(error))
         }
-        return finish(decrypted: &plaintext, conversation: conversation, keyID: keyID, parsed: parsed)
+        return finish(decrypted: UnsafeMutableRawBufferPointer(rebasing: plaintext[..<contentCount]), conversation: conversation, keyID: keyID, parsed: parsed)
     }
 
-    /// Steps 8–11 on decrypted content bytes. On every failure the bytes are zeroed before the
-    /// fallback is built; on success too unless ``ReceiverConfiguration/retainsContentBytes``.
-    func finish(decrypted bytes: inout [UInt8], conversation: String, keyID: KeyID, parsed: ParsedPayload) -> ReceivedNotification {
-        defer { bytes.withUnsafeMutableBytes { Sodium.zero($0) } }
+    /// Steps 8–11 on decrypted content bytes. On every path the bytes are zeroed before this
+    /// returns (a copy is kept only with ``ReceiverConfiguration/retainsContentBytes``).
+    func finish(decrypted mutableBytes: UnsafeMutableRawBufferPointer, conversation: String, keyID: KeyID, parsed: ParsedPayload) -> ReceivedNotification {
+        defer { Sodium.zero(mutableBytes) }
+        let bytes = UnsafeRawBufferPointer(mutableBytes)
 
         // 8. Strict JSON and schema.
         let content: NotificationContent
         do {
-            content = try NotificationContent(decoding: bytes)
+            content = try NotificationContent(decodingContiguous: bytes)
         } catch {
             return fallback(parsed, .malformedContent, keyID: keyID, Self.safeDiagnostic(.malformedContent(error)))
         }
@@ -122,7 +128,7 @@ public struct Receiver: Sendable {
         // 11. Success; duplicate flag from the log.
         let isDuplicate = keySource.markDelivered(conversation: content.conversationID, messageID: content.messageID) == .duplicate
         let retained = configuration.retainsContentBytes ? Array(bytes) : nil
-        return decrypted(content, bytes: retained, isDuplicate: isDuplicate, keyID: keyID, parsed: parsed)
+        return decrypted(consume content, bytes: retained, isDuplicate: isDuplicate, keyID: keyID, parsed: parsed)
     }
 
     // MARK: Results
@@ -151,7 +157,7 @@ public struct Receiver: Sendable {
         return ReceivedNotification(fallback: text, source: source, reason: reason, outer: parsed.outer, keyID: keyID, diagnostic: diagnostic)
     }
 
-    private func decrypted(_ content: NotificationContent, bytes: [UInt8]?, isDuplicate: Bool, keyID: KeyID, parsed: ParsedPayload) -> ReceivedNotification {
+    private func decrypted(_ content: consuming NotificationContent, bytes: [UInt8]?, isDuplicate: Bool, keyID: KeyID, parsed: ParsedPayload) -> ReceivedNotification {
         // SPEC 9.5 (content-free = body "" with trunc) and the lead's decision (content-free = no
         // body): either way the app must fetch, and there is no text to show.
         let requiresFetch = content.requiresFetch || (content.isTruncated && content.body?.isEmpty == true)

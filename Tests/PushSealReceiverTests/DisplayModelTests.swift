@@ -172,7 +172,9 @@ struct DisplayModelTests {
             for (input, reason) in inputs {
                 var buffer = input
                 let receiver = makeReceiver(sourceA(), retainsContentBytes: retain)
-                let result = receiver.finish(decrypted: &buffer, conversation: conversationA, keyID: keyA.id, parsed: parsed)
+                let result = buffer.withUnsafeMutableBytes {
+                    receiver.finish(decrypted: $0, conversation: conversationA, keyID: keyA.id, parsed: parsed)
+                }
                 #expect(result.reason == reason)
                 #expect(buffer.count == input.count && buffer.allSatisfy { $0 == 0 })
                 if reason == nil { #expect(result.contentBytes == (retain ? input : nil)) }
