@@ -23,7 +23,7 @@ public struct Envelope: Sendable, Equatable {
     public let bytes: [UInt8]
 
     /// The key id from the header.
-    public var keyID: KeyID { KeyID(bytes: bytes[1..<17])! }
+    public var keyID: KeyID { bytes.withUnsafeBytes { KeyID(exactly: UnsafeRawBufferPointer(rebasing: $0[1..<17]))! } }
     /// The salt from the header.
     public var salt: [UInt8] { Array(bytes[17..<Self.headerByteCount]) }
     /// Length of the padded plaintext (= ciphertext without tag).
@@ -85,8 +85,8 @@ public struct Envelope: Sendable, Equatable {
         precondition(plaintext.count == paddedContentByteCount)
         let outcome = bytes.withUnsafeBytes { e -> Result<Int, OpenError> in
             let headerKeyID = UnsafeRawBufferPointer(rebasing: e[1..<17])
-            let matches = key.id.bytes.withUnsafeBytes { Sodium.constantTimeEqual($0, headerKeyID) }
-            guard matches else { return .failure(.unknownKey(KeyID(bytes: headerKeyID)!)) }
+            let matches = key.id.withUnsafeBytes { Sodium.constantTimeEqual($0, headerKeyID) }
+            guard matches else { return .failure(.unknownKey(KeyID(exactly: headerKeyID)!)) }
             let authentic = Self.withMessageKey(key: key, salt: UnsafeRawBufferPointer(rebasing: e[17..<Self.headerByteCount])) { mk in
                 ChaChaPoly.openInPlace(
                     output: plaintext, ciphertextAndTag: UnsafeRawBufferPointer(rebasing: e[Self.headerByteCount...]),
@@ -158,7 +158,7 @@ public struct Envelope: Sendable, Equatable {
     ) {
         precondition(output.count == headerByteCount + plaintext.count + ChaChaPoly.tagByteCount && salt.count == saltByteCount)
         output[0] = version
-        key.id.bytes.withUnsafeBytes { (output.baseAddress! + 1).copyMemory(from: $0.baseAddress!, byteCount: KeyID.byteCount) }
+        key.id.withUnsafeBytes { (output.baseAddress! + 1).copyMemory(from: $0.baseAddress!, byteCount: KeyID.byteCount) }
         (output.baseAddress! + 17).copyMemory(from: salt.baseAddress!, byteCount: saltByteCount)
         withMessageKey(key: key, salt: salt) { mk in
             ChaChaPoly.sealDetachedInPlace(

@@ -6,14 +6,37 @@ public struct KeyID: Hashable, Sendable, CustomStringConvertible {
     /// Length in bytes.
     public static let byteCount = 16
 
+    // The 16 bytes in memory order, inline: a key id is made for every envelope opened and
+    // travels with every result, so it holds no reference (no allocation, no reference counting).
+    private let first: UInt64
+    private let second: UInt64
+
     /// The identifier's bytes.
-    public let bytes: [UInt8]
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
     /// Wraps exactly 16 bytes; nil for any other length.
     public init?(bytes: some Sequence<UInt8>) {
-        let array = Array(bytes)
-        guard array.count == KeyID.byteCount else { return nil }
-        self.bytes = array
+        let contiguous = bytes.withContiguousStorageIfAvailable { KeyID(exactly: UnsafeRawBufferPointer($0)) }
+        if let contiguous {
+            guard let contiguous else { return nil }
+            self = contiguous
+            return
+        }
+        guard let copied = Array(bytes).withUnsafeBytes({ KeyID(exactly: $0) }) else { return nil }
+        self = copied
+    }
+
+    /// Copies exactly 16 bytes from memory; nil for any other length.
+    package init?(exactly buffer: UnsafeRawBufferPointer) {
+        guard buffer.count == KeyID.byteCount, let base = buffer.baseAddress else { return nil }
+        first = base.loadUnaligned(as: UInt64.self)
+        second = base.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+    }
+
+    /// Gives `body` the 16 bytes; the pointer must not escape the closure.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        var words = (first, second)
+        return try Swift.withUnsafeBytes(of: &words) { try body($0) }
     }
 
     /// Parses the base64url form (22 characters); nil when it is not a 16-byte base64url string.
@@ -23,10 +46,10 @@ public struct KeyID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Base64url without padding, as printed by the CLI.
-    public var base64URL: String { Base64URL.encode(bytes) }
+    public var base64URL: String { withUnsafeBytes { Base64URL.encode($0) } }
 
     /// Lowercase hexadecimal, as in the vector files.
-    public var hex: String { Hex.encode(bytes) }
+    public var hex: String { withUnsafeBytes { Hex.encode($0) } }
 
     /// The key id as base64url (the form the CLI and logs print).
     public var description: String { base64URL }

@@ -118,14 +118,13 @@ extension NotificationContent {
             return nil
         }
         guard let cid, let mid, let ts else { return nil }
-        let content = NotificationContent(
-            conversationID: cid, messageID: mid, sentAt: ts, title: title, subtitle: subtitle, body: body, sender: sender,
-            thread: thread, category: category, badge: badge, isTruncated: isTruncated, extras: extras)
-        do {
-            try content.validate()
-        } catch {
-            return nil
-        }
-        return content
+        // Validated before the content is built (the same checks as validate()).
+        guard (try? validate(
+            conversationID: cid, messageID: mid, sentAt: ts, sender: sender, thread: thread, category: category, badge: badge)) != nil
+        else { return nil }
+        return NotificationContent(
+            conversationID: cid, messageID: mid, sentAt: ts, title: consume title, subtitle: consume subtitle, body: consume body,
+            sender: consume sender, thread: consume thread, category: consume category, badge: badge, isTruncated: isTruncated,
+            extras: consume extras)
     }
 }

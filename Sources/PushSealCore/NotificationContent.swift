@@ -87,16 +87,25 @@ public struct NotificationContent: Sendable, Equatable {
 extension NotificationContent {
     /// Checks every field against the v1 schema (sizes, ranges); does not check the total size.
     public func validate() throws(ContentError) {
-        try Self.checkIdentifier(conversationID, field: "cid")
-        try Self.checkIdentifier(messageID, field: "mid")
-        guard sentAt >= 0, sentAt <= Self.maximumTimestamp else {
-            throw .outOfRange(field: "ts", detail: "must be between 0 and \(Self.maximumTimestamp)")
+        try Self.validate(
+            conversationID: conversationID, messageID: messageID, sentAt: sentAt, sender: sender, thread: thread, category: category,
+            badge: badge)
+    }
+
+    /// ``validate()`` on the fields it checks (for a decoder that has them before the content).
+    static func validate(
+        conversationID: String, messageID: String, sentAt: Int64, sender: Sender?, thread: String?, category: String?, badge: Int64?
+    ) throws(ContentError) {
+        try checkIdentifier(conversationID, field: "cid")
+        try checkIdentifier(messageID, field: "mid")
+        guard sentAt >= 0, sentAt <= maximumTimestamp else {
+            throw .outOfRange(field: "ts", detail: "must be between 0 and \(maximumTimestamp)")
         }
-        if let sender { try Self.checkIdentifier(sender.id, field: "sender.id") }
-        if let thread { try Self.checkIdentifier(thread, field: "thread") }
-        if let category { try Self.checkIdentifier(category, field: "category") }
-        if let badge, badge < 0 || badge > Self.maximumBadge {
-            throw .outOfRange(field: "badge", detail: "must be between 0 and \(Self.maximumBadge)")
+        if let sender { try checkIdentifier(sender.id, field: "sender.id") }
+        if let thread { try checkIdentifier(thread, field: "thread") }
+        if let category { try checkIdentifier(category, field: "category") }
+        if let badge, badge < 0 || badge > maximumBadge {
+            throw .outOfRange(field: "badge", detail: "must be between 0 and \(maximumBadge)")
         }
     }
 

@@ -219,30 +219,29 @@ public struct ParsedPayload: Sendable, Equatable {
         // The usual payload (valid, top-level string `pushseal`, no repeated or escaped names) is
         // recognized by a scan that builds nothing; only `aps` is parsed. Anything else takes the
         // general path below, which decides every case.
-        let fast = { () -> ParsedPayload? in
-            guard let layout = JSONParser.scanSealedPayload(buffer, maximumDepth: NotificationContent.maximumNestingDepth) else {
-                return nil
-            }
-            let outer: OuterFields
-            switch layout.aps {
-            case .absent:
-                outer = OuterFields(apsJSON: nil)
-            case let .fields(threadID, category, badgeLiteral, alert):
-                outer = OuterFields(threadIdentifier: threadID, category: category, badgeLiteral: badgeLiteral, alert: alert)
-            case let .general(range):
-                // Valid and free of duplicates (the scan checked): parsing cannot fail.
-                guard let aps = try? JSONParser.parseKeepingDuplicateNames(
-                    UnsafeRawBufferPointer(rebasing: buffer[range]), maximumDepth: NotificationContent.maximumNestingDepth)
-                else { return nil }
-                outer = OuterFields(apsJSON: aps)
-            }
-            return ParsedPayload(sealed: .envelope(layout.envelope), outer: outer)
-        }()
-        if let fast {
-            self = fast
+        guard let layout = JSONParser.scanSealedPayload(buffer, maximumDepth: NotificationContent.maximumNestingDepth) else {
+            self.init(generalJSON: buffer)
             return
         }
-        self.init(generalJSON: buffer)
+        // Taken apart rather than copied: the strings move into the outer fields.
+        let (envelope, aps) = layout.parts()
+        let outer: OuterFields
+        switch consume aps {
+        case .absent:
+            outer = OuterFields(apsJSON: nil)
+        case let .fields(threadID, category, badgeLiteral, alert):
+            outer = OuterFields(threadIdentifier: threadID, category: category, badgeLiteral: badgeLiteral, alert: alert)
+        case let .general(range):
+            // Valid and free of duplicates (the scan checked): parsing cannot fail.
+            guard let apsValue = try? JSONParser.parseKeepingDuplicateNames(
+                UnsafeRawBufferPointer(rebasing: buffer[range]), maximumDepth: NotificationContent.maximumNestingDepth)
+            else {
+                self.init(generalJSON: buffer)
+                return
+            }
+            outer = OuterFields(apsJSON: apsValue)
+        }
+        self.init(sealed: .envelope(envelope), outer: outer)
     }
 
     /// The general path of ``init(json:)``: parses the whole payload into a tree, every case.

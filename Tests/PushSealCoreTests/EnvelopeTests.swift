@@ -145,3 +145,33 @@ struct EnvelopeTests {
         ])
     }
 }
+
+/// KeyID keeps its 16 bytes inline; every way in and out gives the same bytes.
+@Suite struct KeyIDStorageTests {
+    @Test func bytesRoundTripThroughEveryInitializer() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            let raw = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let fromArray = try #require(KeyID(bytes: raw))
+            let fromLazy = try #require(KeyID(bytes: raw.lazy.map { $0 }))   // not contiguous
+            let fromSlice = try #require(KeyID(bytes: ([0xFF] + raw + [0xEE])[1..<17]))
+            let fromBuffer = try #require(raw.withUnsafeBytes { KeyID(exactly: $0) })
+            let fromText = try #require(KeyID(base64URL: Base64URL.encode(raw)))
+            for id in [fromArray, fromLazy, fromSlice, fromBuffer, fromText] {
+                #expect(id == fromArray && id.hashValue == fromArray.hashValue)
+                #expect(id.bytes == raw)
+                #expect(id.withUnsafeBytes { Array($0) } == raw)
+                #expect(id.hex == Hex.encode(raw) && id.base64URL == Base64URL.encode(raw) && id.description == id.base64URL)
+            }
+            var other = raw
+            other[Int.random(in: 0..<16, using: &generator)] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+            #expect(KeyID(bytes: other) != fromArray)
+        }
+        for count in [0, 1, 15, 17, 32] {
+            let raw = [UInt8](repeating: 1, count: count)
+            #expect(KeyID(bytes: raw) == nil)
+            #expect(KeyID(bytes: raw.lazy.map { $0 }) == nil)
+            #expect(raw.withUnsafeBytes { KeyID(exactly: $0) } == nil)
+        }
+    }
+}
