@@ -153,8 +153,9 @@ public enum Base64URL {
         let outputCount = decodedLength(of: count)
         var failure: DecodingError?
         let groups = groupTables
-        let output = decodeTable.withUnsafeBufferPointer { tablePointer in
-            [UInt8](unsafeUninitializedCapacity: outputCount) { out, initialized in
+        var output = ByteArray.zeroed(count: outputCount)
+        decodeTable.withUnsafeBufferPointer { tablePointer in
+            output.withUnsafeMutableBufferPointer { out in
                 let table = tablePointer.baseAddress!
                 var i = 0
                 var o = 0
@@ -173,7 +174,6 @@ public enum Base64URL {
                 }
                 if i < fullEnd {
                     failure = characterError(input, from: i)
-                    initialized = 0
                     return
                 }
                 let rest = count - fullEnd
@@ -182,7 +182,6 @@ public enum Base64URL {
                     let c2 = rest == 3 ? table[Int(input[i + 2])] : 0
                     if (c0 | c1 | c2) & 0xC0 != 0 {
                         failure = characterError(input, from: i)
-                        initialized = 0
                         return
                     }
                     let word = (UInt32(c0) << 18) | (UInt32(c1) << 12) | (UInt32(c2) << 6)
@@ -194,7 +193,6 @@ public enum Base64URL {
                         failure = .nonZeroTrailingBits
                     }
                 }
-                initialized = failure == nil ? outputCount : 0
             }
         }
         if let failure { throw failure }

@@ -20,7 +20,7 @@ public struct NotificationContent: Sendable, Equatable {
         /// Stable sender id (1–256 bytes).
         public var id: String
         /// Display name.
-        public var name: String?
+        public var name: Optional<String>
         /// A sender with an id and an optional display name.
         public init(id: String, name: String? = nil) {
             self.id = id
@@ -28,6 +28,8 @@ public struct NotificationContent: Sendable, Equatable {
         }
     }
 
+    // Optional properties are spelled `Optional<T>`: a `T?` stored property is implicitly
+    // initialized to nil, which made every initializer write it twice and copy the whole value.
     /// `cid`: the conversation id; must equal the conversation the key is stored for.
     public var conversationID: String
     /// `mid`: the message id; with `cid` it identifies duplicates.
@@ -35,19 +37,19 @@ public struct NotificationContent: Sendable, Equatable {
     /// `ts`: when the message was sent, seconds since 1970.
     public var sentAt: Int64
     /// `title`.
-    public var title: String?
+    public var title: Optional<String>
     /// `subtitle`.
-    public var subtitle: String?
+    public var subtitle: Optional<String>
     /// `body`; nil only in a content-free wake-and-fetch content.
-    public var body: String?
+    public var body: Optional<String>
     /// `sender`.
-    public var sender: Sender?
+    public var sender: Optional<Sender>
     /// `thread`: local thread identifier (receivers default it to `cid`).
-    public var thread: String?
+    public var thread: Optional<String>
     /// `category`: action category, e.g. a reply action.
-    public var category: String?
+    public var category: Optional<String>
     /// `badge`.
-    public var badge: Int64?
+    public var badge: Optional<Int64>
     /// `trunc`: the sender shortened `body` to fit the transport.
     public var isTruncated: Bool
     /// `x`: app extras; never trusted for authorization.

@@ -80,16 +80,15 @@ public struct Receiver: Sendable {
         }
 
         // 7. Authenticate and decrypt; 8 (padding, size) happens inside. The decrypted bytes are
-        // zeroed and freed on every path (the content keeps only the strings it decoded).
+        // zeroed on every path before the buffer is freed: here when opening fails, by `finish`
+        // otherwise (after the content the padding is 0x80 and zeros, nothing secret).
         let plaintext = UnsafeMutableRawBufferPointer.allocate(byteCount: envelope.paddedContentByteCount, alignment: 16)
-        defer {
-            Sodium.zero(plaintext)
-            plaintext.deallocate()
-        }
+        defer { plaintext.deallocate() }
         let contentCount: Int
         do {
             contentCount = try envelope.openContent(with: key, into: plaintext)
         } catch {
+            Sodium.zero(plaintext)
             return fallback(parsed, error.reason, keyID: keyID, Self.safeDiagnostic(error))
         }
         return finish(decrypted: UnsafeMutableRawBufferPointer(rebasing: plaintext[..<contentCount]), conversation: conversation, keyID: keyID, parsed: parsed)
@@ -162,19 +161,10 @@ public struct Receiver: Sendable {
         // body): either way the app must fetch, and there is no text to show.
         let requiresFetch = content.requiresFetch || (content.isTruncated && content.body?.isEmpty == true)
         let hasText = !(content.title ?? "").isEmpty || !(content.subtitle ?? "").isEmpty || !(content.body ?? "").isEmpty
-        let text: FallbackText
-        let source: ReceivedNotification.TextSource
-        if requiresFetch || !hasText {
-            (text, source) = fallbackText(parsed, nil)
-        } else {
-            text = FallbackText(
-                title: content.title.map(NotificationText.plain), subtitle: content.subtitle.map(NotificationText.plain),
-                body: .plain(content.body ?? ""))
-            source = .content
-        }
+        // The content's own text, or (no text to show) the fallback text.
         return ReceivedNotification(
-            decrypted: content, text: text, source: source, requiresFetch: requiresFetch, isDuplicate: isDuplicate, keyID: keyID,
-            contentBytes: bytes)
+            decrypted: content, fallback: requiresFetch || !hasText ? fallbackText(parsed, nil) : nil, requiresFetch: requiresFetch,
+            isDuplicate: isDuplicate, keyID: keyID, contentBytes: bytes)
     }
 
     // MARK: Diagnostics without plaintext
