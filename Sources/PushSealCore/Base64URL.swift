@@ -162,6 +162,20 @@ public enum Base64URL {
                 let fullEnd = count - count % 4
                 groups.withUnsafeBufferPointer { groupPointer in
                     let g = groupPointer.baseAddress!
+                    // Two groups (eight characters, six bytes) per step with one validity test and
+                    // one eight-byte store, whose last two bytes the next step overwrites: so this
+                    // runs while eight output bytes remain. A bad character ends it; the loop
+                    // below then stops at the same group and reports it.
+                    let raw = UnsafeMutableRawPointer(out.baseAddress!)
+                    while i + 8 <= fullEnd && o + 8 <= outputCount {
+                        let first = g[Int(input[i])] | g[256 + Int(input[i + 1])] | g[512 + Int(input[i + 2])] | g[768 + Int(input[i + 3])]
+                        let second = g[Int(input[i + 4])] | g[256 + Int(input[i + 5])] | g[512 + Int(input[i + 6])] | g[768 + Int(input[i + 7])]
+                        if (first | second) & 0xFF00_0000 != 0 { break }
+                        let six = (UInt64(first) << 40) | (UInt64(second) << 16)
+                        raw.storeBytes(of: six.bigEndian, toByteOffset: o, as: UInt64.self)
+                        i += 8
+                        o += 6
+                    }
                     while i < fullEnd {
                         let word = g[Int(input[i])] | g[256 + Int(input[i + 1])] | g[512 + Int(input[i + 2])] | g[768 + Int(input[i + 3])]
                         if word & 0xFF00_0000 != 0 { return }   // reported below
