@@ -41,19 +41,25 @@ extension NotificationContent {
         guard let first = reader.current, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else {
             throw reader.error("not a non-negative number")
         }
-        // Validated by the number grammar, then read from the bytes: only plain digits (no
-        // fraction or exponent; the grammar already excludes leading zeros) within `maximum`,
-        // which is what JSONValue.integer(fromLiteral:) followed by the maximum check accepts.
-        let start = reader.index
-        try reader.scanNumber()
+        // Read in one pass: only plain digits without a leading zero (the number grammar), then no
+        // fraction or exponent, within Int64 — exactly the literals that JSONValue.integer(fromLiteral:)
+        // reads; anything else gives up (a fraction or exponent would be a valid number, but not an
+        // integer, and the general decoder reports it).
         var value: Int64 = 0
-        for offset in start..<reader.index {
-            let digit = reader.bytes[offset]
-            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { throw reader.error("not an integer") }
-            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = shifted.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
-            guard !overflow1, !overflow2 else { throw reader.error("out of range") }
-            value = sum
+        if first == UInt8(ascii: "0") {
+            reader.index += 1
+            if let next = reader.current, reader.isDigit(next) { throw reader.error("leading zero in number") }
+        } else {
+            while let digit = reader.current, reader.isDigit(digit) {
+                let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = shifted.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
+                guard !overflow1, !overflow2 else { throw reader.error("out of range") }
+                value = sum
+                reader.index += 1
+            }
+        }
+        if let next = reader.current, next == UInt8(ascii: ".") || next == UInt8(ascii: "e") || next == UInt8(ascii: "E") {
+            throw reader.error("not an integer")
         }
         guard value <= maximum else { throw reader.error("out of range") }
         return value
