@@ -80,20 +80,20 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
     }
 
     /// A log entry: the pair itself, without copying its bytes. Equal when both strings have the
-    /// same UTF-8 bytes (never Unicode equivalence); hashed as the length of the conversation
-    /// followed by both byte blocks, which is unambiguous.
+    /// same UTF-8 bytes (never Unicode equivalence). Hashed by the message id's bytes and the
+    /// conversation's length only: equal entries hash equally, and the pairs of one source
+    /// nearly always share their conversation (the receiver records only the key's own).
     private struct LogEntry: Hashable {
         let conversation: String
         let messageID: String
 
         static func == (a: LogEntry, b: LogEntry) -> Bool {
-            UTF8Bytes.equal(a.conversation, b.conversation) && UTF8Bytes.equal(a.messageID, b.messageID)
+            UTF8Bytes.equal(a.messageID, b.messageID) && UTF8Bytes.equal(a.conversation, b.conversation)
         }
 
         func hash(into hasher: inout Hasher) {
-            var conversation = conversation, messageID = messageID
+            var messageID = messageID
             hasher.combine(conversation.utf8.count)
-            conversation.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
             messageID.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         }
     }

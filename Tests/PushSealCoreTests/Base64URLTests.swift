@@ -159,7 +159,8 @@ struct PaddingTests {
             }
             return nil
         }
-        for total in [1, 7, 8, 9, 16, 17, 40] {
+        // Past 32 bytes the 32-byte steps are reached; 100 and 257 leave every alignment of the rest.
+        for total in [1, 7, 8, 9, 16, 17, 31, 32, 33, 40, 63, 64, 65, 100, 257] {
             for marker in 0..<total {
                 var padded = [UInt8](repeating: 0x41, count: marker) + [0x80] + [UInt8](repeating: 0, count: total - marker - 1)
                 #expect(Padding.unpaddedLength(of: padded) == marker)
