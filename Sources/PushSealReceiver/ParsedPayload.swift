@@ -224,11 +224,13 @@ public struct ParsedPayload: Sendable, Equatable {
     /// rejected; the sealed member is the top-level `pushseal`, else `message.data.pushseal`
     /// (each of `message` and `data` occurring exactly once); a duplicated name anywhere except the
     /// sealed member itself is `not_sealed`; a duplicated sealed member is `malformed_envelope`.
+    @usableFromInline
     init(json bytes: [UInt8]) {
         self = bytes.withUnsafeBytes { ParsedPayload(json: $0) }
     }
 
     /// ``init(json:)`` on bytes in memory (read in place).
+    @usableFromInline
     init(json buffer: UnsafeRawBufferPointer) {
         // The usual payload (valid, top-level string `pushseal`, no repeated or escaped names) is
         // recognized by a scan that builds nothing; only `aps` is parsed. Anything else takes the

@@ -29,7 +29,11 @@ public struct Receiver: Sendable {
     }
 
     /// Opens raw payload JSON bytes (APNs body, FCM v1 message, or FCM data map as JSON).
+    @inlinable
     public func open(json bytes: some Collection<UInt8>) -> ReceivedNotification {
+        // Inlinable: only this generic step (reaching the bytes) is compiled in the caller,
+        // specialized for its collection type; the work is the non-generic `open(_:)`. (Compiled
+        // here unspecialized, the result came back through generic closures and optionals.)
         // Contiguous bytes (an array, a buffer) are read in place, without a copy.
         if let opened = bytes.withContiguousStorageIfAvailable({ open(ParsedPayload(json: UnsafeRawBufferPointer($0))) }) {
             return opened
