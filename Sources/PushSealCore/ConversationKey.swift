@@ -15,24 +15,41 @@ public struct ConversationKey: Sendable {
     static let messageKeyInfo: [UInt8] = Array("pushseal v1 message key".utf8)
     static let threadIDInfo: [UInt8] = Array("pushseal v1 thread id".utf8)
 
-    private let material: SymmetricKey
-    /// `crypto_auth_hmacsha256_state` keyed with K, in secure memory.
-    private let hmacState: SecureBytes
+    /// Everything the key holds, behind one reference: a key is passed and copied on every seal
+    /// and open, and one reference costs one retain/release pair instead of four.
+    private final class Storage: Sendable {
+        let material: SymmetricKey
+        /// `crypto_auth_hmacsha256_state` keyed with K, in secure memory.
+        let hmacState: SecureBytes
+        let id: KeyID
+        let opaqueThreadIDBytes: [UInt8]
+
+        init(material: SymmetricKey, hmacState: SecureBytes, id: KeyID, opaqueThreadIDBytes: [UInt8]) {
+            self.material = material
+            self.hmacState = hmacState
+            self.id = id
+            self.opaqueThreadIDBytes = opaqueThreadIDBytes
+        }
+    }
+
+    private let storage: Storage
+
+    private var material: SymmetricKey { storage.material }
+    private var hmacState: SecureBytes { storage.hmacState }
 
     /// The key's identifier (not secret).
-    public let id: KeyID
+    public var id: KeyID { storage.id }
     /// tid = HKDF-Expand(K, "pushseal v1 thread id", 16) (not secret; sent to Apple as the
     /// outer `thread-id`). Derived once here, like ``id``: the provider needs it for every APNs
     /// payload and an HMAC costs far more than the rest of the payload framing.
-    package let opaqueThreadIDBytes: [UInt8]
+    package var opaqueThreadIDBytes: [UInt8] { storage.opaqueThreadIDBytes }
 
     /// Wraps existing key bytes; they must be exactly 32 uniformly random bytes.
     public init(_ key: SymmetricKey) throws(CryptoError) {
         guard key.byteCount == Self.byteCount else {
             throw .incorrectKeySize(expected: Self.byteCount, actual: key.byteCount)
         }
-        material = key
-        hmacState = key.withUnsafeBytes { k in
+        let hmacState = key.withUnsafeBytes { k in
             SecureBytes(count: MemoryLayout<crypto_auth_hmacsha256_state>.size) { storage in
                 let state = KeyedHMACState(key: k)
                 storage.baseAddress!.storeBytes(of: state.raw, as: crypto_auth_hmacsha256_state.self)
@@ -43,34 +60,31 @@ public struct ConversationKey: Sendable {
         Self.keyIDInfo.withUnsafeBytes { info in
             idBytes.withUnsafeMutableBytes { HKDFSHA256.expand(keyedState: keyedState, infoParts: [info], into: $0) }
         }
-        id = KeyID(bytes: idBytes)!
+        let id = KeyID(bytes: idBytes)!
         var threadIDBytes = [UInt8](repeating: 0, count: 16)
         Self.threadIDInfo.withUnsafeBytes { info in
             threadIDBytes.withUnsafeMutableBytes { HKDFSHA256.expand(keyedState: keyedState, infoParts: [info], into: $0) }
         }
-        opaqueThreadIDBytes = threadIDBytes
+        storage = Storage(material: key, hmacState: hmacState, id: id, opaqueThreadIDBytes: threadIDBytes)
     }
 
     /// A copy that shares no memory with this key: K and the HMAC state in new secure storage.
     /// Threads that each seal with a private copy touch no shared reference count; with one
     /// shared key, every retain and release would move the same cache line between cores.
     package func privateCopy() -> ConversationKey {
-        ConversationKey(
+        ConversationKey(storage: Storage(
             material: material.withUnsafeBytes { SymmetricKey(storage: SecureBytes(copying: $0)) },
             hmacState: hmacState.withUnsafeBytes { SecureBytes(copying: $0) },
             id: id,
-            opaqueThreadIDBytes: opaqueThreadIDBytes.withUnsafeBufferPointer { Array($0) })
+            opaqueThreadIDBytes: opaqueThreadIDBytes.withUnsafeBufferPointer { Array($0) }))
     }
 
     /// Identifies this key's storage: equal for a key and its copies, different for a
     /// ``privateCopy()``.
-    package var storageIdentity: ObjectIdentifier { ObjectIdentifier(hmacState) }
+    package var storageIdentity: ObjectIdentifier { ObjectIdentifier(storage) }
 
-    private init(material: SymmetricKey, hmacState: SecureBytes, id: KeyID, opaqueThreadIDBytes: [UInt8]) {
-        self.material = material
-        self.hmacState = hmacState
-        self.id = id
-        self.opaqueThreadIDBytes = opaqueThreadIDBytes
+    private init(storage: Storage) {
+        self.storage = storage
     }
 
     /// Copies raw key bytes (for example decoded from base64url); they must be exactly 32 bytes.

@@ -23,7 +23,7 @@ public struct Envelope: Sendable, Equatable {
     public let bytes: [UInt8]
 
     /// The key id from the header.
-    public var keyID: KeyID { bytes.withUnsafeBytes { KeyID(unsafeBytesAt: $0.baseAddress! + 1) } }
+    public var keyID: KeyID { bytes.withUnsafeBytes { KeyID(exactly: UnsafeRawBufferPointer(rebasing: $0[1..<17]))! } }
     /// The salt from the header.
     public var salt: [UInt8] { Array(bytes[17..<Self.headerByteCount]) }
     /// Length of the padded plaintext (= ciphertext without tag).
@@ -68,31 +68,40 @@ public struct Envelope: Sendable, Equatable {
     /// never tries another key), ``OpenError/authenticationFailed``, or
     /// ``OpenError/malformedContent(_:)`` for bad padding or oversized content.
     public func open(with key: ConversationKey) throws(OpenError) -> [UInt8] {
-        let headerKeyID = bytes.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[1..<17]) }
-        let matches = key.id.withUnsafeBytes { Sodium.constantTimeEqual($0, headerKeyID) }
-        guard matches else { throw .unknownKey(keyID) }
-        let paddedCount = paddedContentByteCount
-        var plaintext = [UInt8](repeating: 0, count: paddedCount)
-        let authentic = bytes.withUnsafeBytes { e in
-            plaintext.withUnsafeMutableBytes { output in
-                Self.withMessageKey(key: key, salt: UnsafeRawBufferPointer(rebasing: e[17..<Self.headerByteCount])) { mk in
-                    ChaChaPoly.openInPlace(
-                        output: output, ciphertextAndTag: UnsafeRawBufferPointer(rebasing: e[Self.headerByteCount...]),
-                        key: mk, nonce: Self.zeroNonceBuffer, authenticatedData: UnsafeRawBufferPointer(rebasing: e[0..<Self.headerByteCount]))
-                }
+        let plaintext = UnsafeMutableRawBufferPointer.allocate(byteCount: paddedContentByteCount, alignment: 16)
+        defer {
+            Sodium.zero(plaintext)
+            plaintext.deallocate()
+        }
+        let count = try openContent(with: key, into: plaintext)
+        return Array(UnsafeRawBufferPointer(rebasing: plaintext[..<count]))
+    }
+
+    /// ``open(with:)`` without an array: authenticates and decrypts into `plaintext` (exactly
+    /// ``paddedContentByteCount`` bytes, owned and zeroed afterwards by the caller) and removes the
+    /// padding; returns the length of the content at the start of `plaintext`. Throws what
+    /// ``open(with:)`` throws; when the tag is invalid, `plaintext` is left zeroed.
+    package func openContent(with key: ConversationKey, into plaintext: UnsafeMutableRawBufferPointer) throws(OpenError) -> Int {
+        precondition(plaintext.count == paddedContentByteCount)
+        let outcome = bytes.withUnsafeBytes { e -> Result<Int, OpenError> in
+            let headerKeyID = UnsafeRawBufferPointer(rebasing: e[1..<17])
+            let matches = key.id.withUnsafeBytes { Sodium.constantTimeEqual($0, headerKeyID) }
+            guard matches else { return .failure(.unknownKey(KeyID(exactly: headerKeyID)!)) }
+            let authentic = Self.withMessageKey(key: key, salt: UnsafeRawBufferPointer(rebasing: e[17..<Self.headerByteCount])) { mk in
+                ChaChaPoly.openInPlace(
+                    output: plaintext, ciphertextAndTag: UnsafeRawBufferPointer(rebasing: e[Self.headerByteCount...]),
+                    key: mk, nonce: Self.zeroNonceBuffer, authenticatedData: UnsafeRawBufferPointer(rebasing: e[0..<Self.headerByteCount]))
             }
+            guard authentic else { return .failure(.authenticationFailed) }
+            guard let contentCount = Padding.unpaddedLength(of: UnsafeRawBufferPointer(plaintext)) else {
+                return .failure(.malformedContent(.invalidPadding))
+            }
+            guard contentCount <= NotificationContent.maximumByteCount else {
+                return .failure(.malformedContent(.tooLarge(byteCount: contentCount)))
+            }
+            return .success(contentCount)
         }
-        guard authentic else { throw .authenticationFailed }
-        guard let contentCount = Padding.unpaddedLength(of: plaintext) else {
-            plaintext.withUnsafeMutableBytes { Sodium.zero($0) }
-            throw .malformedContent(.invalidPadding)
-        }
-        guard contentCount <= NotificationContent.maximumByteCount else {
-            plaintext.withUnsafeMutableBytes { Sodium.zero($0) }
-            throw .malformedContent(.tooLarge(byteCount: contentCount))
-        }
-        plaintext.removeLast(paddedCount - contentCount)
-        return plaintext
+        return try outcome.get()
     }
 
     /// Opens and decodes the content (see ``open(with:)``).

@@ -16,6 +16,11 @@ extension JSONParser {
         package let envelope: [UInt8]
         /// The top-level `aps` member.
         package let aps: APS
+
+        /// Both parts, moved out of the layout (no copy of the strings and the envelope).
+        package consuming func parts() -> (envelope: [UInt8], aps: APS) {
+            (envelope, aps)
+        }
     }
 
     /// The top-level `aps` member as the fast path read it.
@@ -85,8 +90,8 @@ extension JSONParser {
         } catch {
             return nil
         }
-        guard let envelope else { return nil }
-        return SealedPayloadLayout(envelope: envelope, aps: aps)
+        guard let envelope = consume envelope else { return nil }
+        return SealedPayloadLayout(envelope: envelope, aps: consume aps)
     }
 }
 

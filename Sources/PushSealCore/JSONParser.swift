@@ -236,19 +236,39 @@ struct Reader {
     }
 
     /// Steps over plain ASCII string bytes eight at a time (none below 0x20, no `"`, no `\`, no
-    /// high bit): exactly the bytes the byte-by-byte loops would step over one by one. Works on
-    /// locals so the loop keeps its state in registers.
+    /// high bit): exactly the bytes the byte-by-byte loops would step over one by one, stopping
+    /// at the first other byte (found within its word, not byte by byte). Works on locals so the
+    /// loop keeps its state in registers.
     @inline(__always)
     mutating func skipPlainASCII() {
         guard let base = bytes.baseAddress else { return }
         let end = bytes.count
         var i = index
         while i + 8 <= end {
-            let word = (base + i).loadUnaligned(as: UInt64.self)
-            if word & 0x8080_8080_8080_8080 != 0 || JSONWriter.mayNeedEscape(word) { break }
+            let mask = Self.specialByteMask(UInt64(littleEndian: (base + i).loadUnaligned(as: UInt64.self)))
+            if mask != 0 {
+                i += mask.trailingZeroBitCount >> 3
+                break
+            }
             i += 8
         }
         index = i
+    }
+
+    /// The high bit of each byte of `word` (little-endian: the first byte is the lowest) that is
+    /// below 0x20, `"`, `\` or 0x80 and above. Only bytes after a marked byte can be marked
+    /// wrongly (a borrow runs upwards only), so the lowest set bit marks exactly the first such
+    /// byte, and a zero mask means there is none.
+    @inline(__always)
+    static func specialByteMask(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let below = (word &- ones &* 0x20) & ~word & highs
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let hasQuote = (quote &- ones) & ~quote & highs
+        let hasBackslash = (backslash &- ones) & ~backslash & highs
+        return below | hasQuote | hasBackslash | (word & highs)
     }
 
     /// After `\u`: reads 4 hex digits, and a following `\uXXXX` low surrogate when needed.

@@ -48,6 +48,37 @@ extension Reader {
         throw error("unterminated string")
     }
 
+    /// A member name at its opening quote, validated like ``scanString()`` and stepped over;
+    /// returns the range of its bytes. An escape throws at once (escaped names are for the
+    /// general path, as after ``scanString()``).
+    mutating func scanName() throws(JSONParser.Error) -> Range<Int> {
+        index += 1
+        let start = index
+        while true {
+            skipPlainASCII()
+            guard index < bytes.count else { throw error("unterminated string") }
+            let c = bytes[index]
+            if c == UInt8(ascii: "\"") {
+                index += 1
+                return start..<index - 1
+            }
+            if c == UInt8(ascii: "\\") { throw error("escaped member name") }
+            if c < 0x20 { throw error("unescaped control character in string") }
+            if c < 0x80 { index += 1 } else { try skipUTF8Sequence() }
+        }
+    }
+
+    /// Whether the `count` bytes at offsets `a` and `b` are equal (member names are short: a loop
+    /// in place rather than a call to `memcmp`).
+    @inline(__always)
+    func sameBytes(_ a: Int, _ b: Int, count: Int) -> Bool {
+        guard count > 16 else {
+            for offset in 0..<count where bytes[a + offset] != bytes[b + offset] { return false }
+            return true
+        }
+        return memcmp(bytes.baseAddress! + a, bytes.baseAddress! + b, count) == 0
+    }
+
     /// Validates one number and steps over it.
     mutating func scanNumber() throws(JSONParser.Error) {
         if current == UInt8(ascii: "-") { index += 1 }
@@ -105,13 +136,10 @@ extension Reader {
             while true {
                 skipWhitespace()
                 guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
-                let (name, escaped) = try scanString()
-                guard !escaped else { throw error("escaped member name") }
+                let name = try scanName()
                 guard count < Self.fastPathMemberLimit else { throw error("too many members for the fast path") }
                 for earlier in names[0..<count] where earlier.count == name.count {
-                    if name.isEmpty || memcmp(bytes.baseAddress! + earlier.lowerBound, bytes.baseAddress! + name.lowerBound, name.count) == 0 {
-                        throw error("duplicate member name")
-                    }
+                    if sameBytes(earlier.lowerBound, name.lowerBound, count: name.count) { throw error("duplicate member name") }
                 }
                 names[count] = name
                 count += 1

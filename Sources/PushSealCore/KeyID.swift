@@ -6,52 +6,37 @@ public struct KeyID: Hashable, Sendable, CustomStringConvertible {
     /// Length in bytes.
     public static let byteCount = 16
 
-    /// The 16 bytes, held inline (in memory order): a key id is copied into every envelope,
-    /// request and result, and inline storage makes those copies free of allocations and of
-    /// reference counting, which threads sealing with the same key would otherwise contend on.
-    private var storage: (UInt64, UInt64)
+    // The 16 bytes in memory order, inline: a key id is made for every envelope opened and
+    // travels with every result, so it holds no reference (no allocation, no reference counting).
+    private let first: UInt64
+    private let second: UInt64
 
     /// The identifier's bytes.
     public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
     /// Wraps exactly 16 bytes; nil for any other length.
     public init?(bytes: some Sequence<UInt8>) {
-        var storage: (UInt64, UInt64) = (0, 0)
-        let copied: Bool? = bytes.withContiguousStorageIfAvailable { source in
-            guard source.count == KeyID.byteCount else { return false }
-            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(source)) }
-            return true
+        let contiguous = bytes.withContiguousStorageIfAvailable { KeyID(exactly: UnsafeRawBufferPointer($0)) }
+        if let contiguous {
+            guard let contiguous else { return nil }
+            self = contiguous
+            return
         }
-        if let copied {
-            guard copied else { return nil }
-        } else {
-            let array = Array(bytes)
-            guard array.count == KeyID.byteCount else { return nil }
-            withUnsafeMutableBytes(of: &storage) { $0.copyBytes(from: array) }
-        }
-        self.storage = storage
+        guard let copied = Array(bytes).withUnsafeBytes({ KeyID(exactly: $0) }) else { return nil }
+        self = copied
     }
 
-    /// Reads exactly 16 bytes at `source` (the caller guarantees the length).
-    package init(unsafeBytesAt source: UnsafeRawPointer) {
-        storage = (0, 0)
-        withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: source, count: KeyID.byteCount)) }
+    /// Copies exactly 16 bytes from memory; nil for any other length.
+    package init?(exactly buffer: UnsafeRawBufferPointer) {
+        guard buffer.count == KeyID.byteCount, let base = buffer.baseAddress else { return nil }
+        first = base.loadUnaligned(as: UInt64.self)
+        second = base.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
     }
 
     /// Gives `body` the 16 bytes; the pointer must not escape the closure.
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try Swift.withUnsafeBytes(of: storage, body)
-    }
-
-    /// Byte-for-byte equality (key ids are not secret).
-    public static func == (lhs: KeyID, rhs: KeyID) -> Bool {
-        lhs.storage.0 == rhs.storage.0 && lhs.storage.1 == rhs.storage.1
-    }
-
-    /// Hashes the 16 bytes.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(storage.0)
-        hasher.combine(storage.1)
+        var words = (first, second)
+        return try Swift.withUnsafeBytes(of: &words) { try body($0) }
     }
 
     /// Parses the base64url form (22 characters); nil when it is not a 16-byte base64url string.

@@ -41,19 +41,25 @@ extension NotificationContent {
         guard let first = reader.current, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else {
             throw reader.error("not a non-negative number")
         }
-        // Validated by the number grammar, then read from the bytes: only plain digits (no
-        // fraction or exponent; the grammar already excludes leading zeros) within `maximum`,
-        // which is what JSONValue.integer(fromLiteral:) followed by the maximum check accepts.
-        let start = reader.index
-        try reader.scanNumber()
+        // Read in one pass: only plain digits without a leading zero (the number grammar), then no
+        // fraction or exponent, within Int64 — exactly the literals that JSONValue.integer(fromLiteral:)
+        // reads; anything else gives up (a fraction or exponent would be a valid number, but not an
+        // integer, and the general decoder reports it).
         var value: Int64 = 0
-        for offset in start..<reader.index {
-            let digit = reader.bytes[offset]
-            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { throw reader.error("not an integer") }
-            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = shifted.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
-            guard !overflow1, !overflow2 else { throw reader.error("out of range") }
-            value = sum
+        if first == UInt8(ascii: "0") {
+            reader.index += 1
+            if let next = reader.current, reader.isDigit(next) { throw reader.error("leading zero in number") }
+        } else {
+            while let digit = reader.current, reader.isDigit(digit) {
+                let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = shifted.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
+                guard !overflow1, !overflow2 else { throw reader.error("out of range") }
+                value = sum
+                reader.index += 1
+            }
+        }
+        if let next = reader.current, next == UInt8(ascii: ".") || next == UInt8(ascii: "e") || next == UInt8(ascii: "E") {
+            throw reader.error("not an integer")
         }
         guard value <= maximum else { throw reader.error("out of range") }
         return value
@@ -62,8 +68,11 @@ extension NotificationContent {
     /// The content, or nil to take the general path.
     static func decodeUsualShape(_ bytes: UnsafeRawBufferPointer) -> NotificationContent? {
         var reader = Reader(bytes: bytes, maximumDepth: maximumNestingDepth)
+        // Fields in locals, the content built once at the end (a content built first and filled
+        // in from the closure was copied twice on the way out).
         var cid: String?, mid: String?, ts: Int64?
-        var content = NotificationContent(conversationID: "", messageID: "", sentAt: 0, body: nil)
+        var title: String?, subtitle: String?, body: String?, sender: Sender?, thread: String?, category: String?
+        var badge: Int64?, isTruncated = false, extras: [String: String] = [:]
         do {
             reader.skipWhitespace()
             guard reader.current == UInt8(ascii: "{") else { return nil }
@@ -74,15 +83,15 @@ extension NotificationContent {
                 case .cid: cid = try Self.string(&reader)
                 case .mid: mid = try Self.string(&reader)
                 case .ts: ts = try Self.integer(&reader, maximum: maximumTimestamp)
-                case .title: content.title = try Self.string(&reader)
-                case .subtitle: content.subtitle = try Self.string(&reader)
-                case .body: content.body = try Self.string(&reader)
-                case .thread: content.thread = try Self.string(&reader)
-                case .category: content.category = try Self.string(&reader)
-                case .badge: content.badge = try Self.integer(&reader, maximum: maximumBadge)
+                case .title: title = try Self.string(&reader)
+                case .subtitle: subtitle = try Self.string(&reader)
+                case .body: body = try Self.string(&reader)
+                case .thread: thread = try Self.string(&reader)
+                case .category: category = try Self.string(&reader)
+                case .badge: badge = try Self.integer(&reader, maximum: maximumBadge)
                 case .trunc:
                     try reader.expectLiteral("true")
-                    content.isTruncated = true
+                    isTruncated = true
                 case .sender:
                     guard reader.current == UInt8(ascii: "{") else { throw reader.error("not an object") }
                     var id: String?
@@ -98,16 +107,14 @@ extension NotificationContent {
                         return true
                     }
                     guard let id else { throw reader.error("sender without id") }
-                    content.sender = Sender(id: id, name: displayName)
+                    sender = Sender(id: id, name: displayName)
                 case .x:
                     guard reader.current == UInt8(ascii: "{") else { throw reader.error("not an object") }
-                    var extras: [String: String] = [:]
                     try reader.scanObject(depth: 2) { (name, reader) throws(JSONParser.Error) -> Bool in
                         let key = String(decoding: UnsafeRawBufferPointer(rebasing: reader.bytes[name]), as: UTF8.self)
                         extras[key] = try Self.string(&reader)
                         return true
                     }
-                    content.extras = extras
                 }
                 return true
             }
@@ -117,14 +124,13 @@ extension NotificationContent {
             return nil
         }
         guard let cid, let mid, let ts else { return nil }
-        content.conversationID = cid
-        content.messageID = mid
-        content.sentAt = ts
-        do {
-            try content.validate()
-        } catch {
-            return nil
-        }
-        return content
+        // Validated before the content is built (the same checks as validate()).
+        guard (try? validate(
+            conversationID: cid, messageID: mid, sentAt: ts, sender: sender, thread: thread, category: category, badge: badge)) != nil
+        else { return nil }
+        return NotificationContent(
+            conversationID: cid, messageID: mid, sentAt: ts, title: consume title, subtitle: consume subtitle, body: consume body,
+            sender: consume sender, thread: consume thread, category: consume category, badge: badge, isTruncated: isTruncated,
+            extras: consume extras)
     }
 }

@@ -20,7 +20,7 @@ public struct NotificationContent: Sendable, Equatable {
         /// Stable sender id (1–256 bytes).
         public var id: String
         /// Display name.
-        public var name: String?
+        public var name: Optional<String>
         /// A sender with an id and an optional display name.
         public init(id: String, name: String? = nil) {
             self.id = id
@@ -28,6 +28,8 @@ public struct NotificationContent: Sendable, Equatable {
         }
     }
 
+    // Optional properties are spelled `Optional<T>`: a `T?` stored property is implicitly
+    // initialized to nil, which made every initializer write it twice and copy the whole value.
     /// `cid`: the conversation id; must equal the conversation the key is stored for.
     public var conversationID: String
     /// `mid`: the message id; with `cid` it identifies duplicates.
@@ -35,19 +37,19 @@ public struct NotificationContent: Sendable, Equatable {
     /// `ts`: when the message was sent, seconds since 1970.
     public var sentAt: Int64
     /// `title`.
-    public var title: String?
+    public var title: Optional<String>
     /// `subtitle`.
-    public var subtitle: String?
+    public var subtitle: Optional<String>
     /// `body`; nil only in a content-free wake-and-fetch content.
-    public var body: String?
+    public var body: Optional<String>
     /// `sender`.
-    public var sender: Sender?
+    public var sender: Optional<Sender>
     /// `thread`: local thread identifier (receivers default it to `cid`).
-    public var thread: String?
+    public var thread: Optional<String>
     /// `category`: action category, e.g. a reply action.
-    public var category: String?
+    public var category: Optional<String>
     /// `badge`.
-    public var badge: Int64?
+    public var badge: Optional<Int64>
     /// `trunc`: the sender shortened `body` to fit the transport.
     public var isTruncated: Bool
     /// `x`: app extras; never trusted for authorization.
@@ -87,16 +89,25 @@ public struct NotificationContent: Sendable, Equatable {
 extension NotificationContent {
     /// Checks every field against the v1 schema (sizes, ranges); does not check the total size.
     public func validate() throws(ContentError) {
-        try Self.checkIdentifier(conversationID, field: "cid")
-        try Self.checkIdentifier(messageID, field: "mid")
-        guard sentAt >= 0, sentAt <= Self.maximumTimestamp else {
-            throw .outOfRange(field: "ts", detail: "must be between 0 and \(Self.maximumTimestamp)")
+        try Self.validate(
+            conversationID: conversationID, messageID: messageID, sentAt: sentAt, sender: sender, thread: thread, category: category,
+            badge: badge)
+    }
+
+    /// ``validate()`` on the fields it checks (for a decoder that has them before the content).
+    static func validate(
+        conversationID: String, messageID: String, sentAt: Int64, sender: Sender?, thread: String?, category: String?, badge: Int64?
+    ) throws(ContentError) {
+        try checkIdentifier(conversationID, field: "cid")
+        try checkIdentifier(messageID, field: "mid")
+        guard sentAt >= 0, sentAt <= maximumTimestamp else {
+            throw .outOfRange(field: "ts", detail: "must be between 0 and \(maximumTimestamp)")
         }
-        if let sender { try Self.checkIdentifier(sender.id, field: "sender.id") }
-        if let thread { try Self.checkIdentifier(thread, field: "thread") }
-        if let category { try Self.checkIdentifier(category, field: "category") }
-        if let badge, badge < 0 || badge > Self.maximumBadge {
-            throw .outOfRange(field: "badge", detail: "must be between 0 and \(Self.maximumBadge)")
+        if let sender { try checkIdentifier(sender.id, field: "sender.id") }
+        if let thread { try checkIdentifier(thread, field: "thread") }
+        if let category { try checkIdentifier(category, field: "category") }
+        if let badge, badge < 0 || badge > maximumBadge {
+            throw .outOfRange(field: "badge", detail: "must be between 0 and \(maximumBadge)")
         }
     }
 
@@ -224,13 +235,30 @@ extension NotificationContent {
 extension NotificationContent {
     /// Decodes and validates content bytes (after unpadding). Unknown members are ignored.
     public init(decoding bytes: some Collection<UInt8>) throws(ContentError) {
+        if let decoded = bytes.withContiguousStorageIfAvailable({ buffer in
+            Result { () throws(ContentError) in try NotificationContent(decodingContiguous: UnsafeRawBufferPointer(buffer)) }
+        }) {
+            self = try decoded.get()
+            return
+        }
+        try self.init(decodingGeneral: bytes)
+    }
+
+    /// ``init(decoding:)`` on bytes in memory (not generic: the receiver's hot path).
+    package init(decodingContiguous bytes: UnsafeRawBufferPointer) throws(ContentError) {
         guard bytes.count <= Self.maximumByteCount else { throw .tooLarge(byteCount: bytes.count) }
         // The usual shape in one pass (NotificationContent+FastDecoding.swift); anything else,
-        // and every error, is decided by the general path below.
-        if let usual = bytes.withContiguousStorageIfAvailable({ Self.decodeUsualShape(UnsafeRawBufferPointer($0)) }), let usual {
+        // and every error, is decided by the general path.
+        if let usual = Self.decodeUsualShape(bytes) {
             self = usual
             return
         }
+        try self.init(decodingGeneral: bytes)
+    }
+
+    /// The general decoder: a JSON tree, then the schema; decides every case and reports errors.
+    private init(decodingGeneral bytes: some Collection<UInt8>) throws(ContentError) {
+        guard bytes.count <= Self.maximumByteCount else { throw .tooLarge(byteCount: bytes.count) }
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes, maximumDepth: Self.maximumNestingDepth)

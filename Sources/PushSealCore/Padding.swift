@@ -24,8 +24,15 @@ public enum Padding {
     /// (no 0x80 byte, or a non-zero byte after the last one).
     public static func unpaddedLength(of padded: UnsafeRawBufferPointer) -> Int? {
         var index = padded.count - 1
-        // Step over zero bytes eight at a time from the end (most of the padding).
+        // Step over zero bytes from the end (most of the padding): 32 at a time, then 8.
         if let base = padded.baseAddress {
+            while index >= 31 {
+                let words = base + index - 31
+                let any = words.loadUnaligned(as: UInt64.self) | words.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                    | words.loadUnaligned(fromByteOffset: 16, as: UInt64.self) | words.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+                guard any == 0 else { break }
+                index -= 32
+            }
             while index >= 7, (base + index - 7).loadUnaligned(as: UInt64.self) == 0 { index -= 8 }
         }
         while index >= 0 {

@@ -22,10 +22,12 @@ public enum NotificationText: Sendable, Equatable {
 /// It is built only from the payload's outer placeholder or from the app's configuration, never
 /// from decrypted bytes.
 public struct FallbackText: Sendable, Equatable {
+    // Optional properties are spelled `Optional<T>`: a `T?` stored property is implicitly
+    // initialized to nil, which made every initializer write it twice and copy the whole value.
     /// The title, if any.
-    public var title: NotificationText?
+    public var title: Optional<NotificationText>
     /// The subtitle, if any.
-    public var subtitle: NotificationText?
+    public var subtitle: Optional<NotificationText>
     /// The body.
     public var body: NotificationText
 

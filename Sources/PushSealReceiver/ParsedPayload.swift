@@ -2,19 +2,23 @@ import PushSealCore
 
 /// The outer fields a fallback may use: visible to the push service, untrusted, never decrypted.
 struct OuterFields: Sendable, Equatable {
+    // `Optional<T>`, not `T?`: no implicit nil initialization, so the payload scan's initializer
+    // writes each field once and the value is built in place (see ReceivedNotification).
+
     /// The placeholder alert (`aps.alert`), when it has a title, subtitle or body.
-    var placeholder: FallbackText?
+    var placeholder: Optional<FallbackText>
     /// `aps.thread-id` (opaque).
-    var threadIdentifier: String?
+    var threadIdentifier: Optional<String>
     /// `aps.category`.
-    var category: String?
+    var category: Optional<String>
     /// `aps.badge`, when it is an integer in 0...2147483647.
-    var badge: Int64?
+    var badge: Optional<Int64>
 
     static let none = OuterFields()
 
     /// Reads the `aps` dictionary of an APNs payload. Values of the wrong type are ignored.
     init(aps: UserInfoValue?) {
+        self.init()
         guard let aps = aps?.dictionaryValue else { return }
         threadIdentifier = member(aps, "thread-id")?.stringValue
         category = member(aps, "category")?.stringValue
@@ -36,7 +40,12 @@ struct OuterFields: Sendable, Equatable {
         }
     }
 
-    private init() {}
+    private init() {
+        placeholder = nil
+        threadIdentifier = nil
+        category = nil
+        badge = nil
+    }
 
     /// Reads the `aps` object of a raw JSON payload exactly as ``init(aps:)`` reads it after the
     /// `userInfo` conversion (`UserInfoValue(json:)`), without building that dictionary: the
@@ -44,6 +53,7 @@ struct OuterFields: Sendable, Equatable {
     /// themselves, so the dictionary's first-occurrence entry is the first member with exactly
     /// those bytes; numbers convert with the same `Double(literal)`.
     init(apsJSON: JSONValue?) {
+        self.init()
         guard case let .object(aps)? = apsJSON else { return }
         threadIdentifier = aps["thread-id"]?.stringValue
         category = aps["category"]?.stringValue
@@ -68,15 +78,17 @@ struct OuterFields: Sendable, Equatable {
 
     /// What ``init(apsJSON:)`` reads, from the fields the payload scan read directly (an `aps`
     /// without localization keys).
-    init(threadIdentifier: String?, category: String?, badgeLiteral: String?, alert: JSONParser.Alert) {
+    init(threadIdentifier: String?, category: String?, badgeLiteral: String?, alert: consuming JSONParser.Alert) {
         self.threadIdentifier = threadIdentifier
         self.category = category
         if let badgeLiteral, let value = Double(badgeLiteral), value >= 0, value <= 2_147_483_647, value == value.rounded(.towardZero) {
             badge = Int64(value)
+        } else {
+            badge = nil
         }
-        switch alert {
+        switch consume alert {
         case .none:
-            break
+            placeholder = nil
         case let .text(body):
             placeholder = FallbackText(body: .plain(body))
         case let .parts(title, subtitle, body):
@@ -84,6 +96,8 @@ struct OuterFields: Sendable, Equatable {
                 placeholder = FallbackText(
                     title: title.map(NotificationText.plain), subtitle: subtitle.map(NotificationText.plain),
                     body: body.map(NotificationText.plain) ?? .plain(""))
+            } else {
+                placeholder = nil
             }
         }
     }
@@ -210,38 +224,49 @@ public struct ParsedPayload: Sendable, Equatable {
     /// rejected; the sealed member is the top-level `pushseal`, else `message.data.pushseal`
     /// (each of `message` and `data` occurring exactly once); a duplicated name anywhere except the
     /// sealed member itself is `not_sealed`; a duplicated sealed member is `malformed_envelope`.
+    @usableFromInline
     init(json bytes: [UInt8]) {
+        self = bytes.withUnsafeBytes { ParsedPayload(json: $0) }
+    }
+
+    /// ``init(json:)`` on bytes in memory (read in place).
+    @usableFromInline
+    init(json buffer: UnsafeRawBufferPointer) {
         // The usual payload (valid, top-level string `pushseal`, no repeated or escaped names) is
         // recognized by a scan that builds nothing; only `aps` is parsed. Anything else takes the
         // general path below, which decides every case.
-        let fast = bytes.withUnsafeBytes { buffer -> ParsedPayload? in
-            guard let layout = JSONParser.scanSealedPayload(buffer, maximumDepth: NotificationContent.maximumNestingDepth) else {
-                return nil
-            }
-            let outer: OuterFields
-            switch layout.aps {
-            case .absent:
-                outer = OuterFields(apsJSON: nil)
-            case let .fields(threadID, category, badgeLiteral, alert):
-                outer = OuterFields(threadIdentifier: threadID, category: category, badgeLiteral: badgeLiteral, alert: alert)
-            case let .general(range):
-                // Valid and free of duplicates (the scan checked): parsing cannot fail.
-                guard let aps = try? JSONParser.parseKeepingDuplicateNames(
-                    UnsafeRawBufferPointer(rebasing: buffer[range]), maximumDepth: NotificationContent.maximumNestingDepth)
-                else { return nil }
-                outer = OuterFields(apsJSON: aps)
-            }
-            return ParsedPayload(sealed: .envelope(layout.envelope), outer: outer)
-        }
-        if let fast {
-            self = fast
+        guard let layout = JSONParser.scanSealedPayload(buffer, maximumDepth: NotificationContent.maximumNestingDepth) else {
+            self.init(generalJSON: buffer)
             return
         }
-        self.init(generalJSON: bytes)
+        // Taken apart rather than copied: the strings move into the outer fields.
+        let (envelope, aps) = layout.parts()
+        let outer: OuterFields
+        switch consume aps {
+        case .absent:
+            outer = OuterFields(apsJSON: nil)
+        case let .fields(threadID, category, badgeLiteral, alert):
+            outer = OuterFields(threadIdentifier: threadID, category: category, badgeLiteral: badgeLiteral, alert: alert)
+        case let .general(range):
+            // Valid and free of duplicates (the scan checked): parsing cannot fail.
+            guard let apsValue = try? JSONParser.parseKeepingDuplicateNames(
+                UnsafeRawBufferPointer(rebasing: buffer[range]), maximumDepth: NotificationContent.maximumNestingDepth)
+            else {
+                self.init(generalJSON: buffer)
+                return
+            }
+            outer = OuterFields(apsJSON: apsValue)
+        }
+        self.init(sealed: .envelope(envelope), outer: outer)
     }
 
     /// The general path of ``init(json:)``: parses the whole payload into a tree, every case.
     init(generalJSON bytes: [UInt8]) {
+        self = bytes.withUnsafeBytes { ParsedPayload(generalJSON: $0) }
+    }
+
+    /// ``init(generalJSON:)`` on bytes in memory.
+    init(generalJSON bytes: UnsafeRawBufferPointer) {
         let value: JSONValue
         do {
             value = try JSONParser.parseKeepingDuplicateNames(bytes, maximumDepth: NotificationContent.maximumNestingDepth)

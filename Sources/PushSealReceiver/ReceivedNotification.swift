@@ -23,10 +23,15 @@ public struct ReceivedNotification: Sendable, Equatable {
         case appFallback
     }
 
+    // Optional properties are spelled `Optional<T>` on purpose: a `T?` stored property is
+    // implicitly initialized to nil, so each initializer's assignment became a second write and
+    // the compiler assembled the whole result in a temporary that it then copied (a retain and a
+    // release of every field per result).
+
     /// Decrypted or fallback.
     public var outcome: Outcome
     /// Why this is a fallback (nil when decrypted, and for the best attempt delivered at the deadline).
-    public var reason: ReasonCode?
+    public var reason: Optional<ReasonCode>
     /// Decrypted, but `(cid, mid)` was already in the duplicate log. Always false for a fallback.
     public var isDuplicate: Bool
     /// Decrypted a content-free wake-and-fetch notification: the app must fetch the message
@@ -36,9 +41,9 @@ public struct ReceivedNotification: Sendable, Equatable {
     public var isTruncated: Bool
 
     /// Title to show.
-    public var title: NotificationText?
+    public var title: Optional<NotificationText>
     /// Subtitle to show.
-    public var subtitle: NotificationText?
+    public var subtitle: Optional<NotificationText>
     /// Body to show.
     public var body: NotificationText
     /// Where the text comes from.
@@ -46,48 +51,57 @@ public struct ReceivedNotification: Sendable, Equatable {
 
     /// Thread identifier: the content's `thread`, else its `cid`; for a fallback, the payload's
     /// opaque outer `thread-id`, if any.
-    public var threadIdentifier: String?
+    public var threadIdentifier: Optional<String>
     /// Action category: the content's `category`; for a fallback, the payload's outer `category`.
-    public var category: String?
+    public var category: Optional<String>
     /// Badge: the content's `badge`; for a fallback, the payload's outer `aps.badge`.
-    public var badge: Int64?
+    public var badge: Optional<Int64>
     /// The sender, for a communication notification (decrypted only).
-    public var sender: NotificationContent.Sender?
+    public var sender: Optional<NotificationContent.Sender>
     /// App extras `x` (decrypted only; never trusted for authorization).
     public var extras: [String: String]
     /// `cid` (decrypted only).
-    public var conversationID: String?
+    public var conversationID: Optional<String>
     /// `mid` (decrypted only).
-    public var messageID: String?
+    public var messageID: Optional<String>
     /// `ts`, seconds since 1970 (decrypted only).
-    public var sentAt: Int64?
+    public var sentAt: Optional<Int64>
     /// The key id from the envelope header, once the envelope parsed (not secret).
-    public var keyID: KeyID?
+    public var keyID: Optional<KeyID>
     /// A short human-readable explanation of a fallback, for logs. It never contains decrypted
     /// bytes: after decryption it names only the failed check and schema field names.
-    public var diagnostic: String?
+    public var diagnostic: Optional<String>
     /// The decrypted content (decrypted only).
-    public var content: NotificationContent?
+    public var content: Optional<NotificationContent>
     /// The exact decrypted content bytes, only when
     /// ``ReceiverConfiguration/retainsContentBytes`` is set (decrypted only).
-    public var contentBytes: [UInt8]?
+    public var contentBytes: Optional<[UInt8]>
 
     /// True for `not_sealed`: the platform should show the notification exactly as it arrived.
     public var isPassThrough: Bool { reason == .notSealed }
 
     /// A decrypted result: every field set once (rather than a fallback value whose fields are
     /// then overwritten one by one).
-    init(decrypted content: NotificationContent, text: FallbackText, source: TextSource, requiresFetch: Bool,
+    /// The text is the content's own (title, subtitle, body as plain text) unless `fallback` is
+    /// given (a content-free or textless content).
+    init(decrypted content: consuming NotificationContent, fallback: (text: FallbackText, source: TextSource)?, requiresFetch: Bool,
          isDuplicate: Bool, keyID: KeyID, contentBytes: [UInt8]?) {
         outcome = .decrypted
         reason = nil
         self.isDuplicate = isDuplicate
         self.requiresFetch = requiresFetch
         isTruncated = content.isTruncated
-        title = text.title
-        subtitle = text.subtitle
-        body = text.body
-        textSource = source
+        if let fallback {
+            title = fallback.text.title
+            subtitle = fallback.text.subtitle
+            body = fallback.text.body
+            textSource = fallback.source
+        } else {
+            title = content.title.map(NotificationText.plain)
+            subtitle = content.subtitle.map(NotificationText.plain)
+            body = .plain(content.body ?? "")
+            textSource = .content
+        }
         threadIdentifier = content.thread ?? content.conversationID
         category = content.category
         badge = content.badge

@@ -29,8 +29,16 @@ public struct Receiver: Sendable {
     }
 
     /// Opens raw payload JSON bytes (APNs body, FCM v1 message, or FCM data map as JSON).
+    @inlinable
     public func open(json bytes: some Collection<UInt8>) -> ReceivedNotification {
-        open(ParsedPayload(json: Array(bytes)))
+        // Inlinable: only this generic step (reaching the bytes) is compiled in the caller,
+        // specialized for its collection type; the work is the non-generic `open(_:)`. (Compiled
+        // here unspecialized, the result came back through generic closures and optionals.)
+        // Contiguous bytes (an array, a buffer) are read in place, without a copy.
+        if let opened = bytes.withContiguousStorageIfAvailable({ open(ParsedPayload(json: UnsafeRawBufferPointer($0))) }) {
+            return opened
+        }
+        return open(ParsedPayload(json: Array(bytes)))
     }
 
     /// Opens an iOS `userInfo` dictionary.
@@ -75,26 +83,31 @@ public struct Receiver: Sendable {
             conversation = foundConversation
         }
 
-        // 7. Authenticate and decrypt; 8 (padding, size) happens inside.
-        var plaintext: [UInt8]
+        // 7. Authenticate and decrypt; 8 (padding, size) happens inside. The decrypted bytes are
+        // zeroed on every path before the buffer is freed: here when opening fails, by `finish`
+        // otherwise (after the content the padding is 0x80 and zeros, nothing secret).
+        let plaintext = UnsafeMutableRawBufferPointer.allocate(byteCount: envelope.paddedContentByteCount, alignment: 16)
+        defer { plaintext.deallocate() }
+        let contentCount: Int
         do {
-            plaintext = try envelope.open(with: key)
+            contentCount = try envelope.openContent(with: key, into: plaintext)
         } catch {
-            // Envelope.open zeroes its buffer itself when it fails after decrypting.
+            Sodium.zero(plaintext)
             return fallback(parsed, error.reason, keyID: keyID, Self.safeDiagnostic(error))
         }
-        return finish(decrypted: &plaintext, conversation: conversation, keyID: keyID, parsed: parsed)
+        return finish(decrypted: UnsafeMutableRawBufferPointer(rebasing: plaintext[..<contentCount]), conversation: conversation, keyID: keyID, parsed: parsed)
     }
 
-    /// Steps 8–11 on decrypted content bytes. On every failure the bytes are zeroed before the
-    /// fallback is built; on success too unless ``ReceiverConfiguration/retainsContentBytes``.
-    func finish(decrypted bytes: inout [UInt8], conversation: String, keyID: KeyID, parsed: ParsedPayload) -> ReceivedNotification {
-        defer { bytes.withUnsafeMutableBytes { Sodium.zero($0) } }
+    /// Steps 8–11 on decrypted content bytes. On every path the bytes are zeroed before this
+    /// returns (a copy is kept only with ``ReceiverConfiguration/retainsContentBytes``).
+    func finish(decrypted mutableBytes: UnsafeMutableRawBufferPointer, conversation: String, keyID: KeyID, parsed: ParsedPayload) -> ReceivedNotification {
+        defer { Sodium.zero(mutableBytes) }
+        let bytes = UnsafeRawBufferPointer(mutableBytes)
 
         // 8. Strict JSON and schema.
         let content: NotificationContent
         do {
-            content = try NotificationContent(decoding: bytes)
+            content = try NotificationContent(decodingContiguous: bytes)
         } catch {
             return fallback(parsed, .malformedContent, keyID: keyID, Self.safeDiagnostic(.malformedContent(error)))
         }
@@ -118,7 +131,7 @@ public struct Receiver: Sendable {
         // 11. Success; duplicate flag from the log.
         let isDuplicate = keySource.markDelivered(conversation: content.conversationID, messageID: content.messageID) == .duplicate
         let retained = configuration.retainsContentBytes ? Array(bytes) : nil
-        return decrypted(content, bytes: retained, isDuplicate: isDuplicate, keyID: keyID, parsed: parsed)
+        return decrypted(consume content, bytes: retained, isDuplicate: isDuplicate, keyID: keyID, parsed: parsed)
     }
 
     // MARK: Results
@@ -147,24 +160,15 @@ public struct Receiver: Sendable {
         return ReceivedNotification(fallback: text, source: source, reason: reason, outer: parsed.outer, keyID: keyID, diagnostic: diagnostic)
     }
 
-    private func decrypted(_ content: NotificationContent, bytes: [UInt8]?, isDuplicate: Bool, keyID: KeyID, parsed: ParsedPayload) -> ReceivedNotification {
+    private func decrypted(_ content: consuming NotificationContent, bytes: [UInt8]?, isDuplicate: Bool, keyID: KeyID, parsed: ParsedPayload) -> ReceivedNotification {
         // SPEC 9.5 (content-free = body "" with trunc) and the lead's decision (content-free = no
         // body): either way the app must fetch, and there is no text to show.
         let requiresFetch = content.requiresFetch || (content.isTruncated && content.body?.isEmpty == true)
         let hasText = !(content.title ?? "").isEmpty || !(content.subtitle ?? "").isEmpty || !(content.body ?? "").isEmpty
-        let text: FallbackText
-        let source: ReceivedNotification.TextSource
-        if requiresFetch || !hasText {
-            (text, source) = fallbackText(parsed, nil)
-        } else {
-            text = FallbackText(
-                title: content.title.map(NotificationText.plain), subtitle: content.subtitle.map(NotificationText.plain),
-                body: .plain(content.body ?? ""))
-            source = .content
-        }
+        // The content's own text, or (no text to show) the fallback text.
         return ReceivedNotification(
-            decrypted: content, text: text, source: source, requiresFetch: requiresFetch, isDuplicate: isDuplicate, keyID: keyID,
-            contentBytes: bytes)
+            decrypted: content, fallback: requiresFetch || !hasText ? fallbackText(parsed, nil) : nil, requiresFetch: requiresFetch,
+            isDuplicate: isDuplicate, keyID: keyID, contentBytes: bytes)
     }
 
     // MARK: Diagnostics without plaintext

@@ -74,24 +74,27 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
         }
     }
 
-    /// An unambiguous byte encoding of the pair: 4-byte big-endian length of cid, cid, mid.
+    /// The log entry of the pair (compared and hashed by UTF-8 bytes).
     private static func logEntry(conversation: String, messageID: String) -> LogEntry {
-        let count = conversation.utf8.count
-        var entry: [UInt8] = []
-        entry.reserveCapacity(4 + count + messageID.utf8.count)
-        entry.append(contentsOf: [UInt8(truncatingIfNeeded: count >> 24), UInt8(truncatingIfNeeded: count >> 16),
-                                  UInt8(truncatingIfNeeded: count >> 8), UInt8(truncatingIfNeeded: count)])
-        entry.append(contentsOf: conversation.utf8)
-        entry.append(contentsOf: messageID.utf8)
-        return LogEntry(bytes: entry)
+        LogEntry(conversation: conversation, messageID: messageID)
     }
 
-    /// A log entry; hashed as one block of bytes (an array of bytes hashes byte by byte).
+    /// A log entry: the pair itself, without copying its bytes. Equal when both strings have the
+    /// same UTF-8 bytes (never Unicode equivalence). Hashed by the message id's bytes and the
+    /// conversation's length only: equal entries hash equally, and the pairs of one source
+    /// nearly always share their conversation (the receiver records only the key's own).
     private struct LogEntry: Hashable {
-        let bytes: [UInt8]
+        let conversation: String
+        let messageID: String
+
+        static func == (a: LogEntry, b: LogEntry) -> Bool {
+            UTF8Bytes.equal(a.messageID, b.messageID) && UTF8Bytes.equal(a.conversation, b.conversation)
+        }
 
         func hash(into hasher: inout Hasher) {
-            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+            var messageID = messageID
+            hasher.combine(conversation.utf8.count)
+            messageID.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         }
     }
 }

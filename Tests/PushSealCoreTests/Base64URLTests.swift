@@ -64,14 +64,32 @@ struct Base64URLTests {
 
     @Test("a bad character is reported at its offset, wherever it is")
     func badCharacterOffsets() throws {
-        for length in [2, 3, 4, 7, 8, 11, 12, 15, 16, 20, 24, 30, 43] {
+        // Lengths past 16 reach the two-group steps (eight characters at a time).
+        for length in [2, 3, 4, 7, 8, 11, 12, 15, 16, 19, 20, 23, 24, 27, 28, 30, 43, 64, 66, 67, 100, 131] {
             let valid = Self.referenceEncode([UInt8](repeating: 0, count: length * 3 / 4)).prefix(length)
             guard length % 4 != 1, let _ = try? Base64URL.decode(String(valid)) else { continue }
             for position in 0..<length {
-                for (bad, expected) in [("!", { Base64URL.DecodingError.invalidCharacter(offset: $0) }), ("=", { Base64URL.DecodingError.paddingCharacter(offset: $0) })] {
+                for (bad, expected) in [("!", { Base64URL.DecodingError.invalidCharacter(offset: $0) }), ("=", { Base64URL.DecodingError.paddingCharacter(offset: $0) }),
+                                        ("\u{7F}", { Base64URL.DecodingError.invalidCharacter(offset: $0) })] {
                     var characters = Array(valid)
                     characters[position] = Character(bad)
                     #expect(throws: expected(position)) { try Base64URL.decode(String(characters)) }
+                }
+            }
+        }
+    }
+
+    @Test("a byte outside ASCII is reported at its offset, wherever it is")
+    func highByteOffsets() throws {
+        for length in [16, 24, 32, 64, 96, 100] {
+            let valid = Array(Self.referenceEncode((0..<(length * 3 / 4)).map { UInt8(truncatingIfNeeded: $0 &* 37) }).utf8)
+            for position in 0..<valid.count {
+                for bad: UInt8 in [0x80, 0xC3, 0xFF, 0x00] {
+                    var bytes = valid
+                    bytes[position] = bad
+                    #expect(throws: Base64URL.DecodingError.invalidCharacter(offset: position)) {
+                        try bytes.withUnsafeBytes { try Base64URL.decode(ascii: $0) }
+                    }
                 }
             }
         }
@@ -141,7 +159,8 @@ struct PaddingTests {
             }
             return nil
         }
-        for total in [1, 7, 8, 9, 16, 17, 40] {
+        // Past 32 bytes the 32-byte steps are reached; 100 and 257 leave every alignment of the rest.
+        for total in [1, 7, 8, 9, 16, 17, 31, 32, 33, 40, 63, 64, 65, 100, 257] {
             for marker in 0..<total {
                 var padded = [UInt8](repeating: 0x41, count: marker) + [0x80] + [UInt8](repeating: 0, count: total - marker - 1)
                 #expect(Padding.unpaddedLength(of: padded) == marker)

@@ -23,6 +23,8 @@ import Testing
         "\"trunc\":true", "\"trunc\":false", "\"x\":{\"k\":\"v\",\"a\":\"b\"}", "\"x\":{\"k\":1}", "\"x\":{\"k\":\"v\",\"k\":\"w\"}",
         "\"x\":{\"\\u006b\":\"v\"}", "\"x\":{\"\u{e9}\":\"1\",\"e\u{301}\":\"2\"}", "\"x\":[]", "\"unknown\":[1,{\"a\":null}]",
         "\"b\\u006fdy\":\"escaped name\"",
+        "\"ts\":01", "\"ts\":1E3", "\"ts\":0.0", "\"ts\":9223372036854775808", "\"badge\":0", "\"badge\":00", "\"badge\":2147483647",
+        "\"badge\":1e0", "\"badge\":7.", "\"ts\":17000000001", "\"\u{e9}t\":1", "\"ti\\u0074le\":\"x\"",
     ]
 
     @Test func fastPathAgreesWithTheGeneralDecoder() {

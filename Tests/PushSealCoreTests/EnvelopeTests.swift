@@ -20,6 +20,34 @@ struct EnvelopeTests {
         #expect(try parsed.openContent(with: key) == content)
     }
 
+    @Test("openContent(with:into:) agrees with open(with:) on every outcome and zeroes a failed buffer")
+    func openIntoBuffer() throws {
+        let bytes = try content.encoded()
+        let salt = [UInt8](repeating: 7, count: Envelope.saltByteCount)
+        let other = try ConversationKey(rawBytes: [UInt8](repeating: 9, count: 32))
+        var cases: [(Envelope, ConversationKey)] = []
+        for padded in [bytes.count + 1, 256, 1000] {
+            let envelope = Envelope.seal(content: bytes, with: key, paddedLength: padded, salt: salt)
+            cases.append((envelope, key))
+            cases.append((envelope, other))
+            var tampered = envelope.bytes
+            tampered[tampered.count - 1] ^= 1
+            cases.append((try Envelope(bytes: tampered), key))
+        }
+        // Bad padding (no 0x80) and oversized content: authentic, rejected after decryption.
+        cases.append((Envelope.seal(plaintext: [UInt8](repeating: 0, count: 40), with: key, salt: salt), key))
+        cases.append((Envelope.seal(plaintext: [UInt8](repeating: 0x41, count: 4001) + [0x80], with: key, salt: salt), key))
+        for (envelope, key) in cases {
+            let expected = Result { () throws(OpenError) in try envelope.open(with: key) }
+            var buffer = [UInt8](repeating: 0xAA, count: envelope.paddedContentByteCount)
+            let got = buffer.withUnsafeMutableBytes { out in
+                Result { () throws(OpenError) in Array(out[..<(try envelope.openContent(with: key, into: out))]) }
+            }
+            #expect(got == expected)
+            if case .failure(.authenticationFailed) = got { #expect(buffer.allSatisfy { $0 == 0 }) }
+        }
+    }
+
     @Test("fresh salts: two seals of one content differ")
     func freshSalts() throws {
         let bytes = try content.encoded()

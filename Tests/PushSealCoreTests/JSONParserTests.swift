@@ -1,6 +1,53 @@
 import Testing
 @testable import PushSealCore
 
+/// The word-at-a-time string scan stops exactly where a byte-by-byte scan would.
+@Suite struct PlainASCIISkipTests {
+    static func isSpecial(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte >= 0x80
+    }
+
+    @Test func specialByteMaskMarksTheFirstSpecialByteExactly() {
+        var generator = SystemRandomNumberGenerator()
+        let interesting: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0x81, 0xA0, 0xC3, 0xFF, 0x41]
+        for _ in 0..<200_000 {
+            var bytes = (0..<8).map { _ in
+                Bool.random(using: &generator) ? interesting.randomElement(using: &generator)! : UInt8.random(in: 0x20...0x7E, using: &generator)
+            }
+            if Int.random(in: 0..<4, using: &generator) == 0 { bytes = bytes.map { Self.isSpecial($0) ? 0x61 : $0 } }
+            let word = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+            let mask = Reader.specialByteMask(word)
+            if let first = bytes.firstIndex(where: Self.isSpecial) {
+                #expect(mask != 0 && mask.trailingZeroBitCount >> 3 == first, "\(bytes)")
+            } else {
+                #expect(mask == 0, "\(bytes)")
+            }
+        }
+    }
+
+    @Test func stringsWithSpecialBytesAnywhereParseAsByteByByte() throws {
+        // Every position of an escape, a multi-byte sequence or a control byte relative to the
+        // eight-byte words, and every length around them; the string is followed by another value.
+        let inserts: [(json: String, text: String)] = [("\\n", "\n"), ("\\\"", "\""), ("\u{E9}", "\u{E9}"), ("\u{1F44B}", "\u{1F44B}"), ("\\u0041", "A")]
+        for length in 0..<40 {
+            for position in 0...length {
+                let before = String(repeating: "a", count: position), after = String(repeating: "b", count: length - position)
+                for insert in inserts {
+                    let json = Array("[\"\(before)\(insert.json)\(after)\",\"\(after)\"]".utf8)
+                    let value = try JSONParser.parse(json)
+                    #expect(value == .array([.string(before + insert.text + after), .string(after)]), "\(length) \(position)")
+                }
+                var bad = Array("\"\(before)\(after)\"".utf8)
+                bad.insert(0x01, at: 1 + position)
+                #expect(throws: JSONParser.Error.self) { try JSONParser.parse(bad) }
+                var invalid = Array("\"\(before)\(after)\"".utf8)
+                invalid.insert(0xC3, at: 1 + position)
+                #expect(throws: JSONParser.Error.self) { try JSONParser.parse(invalid) }
+            }
+        }
+    }
+}
+
 @Suite("Strict JSON")
 struct JSONParserTests {
     func parse(_ text: String, depth: Int = 16) throws -> JSONValue {

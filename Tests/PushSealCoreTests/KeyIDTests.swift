@@ -1,39 +1,35 @@
 import PushSealCore
 import Testing
 
-@Suite("KeyID")
-struct KeyIDTests {
+/// KeyID keeps its 16 bytes inline; every way in and out gives the same bytes.
+@Suite("KeyID") struct KeyIDTests {
     let sixteen: [UInt8] = (0..<16).map { UInt8($0 * 17 & 0xFF) }
 
-    @Test("Exactly 16 bytes round-trip; any other length is rejected")
-    func lengths() {
-        #expect(KeyID(bytes: sixteen)?.bytes == sixteen)
+    @Test func bytesRoundTripThroughEveryInitializer() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            let raw = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let fromArray = try #require(KeyID(bytes: raw))
+            let fromLazy = try #require(KeyID(bytes: raw.lazy.map { $0 }))   // not contiguous
+            let fromSlice = try #require(KeyID(bytes: ([0xFF] + raw + [0xEE])[1..<17]))
+            let fromBuffer = try #require(raw.withUnsafeBytes { KeyID(exactly: $0) })
+            let fromText = try #require(KeyID(base64URL: Base64URL.encode(raw)))
+            for id in [fromArray, fromLazy, fromSlice, fromBuffer, fromText] {
+                #expect(id == fromArray && id.hashValue == fromArray.hashValue)
+                #expect(id.bytes == raw)
+                #expect(id.withUnsafeBytes { Array($0) } == raw)
+                #expect(id.hex == Hex.encode(raw) && id.base64URL == Base64URL.encode(raw) && id.description == id.base64URL)
+            }
+            var other = raw
+            other[Int.random(in: 0..<16, using: &generator)] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+            #expect(KeyID(bytes: other) != fromArray)
+        }
         for count in [0, 1, 15, 17, 32] {
-            #expect(KeyID(bytes: [UInt8](repeating: 7, count: count)) == nil)
+            let raw = [UInt8](repeating: 1, count: count)
+            #expect(KeyID(bytes: raw) == nil)
+            #expect(KeyID(bytes: raw.lazy.map { $0 }) == nil)
+            #expect(raw.withUnsafeBytes { KeyID(exactly: $0) } == nil)
         }
-    }
-
-    @Test("Sequences without contiguous storage and array slices give the same id")
-    func sequenceKinds() {
-        let fromArray = KeyID(bytes: sixteen)
-        #expect(KeyID(bytes: sixteen.lazy.map { $0 }) == fromArray)
-        #expect(KeyID(bytes: ([0xFF] + sixteen + [0xEE])[1..<17]) == fromArray)
-        #expect(KeyID(bytes: sixteen.lazy.map { $0 }.prefix(15)) == nil)
-        #expect(KeyID(bytes: (sixteen + [1]).lazy.map { $0 }) == nil)
-    }
-
-    @Test("Equality and hashing follow every byte")
-    func equalityAndHashing() {
-        let base = KeyID(bytes: sixteen)!
-        var seen: Set<KeyID> = [base]
-        for index in 0..<16 {
-            var changed = sixteen
-            changed[index] ^= 0x01
-            let other = KeyID(bytes: changed)!
-            #expect(other != base)
-            #expect(seen.insert(other).inserted)
-        }
-        #expect(!seen.insert(KeyID(bytes: sixteen)!).inserted)
     }
 
     @Test("Text forms: base64url (22 characters) and hex, and back")

@@ -53,6 +53,27 @@ struct DisplayModelTests {
         #expect(makeReceiver(seeded).open(.json(apns(wire: validWire))).isDuplicate)
     }
 
+    @Test("The in-memory duplicate log compares the pair by UTF-8 bytes, unambiguously")
+    func duplicateLogByBytes() {
+        let source = sourceA()
+        #expect(source.recordPreviousDelivery(conversation: "ab", messageID: "c"))
+        // Same concatenation, other split: another pair.
+        #expect(source.recordPreviousDelivery(conversation: "a", messageID: "bc"))
+        #expect(source.recordPreviousDelivery(conversation: "abc", messageID: ""))
+        // Canonically equivalent but different bytes (precomposed and decomposed é): another pair.
+        #expect(source.recordPreviousDelivery(conversation: "c", messageID: "caf\u{E9}"))
+        #expect(source.recordPreviousDelivery(conversation: "c", messageID: "cafe\u{301}"))
+        #expect(source.recordPreviousDelivery(conversation: "caf\u{E9}", messageID: "m"))
+        #expect(source.recordPreviousDelivery(conversation: "cafe\u{301}", messageID: "m"))
+        // The same bytes again, also from a string built another way (and a long, heap-allocated one).
+        #expect(!source.recordPreviousDelivery(conversation: "a" + "b", messageID: "c"))
+        #expect(!source.recordPreviousDelivery(conversation: "c", messageID: String(decoding: [0x63, 0x61, 0x66, 0xC3, 0xA9], as: UTF8.self)))
+        let long = String(repeating: "m", count: 300)
+        #expect(source.markDelivered(conversation: long, messageID: long) == .first)
+        #expect(source.markDelivered(conversation: String(repeating: "m", count: 300), messageID: long) == .duplicate)
+        #expect(source.markDelivered(conversation: long, messageID: long + "x") == .first)
+    }
+
     @Test("Failed opens are never recorded in the duplicate log")
     func failuresNotRecorded() {
         let source = sourceA()
@@ -151,7 +172,9 @@ struct DisplayModelTests {
             for (input, reason) in inputs {
                 var buffer = input
                 let receiver = makeReceiver(sourceA(), retainsContentBytes: retain)
-                let result = receiver.finish(decrypted: &buffer, conversation: conversationA, keyID: keyA.id, parsed: parsed)
+                let result = buffer.withUnsafeMutableBytes {
+                    receiver.finish(decrypted: $0, conversation: conversationA, keyID: keyA.id, parsed: parsed)
+                }
                 #expect(result.reason == reason)
                 #expect(buffer.count == input.count && buffer.allSatisfy { $0 == 0 })
                 if reason == nil { #expect(result.contentBytes == (retain ? input : nil)) }
