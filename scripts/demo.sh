@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-swift build -c release --static-swift-stdlib --product pushseal >&2
+swift build -c release --static-swift-stdlib --product pushseal >&2   # fully static on Linux (Package.swift)
 exec .build/release/pushseal demo "$@"
