@@ -29,6 +29,32 @@ enum SealWorkloads {
             })
     }
 
+    static func threadsName(_ contentBytes: Int) -> String { "seal.threads.\(contentBytes)" }
+
+    /// Single seals on every core at once, each thread with its own content, options and key
+    /// copy (as a server that shards its work by thread): how far sealing itself scales, next to
+    /// the batch API, which reads the caller's items and hands results back to it.
+    static func threads(contentBytes: Int, key: ConversationKey, cores: Int) -> Workload {
+        let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
+        return Workload(
+            name: threadsName(contentBytes), group: "seal", threads: cores, cores: cores,
+            limit: RawAEAD.encryptName(padded, allCores: true), speedupBase: singleName(contentBytes),
+            attributes: [("content_bytes", .integer(contentBytes)), ("padded_bytes", .integer(padded))],
+            makeWorker: {
+                let sealer = try! NotificationSealer()
+                let content = Fixtures.content(byteCount: contentBytes)
+                let options = Fixtures.apnsOptions.unsharedForBench()
+                let key = key.privateCopy()
+                return Worker { iterations in
+                    var total = 0
+                    for _ in 0..<iterations {
+                        total &+= try! sealer.seal(content, with: key, options: options).body.count
+                    }
+                    return total
+                }
+            })
+    }
+
     /// `NotificationSealer.seal(batch:)` (every core, from one calling thread), `batchSize` items
     /// per call; the figure is per item.
     static func batch(contentBytes: Int, key: ConversationKey, cores: Int) -> Workload {
@@ -50,5 +76,14 @@ enum SealWorkloads {
                     return total
                 }
             })
+    }
+}
+
+extension APNsOptions {
+    /// A copy whose topic has storage of its own (each thread of `seal.threads.N`).
+    func unsharedForBench() -> APNsOptions {
+        var copy = self
+        copy.topic = topic.map { String(decoding: Array($0.utf8), as: UTF8.self) }
+        return copy
     }
 }

@@ -67,6 +67,15 @@ import Testing
             let batch = try #require(figures["seal.batch.\(size)"])
             #expect(batch["speedup_base"]?.stringValue == "seal.apns.\(size)")
             #expect(Self.number(batch["speedup"]) != nil)
+            // With more than one core: single seals on every core, and the raw AEAD's own speedup
+            // (the yardstick for the batch's).
+            if let threads = figures["seal.threads.\(size)"] {
+                #expect(threads["speedup_base"]?.stringValue == "seal.apns.\(size)")
+                #expect(Self.number(threads["speedup"]) != nil)
+                let padded = try #require(Self.number(threads["padded_bytes"]))
+                let allCores = try #require(figures["aead.encrypt.\(Int(padded)).allcores"])
+                #expect(allCores["speedup_base"]?.stringValue == "aead.encrypt.\(Int(padded))")
+            }
         }
         // The cold process reports the child's peak RSS.
         for name in ["process.true", "process.open.512", "process.open.4k"] {
