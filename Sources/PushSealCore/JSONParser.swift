@@ -256,19 +256,11 @@ struct Reader {
     }
 
     /// The high bit of each byte of `word` (little-endian: the first byte is the lowest) that is
-    /// below 0x20, `"`, `\` or 0x80 and above. Only bytes after a marked byte can be marked
-    /// wrongly (a borrow runs upwards only), so the lowest set bit marks exactly the first such
-    /// byte, and a zero mask means there is none.
+    /// below 0x20, `"`, `\` or 0x80 and above: ``JSONWriter/escapeByteMask(_:)`` plus the
+    /// non-ASCII bytes. The lowest set bit marks exactly the first such byte; zero means none.
     @inline(__always)
     static func specialByteMask(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let below = (word &- ones &* 0x20) & ~word & highs
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        let hasQuote = (quote &- ones) & ~quote & highs
-        let hasBackslash = (backslash &- ones) & ~backslash & highs
-        return below | hasQuote | hasBackslash | (word & highs)
+        JSONWriter.escapeByteMask(word) | (word & 0x8080_8080_8080_8080)
     }
 
     /// After `\u`: reads 4 hex digits, and a following `\uXXXX` low surrogate when needed.

@@ -55,6 +55,16 @@ public struct JSONWriter: Sendable, JSONSink {
     /// (exact "has byte" tests: no false negatives; a true result is rechecked byte by byte).
     @inline(__always)
     static func mayNeedEscape(_ word: UInt64) -> Bool {
+        escapeByteMask(word) != 0
+    }
+
+    /// The high bit of each byte of `word` (little-endian: the first byte is the lowest) that is
+    /// below 0x20, `"` or `\` — the bytes a JSON string must escape. Only bytes after a marked
+    /// byte can be marked wrongly (a borrow runs upwards only): the lowest set bit marks exactly
+    /// the first such byte, and a zero mask means there is none. Shared by the writer's escape
+    /// scan and the parser's string scan.
+    @inline(__always)
+    static func escapeByteMask(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let below = (word &- ones &* 0x20) & ~word & highs
@@ -62,7 +72,7 @@ public struct JSONWriter: Sendable, JSONSink {
         let backslash = word ^ (ones &* 0x5C)
         let hasQuote = (quote &- ones) & ~quote & highs
         let hasBackslash = (backslash &- ones) & ~backslash & highs
-        return (below | hasQuote | hasBackslash) != 0
+        return below | hasQuote | hasBackslash
     }
 
     /// Number of bytes `value` takes as an escaped, quoted JSON string.

@@ -25,6 +25,25 @@ import Testing
         }
     }
 
+    @Test func escapeByteMaskMarksTheFirstByteToEscapeExactly() {
+        var generator = SystemRandomNumberGenerator()
+        let interesting: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xA2, 0xDC, 0xFF]
+        func needsEscape(_ byte: UInt8) -> Bool { byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") }
+        for _ in 0..<200_000 {
+            let bytes = (0..<8).map { _ in
+                Bool.random(using: &generator) ? interesting.randomElement(using: &generator)! : UInt8.random(in: 0...0xFF, using: &generator)
+            }
+            let word = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+            let mask = JSONWriter.escapeByteMask(word)
+            if let first = bytes.firstIndex(where: needsEscape) {
+                #expect(mask != 0 && mask.trailingZeroBitCount >> 3 == first, "\(bytes)")
+                #expect(JSONWriter.mayNeedEscape(word))
+            } else {
+                #expect(mask == 0 && !JSONWriter.mayNeedEscape(word), "\(bytes)")
+            }
+        }
+    }
+
     @Test func stringsWithSpecialBytesAnywhereParseAsByteByByte() throws {
         // Every position of an escape, a multi-byte sequence or a control byte relative to the
         // eight-byte words, and every length around them; the string is followed by another value.
