@@ -134,8 +134,8 @@ extension NotificationSealer {
 
 /// The private copies of the keys one chunk of a batch seals with. Every item of a batch usually
 /// carries the same key; if each thread sealed with that one key, every retain and release of its
-/// storage would move a cache line between the cores (measured: the batch scaled 1.3× on two cores
-/// instead of ~1.8×). A chunk instead copies each distinct key once and uses its copy.
+/// storage would move a cache line between the cores (Docs/PERFORMANCE.md §5.2). A chunk instead
+/// copies each distinct key once and uses its copy.
 private struct PrivateKeyCopies {
     private var last: (original: ObjectIdentifier, copy: ConversationKey)?
     private var others: [ObjectIdentifier: ConversationKey] = [:]
