@@ -41,6 +41,7 @@ public enum Benchmark {
             workloads.append(RawAEAD.decrypt(paddedBytes: padded))
             workloads.append(OpenWorkloads.inMemory(contentBytes: size, key: key))
             if cores > 1 { workloads.append(RawAEAD.encrypt(paddedBytes: padded, threads: cores)) }
+            workloads.append(SealWorkloads.loop(contentBytes: size, key: key))
             workloads.append(SealWorkloads.batch(contentBytes: size, key: key, cores: cores))
             if cores > 1 { workloads.append(SealWorkloads.threads(contentBytes: size, key: key, cores: cores)) }
         }
