@@ -22,19 +22,15 @@ struct OuterFields: Sendable, Equatable {
         guard let aps = aps?.dictionaryValue else { return }
         threadIdentifier = member(aps, "thread-id")?.stringValue
         category = member(aps, "category")?.stringValue
-        if case let .number(value)? = member(aps, "badge"), value >= 0, value <= 2_147_483_647, value == value.rounded(.towardZero) {
-            badge = Int64(value)
-        }
+        if case let .number(value)? = member(aps, "badge") { badge = Self.badge(value) }
         switch member(aps, "alert") {
         case let .string(body)?:
             placeholder = FallbackText(body: .plain(body))
         case let .dictionary(alert)?:
-            let title = Self.text(alert, plain: "title", key: "title-loc-key", arguments: "title-loc-args")
-            let subtitle = Self.text(alert, plain: "subtitle", key: "subtitle-loc-key", arguments: "subtitle-loc-args")
-            let body = Self.text(alert, plain: "body", key: "loc-key", arguments: "loc-args")
-            if title != nil || subtitle != nil || body != nil {
-                placeholder = FallbackText(title: title, subtitle: subtitle, body: body ?? .plain(""))
-            }
+            placeholder = Self.placeholder(
+                title: Self.text(alert, plain: "title", key: "title-loc-key", arguments: "title-loc-args"),
+                subtitle: Self.text(alert, plain: "subtitle", key: "subtitle-loc-key", arguments: "subtitle-loc-args"),
+                body: Self.text(alert, plain: "body", key: "loc-key", arguments: "loc-args"))
         default:
             break
         }
@@ -57,20 +53,15 @@ struct OuterFields: Sendable, Equatable {
         guard case let .object(aps)? = apsJSON else { return }
         threadIdentifier = aps["thread-id"]?.stringValue
         category = aps["category"]?.stringValue
-        if case let .number(literal)? = aps["badge"], let value = Double(literal),
-           value >= 0, value <= 2_147_483_647, value == value.rounded(.towardZero) {
-            badge = Int64(value)
-        }
+        if case let .number(literal)? = aps["badge"] { badge = Self.badge(Double(literal)) }
         switch aps["alert"] {
         case let .string(body)?:
             placeholder = FallbackText(body: .plain(body))
         case let .object(alert)?:
-            let title = Self.text(alert, plain: "title", key: "title-loc-key", arguments: "title-loc-args")
-            let subtitle = Self.text(alert, plain: "subtitle", key: "subtitle-loc-key", arguments: "subtitle-loc-args")
-            let body = Self.text(alert, plain: "body", key: "loc-key", arguments: "loc-args")
-            if title != nil || subtitle != nil || body != nil {
-                placeholder = FallbackText(title: title, subtitle: subtitle, body: body ?? .plain(""))
-            }
+            placeholder = Self.placeholder(
+                title: Self.text(alert, plain: "title", key: "title-loc-key", arguments: "title-loc-args"),
+                subtitle: Self.text(alert, plain: "subtitle", key: "subtitle-loc-key", arguments: "subtitle-loc-args"),
+                body: Self.text(alert, plain: "body", key: "loc-key", arguments: "loc-args"))
         default:
             break
         }
@@ -81,25 +72,33 @@ struct OuterFields: Sendable, Equatable {
     init(threadIdentifier: String?, category: String?, badgeLiteral: String?, alert: consuming JSONParser.Alert) {
         self.threadIdentifier = threadIdentifier
         self.category = category
-        if let badgeLiteral, let value = Double(badgeLiteral), value >= 0, value <= 2_147_483_647, value == value.rounded(.towardZero) {
-            badge = Int64(value)
-        } else {
-            badge = nil
-        }
+        badge = badgeLiteral.flatMap { Self.badge(Double($0)) }
         switch consume alert {
         case .none:
             placeholder = nil
         case let .text(body):
             placeholder = FallbackText(body: .plain(body))
         case let .parts(title, subtitle, body):
-            if title != nil || subtitle != nil || body != nil {
-                placeholder = FallbackText(
-                    title: title.map(NotificationText.plain), subtitle: subtitle.map(NotificationText.plain),
-                    body: body.map(NotificationText.plain) ?? .plain(""))
-            } else {
-                placeholder = nil
-            }
+            placeholder = Self.placeholder(
+                title: title.map(NotificationText.plain), subtitle: subtitle.map(NotificationText.plain),
+                body: body.map(NotificationText.plain))
         }
+    }
+
+    /// `aps.badge` as iOS takes it: a whole number from 0 to ``NotificationContent/maximumBadge``;
+    /// anything else (or no number) is no badge.
+    private static func badge(_ value: Double?) -> Int64? {
+        guard let value, value >= 0, value <= Double(NotificationContent.maximumBadge), value == value.rounded(.towardZero) else {
+            return nil
+        }
+        return Int64(value)
+    }
+
+    /// The placeholder an alert's parts make: nil when it has none of them, an empty body when it
+    /// has a title or subtitle only.
+    private static func placeholder(title: NotificationText?, subtitle: NotificationText?, body: NotificationText?) -> FallbackText? {
+        guard title != nil || subtitle != nil || body != nil else { return nil }
+        return FallbackText(title: title, subtitle: subtitle, body: body ?? .plain(""))
     }
 
     /// ``text(_:plain:key:arguments:)`` on a JSON object.
