@@ -16,6 +16,12 @@ enum KeyStoreDiagnostics {
         .failure(Diagnostic(error.description, hints: hints(for: error, location: location)))
     }
 
+    /// No key with id `kid` in the store (a lookup or removal by `--kid`): the message names the
+    /// id, the hints are those of ``KeyStoreError/itemNotFound``.
+    static func noSuchKey(_ kid: KeyID, location: StoreCommand.Location) -> CLIError {
+        .failure(Diagnostic("no key with id \(kid) in the store", hints: hints(for: .itemNotFound, location: location)))
+    }
+
     /// What to do about `error`.
     static func hints(for error: KeyStoreError, location: StoreCommand.Location) -> [String] {
         let options = location.commandLineOptions

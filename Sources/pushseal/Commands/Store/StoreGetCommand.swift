@@ -87,9 +87,7 @@ enum StoreGetCommand {
         do throws(KeyStoreError) {
             return try store.key(for: kid)
         } catch .itemNotFound {
-            throw .failure(
-                "no key with id \(kid) in the store",
-                hints: "list the store's keys with: pushseal store list \(location.commandLineOptions)")
+            throw KeyStoreDiagnostics.noSuchKey(kid, location: location)
         } catch {
             throw KeyStoreDiagnostics.error(error, location: location)
         }

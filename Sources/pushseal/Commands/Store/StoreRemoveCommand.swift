@@ -93,9 +93,7 @@ enum StoreRemoveCommand {
         do throws(KeyStoreError) {
             try store.remove(keyID: kid)
         } catch .itemNotFound {
-            throw .failure(
-                "no key with id \(kid) in the store",
-                hints: "list the store's keys with: pushseal store list \(location.commandLineOptions)")
+            throw KeyStoreDiagnostics.noSuchKey(kid, location: location)
         } catch {
             throw KeyStoreDiagnostics.error(error, location: location)
         }
