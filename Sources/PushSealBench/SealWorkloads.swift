@@ -15,18 +15,20 @@ enum SealWorkloads {
         return Workload(
             name: singleName(contentBytes), group: "seal", limit: RawAEAD.encryptName(padded),
             attributes: [("content_bytes", .integer(contentBytes)), ("padded_bytes", .integer(padded))],
-            makeWorker: {
-                let sealer = try! NotificationSealer()
-                let content = Fixtures.content(byteCount: contentBytes)
-                let options = Fixtures.apnsOptions
-                return Worker { iterations in
-                    var total = 0
-                    for _ in 0..<iterations {
-                        total &+= try! sealer.seal(content, with: key, options: options).body.count
-                    }
-                    return total
-                }
-            })
+            makeWorker: { repeatedSeal(contentBytes: contentBytes, key: key, options: Fixtures.apnsOptions) })
+    }
+
+    /// A worker that seals one content of `contentBytes` bytes over and over on its thread.
+    private static func repeatedSeal(contentBytes: Int, key: ConversationKey, options: APNsOptions) -> Worker {
+        let sealer = try! NotificationSealer()
+        let content = Fixtures.content(byteCount: contentBytes)
+        return Worker { iterations in
+            var total = 0
+            for _ in 0..<iterations {
+                total &+= try! sealer.seal(content, with: key, options: options).body.count
+            }
+            return total
+        }
     }
 
     static func threadsName(_ contentBytes: Int) -> String { "seal.threads.\(contentBytes)" }
@@ -74,17 +76,7 @@ enum SealWorkloads {
             limit: RawAEAD.encryptName(padded, allCores: true), speedupBase: singleName(contentBytes),
             attributes: [("content_bytes", .integer(contentBytes)), ("padded_bytes", .integer(padded))],
             makeWorker: {
-                let sealer = try! NotificationSealer()
-                let content = Fixtures.content(byteCount: contentBytes)
-                let options = Fixtures.apnsOptions.unsharedForBench()
-                let key = key.privateCopy()
-                return Worker { iterations in
-                    var total = 0
-                    for _ in 0..<iterations {
-                        total &+= try! sealer.seal(content, with: key, options: options).body.count
-                    }
-                    return total
-                }
+                repeatedSeal(contentBytes: contentBytes, key: key.privateCopy(), options: Fixtures.apnsOptions.unsharedCopy())
             })
     }
 
@@ -110,11 +102,3 @@ enum SealWorkloads {
     }
 }
 
-extension APNsOptions {
-    /// A copy whose topic has storage of its own (each thread of `seal.threads.N`).
-    func unsharedForBench() -> APNsOptions {
-        var copy = self
-        copy.topic = topic.map { String(decoding: Array($0.utf8), as: UTF8.self) }
-        return copy
-    }
-}

@@ -160,7 +160,7 @@ private struct PrivateKeyCopies {
 
 /// Values that can make a copy of themselves sharing no heap storage (strings, arrays) with the
 /// original.
-protocol UnsharedCopying {
+package protocol UnsharedCopying {
     /// A copy whose strings and arrays have storage of their own.
     func unsharedCopy() -> Self
 }
@@ -202,7 +202,7 @@ private struct RepeatedValueCopies<Value: UnsharedCopying> {
 }
 
 extension APNsOptions: UnsharedCopying {
-    func unsharedCopy() -> APNsOptions {
+    package func unsharedCopy() -> APNsOptions {
         let own = UTF8Bytes.unsharedCopy
         var copy = self
         switch placeholder {
@@ -223,7 +223,7 @@ extension APNsOptions: UnsharedCopying {
 }
 
 extension FCMOptions: UnsharedCopying {
-    func unsharedCopy() -> FCMOptions {
+    package func unsharedCopy() -> FCMOptions {
         var copy = self
         copy.token = UTF8Bytes.unsharedCopy(token)
         return copy
