@@ -46,9 +46,12 @@ let package = Package(
         // Deterministic test vectors (Vectors/pushseal-v1.json).
         .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealProvider", "PushSealReceiver"]),
 
+        // Thread processor affinity for the bench's one-core figures (glibc's _GNU_SOURCE calls).
+        .target(name: "CBenchAffinity"),
+
         // `pushseal bench`: measures sealing, opening and key store lookups next to raw libsodium
         // (internal module, not a product; it calls libsodium directly for the limit figures).
-        .target(name: "PushSealBench", dependencies: ["CSodium", "PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
+        .target(name: "PushSealBench", dependencies: ["CBenchAffinity", "CSodium", "PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
 
         // Hand-written argument parsing, help and diagnostics in swift-argument-parser's style,
         // and a small I/O layer over Glibc/Darwin (no Foundation: cold start matters).

@@ -28,7 +28,8 @@ public struct BenchReport: Sendable {
                 + "; \(options.effectiveRepetitions * options.effectiveSpawns) spawns per process figure"
                 + (options.quick ? " (--quick: indicative only)" : ""),
             "ratio = raw AEAD time / figure time (throughput relative to libsodium ChaCha20-Poly1305-IETF on the same padded size), median of per-round ratios;",
-            "median and ratio by the wall clock, CPU and CPU ratio by process CPU time (not slowed down by other processes)",
+            "median and ratio by the wall clock, CPU and CPU ratio by process CPU time (not slowed down by other processes);",
+            "a 1-core figure is measured on each processor in turn, pinned, and is the average processor's time (harmonic mean); an all-core figure's speedup is over that average processor",
         ]
     }
 
@@ -40,6 +41,9 @@ public struct BenchReport: Sendable {
         var rows: [[String]] = [columns]
         for figure in figures {
             var notes: [String] = []
+            for (name, value) in figure.attributes where name == "processor_median_ns" {
+                if case let .numbers(times) = value { notes.append("per processor " + times.map(Decimal.duration).joined(separator: " / ")) }
+            }
             if let speedup = figure.speedup { notes.append("speedup \(Decimal.fixed(speedup, decimals: 2))x") }
             if let scaling = figure.cpuScaling { notes.append("CPU-time scaling \(Decimal.fixed(scaling, decimals: 2))x") }
             if let rss = figure.integer("rss_kib_max") { notes.append("peak RSS \(Decimal.fixed(Double(rss) / 1_024, decimals: 1)) MiB") }

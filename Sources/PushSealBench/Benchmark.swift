@@ -43,7 +43,7 @@ public enum Benchmark {
             if cores > 1 { workloads.append(RawAEAD.encrypt(paddedBytes: padded, threads: cores)) }
             workloads.append(SealWorkloads.loop(contentBytes: size, key: key))
             workloads.append(SealWorkloads.batch(contentBytes: size, key: key, cores: cores))
-            if cores > 1 { workloads.append(SealWorkloads.threads(contentBytes: size, key: key, cores: cores)) }
+            if cores > 1 { workloads.append(SealWorkloads.loop(contentBytes: size, key: key, cores: cores)) }
         }
         workloads.append(RawAEAD.decrypt(paddedBytes: ConversationKey.byteCount))
         if wantsProcess {
@@ -93,7 +93,10 @@ public enum Benchmark {
         }
 
         // Calibrate (this also warms up every code path, cache and thread).
-        let samplers = workloads.map(Sampler.init)
+        // Single-thread figures are measured on each processor in turn (Sampler); a profile run
+        // leaves the scheduler alone.
+        let processors = options.profile ? [] : Affinity.allowedProcessors()
+        let samplers = workloads.map { Sampler($0, processors: processors) }
         let iterations: [Int]
         if let fixed = options.iterations {
             iterations = [Int](repeating: fixed, count: samplers.count)
@@ -127,6 +130,10 @@ public enum Benchmark {
                 iterations: iterations[index] * workload.operationsPerIteration)
             figure.cpuMedianNanoseconds = median(samples[index].map(\.cpu))
             figure.attributes = workload.attributes
+            if let processorCount = samples[index].first?.wallPerProcessor.count, processorCount > 1 {
+                let perProcessor = (0..<processorCount).map { processor in median(samples[index].map { $0.wallPerProcessor[processor] }) }
+                figure.attributes.append(("processor_median_ns", .numbers(perProcessor)))
+            }
             if let limit = workload.limit, let limitIndex = indexByName[limit] {
                 figure.limit = limit
                 figure.ratio = pairedMedian(limitIndex, index, \.wall)

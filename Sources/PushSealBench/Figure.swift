@@ -96,6 +96,13 @@ public struct Figure: Sendable {
             case let .integer(number): writer.appendInteger(Int64(number))
             case let .number(number): writer.appendRaw(bytes: Decimal.fixed(number, decimals: 3).utf8)
             case let .text(text): writer.appendString(text)
+            case let .numbers(numbers):
+                writer.appendRaw("[")
+                for (offset, number) in numbers.enumerated() {
+                    if offset > 0 { writer.appendRaw(",") }
+                    writer.appendRaw(bytes: Decimal.fixed(number, decimals: 1).utf8)
+                }
+                writer.appendRaw("]")
             }
         }
         if let target {

@@ -7,46 +7,51 @@ enum SealWorkloads {
     static let batchSize = 256
 
     static func singleName(_ contentBytes: Int) -> String { "seal.apns.\(contentBytes)" }
+    static func loopName(_ contentBytes: Int, allCores: Bool = false) -> String {
+        "seal.loop.\(contentBytes)" + (allCores ? ".allcores" : "")
+    }
     static func batchName(_ contentBytes: Int) -> String { "seal.batch.\(contentBytes)" }
 
-    /// `NotificationSealer.seal(_:with:options:)` in a loop on one thread.
+    /// `NotificationSealer.seal(_:with:options:)` in a loop on one thread, one content over and
+    /// over.
     static func single(contentBytes: Int, key: ConversationKey) -> Workload {
         let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
         return Workload(
             name: singleName(contentBytes), group: "seal", limit: RawAEAD.encryptName(padded),
             attributes: [("content_bytes", .integer(contentBytes)), ("padded_bytes", .integer(padded))],
-            makeWorker: { repeatedSeal(contentBytes: contentBytes, key: key, options: Fixtures.apnsOptions) })
+            makeWorker: {
+                let sealer = try! NotificationSealer()
+                let content = Fixtures.content(byteCount: contentBytes)
+                return Worker { iterations in
+                    var total = 0
+                    for _ in 0..<iterations {
+                        total &+= try! sealer.seal(content, with: key, options: Fixtures.apnsOptions).body.count
+                    }
+                    return total
+                }
+            })
     }
 
-    /// A worker that seals one content of `contentBytes` bytes over and over on its thread.
-    private static func repeatedSeal(contentBytes: Int, key: ConversationKey, options: APNsOptions) -> Worker {
-        let sealer = try! NotificationSealer()
-        let content = Fixtures.content(byteCount: contentBytes)
-        return Worker { iterations in
-            var total = 0
-            for _ in 0..<iterations {
-                total &+= try! sealer.seal(content, with: key, options: options).body.count
-            }
-            return total
-        }
-    }
-
-    static func threadsName(_ contentBytes: Int) -> String { "seal.threads.\(contentBytes)" }
-    static func loopName(_ contentBytes: Int) -> String { "seal.loop.\(contentBytes)" }
-
-    /// The batch's work on one core: the same `batchSize` distinct items sealed one by one on
-    /// one thread (per item). The batch's speedup is measured against this: `seal.apns.N` seals
-    /// one content over and over, whose working set stays in the first-level cache, which flatters
-    /// one core by ~15 % against 256 distinct items.
-    static func loop(contentBytes: Int, key: ConversationKey) -> Workload {
+    /// The batch's work without the batch API: `batchSize` distinct items sealed one by one
+    /// (per item). On one core it is what the batch's speedup is measured against (`seal.apns.N`
+    /// seals one content over and over, whose working set stays in the first-level cache and
+    /// flatters one core by ~15 %). On every core at once, each thread with its own items, key
+    /// copy and options (a server that shards its work by thread), it is how far this work
+    /// scales on the machine at the time: the ceiling for the batch, which reads the caller's
+    /// items and hands every result back to it.
+    static func loop(contentBytes: Int, key: ConversationKey, cores: Int = 1) -> Workload {
         let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
+        let allCores = cores > 1
         return Workload(
-            name: loopName(contentBytes), group: "seal", operationsPerIteration: batchSize,
-            limit: RawAEAD.encryptName(padded),
+            name: loopName(contentBytes, allCores: allCores), group: "seal", threads: cores, cores: cores,
+            operationsPerIteration: batchSize, limit: RawAEAD.encryptName(padded, allCores: allCores),
+            speedupBase: allCores ? loopName(contentBytes) : nil,
             attributes: [("content_bytes", .integer(contentBytes)), ("padded_bytes", .integer(padded)), ("batch", .integer(batchSize))],
             makeWorker: {
                 let sealer = try! NotificationSealer()
-                let items = batchItems(contentBytes: contentBytes, key: key)
+                let items = batchItems(
+                    contentBytes: contentBytes, key: allCores ? key.privateCopy() : key,
+                    options: allCores ? Fixtures.apnsOptions.unsharedCopy() : Fixtures.apnsOptions)
                 return Worker { iterations in
                     var total = 0
                     for _ in 0..<iterations {
@@ -58,26 +63,12 @@ enum SealWorkloads {
             })
     }
 
-    /// The items of one batch call: distinct contents of `contentBytes` bytes, one key, the
-    /// default options.
-    static func batchItems(contentBytes: Int, key: ConversationKey) -> [BatchItem<APNsOptions>] {
+    /// The items of one batch call: distinct contents of `contentBytes` bytes, one key, one
+    /// options value.
+    static func batchItems(contentBytes: Int, key: ConversationKey, options: APNsOptions = Fixtures.apnsOptions) -> [BatchItem<APNsOptions>] {
         (0..<batchSize).map {
-            BatchItem(content: Fixtures.content(byteCount: contentBytes, message: $0), key: key, options: Fixtures.apnsOptions)
+            BatchItem(content: Fixtures.content(byteCount: contentBytes, message: $0), key: key, options: options)
         }
-    }
-
-    /// Single seals on every core at once, each thread with its own content, options and key
-    /// copy (as a server that shards its work by thread): how far sealing itself scales, next to
-    /// the batch API, which reads the caller's items and hands results back to it.
-    static func threads(contentBytes: Int, key: ConversationKey, cores: Int) -> Workload {
-        let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
-        return Workload(
-            name: threadsName(contentBytes), group: "seal", threads: cores, cores: cores,
-            limit: RawAEAD.encryptName(padded, allCores: true), speedupBase: singleName(contentBytes),
-            attributes: [("content_bytes", .integer(contentBytes)), ("padded_bytes", .integer(padded))],
-            makeWorker: {
-                repeatedSeal(contentBytes: contentBytes, key: key.privateCopy(), options: Fixtures.apnsOptions.unsharedCopy())
-            })
     }
 
     /// `NotificationSealer.seal(batch:)` (every core, from one calling thread), `batchSize` items
@@ -101,4 +92,3 @@ enum SealWorkloads {
             })
     }
 }
-

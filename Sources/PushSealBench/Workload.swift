@@ -43,22 +43,44 @@ enum Attribute: Sendable {
     case integer(Int)
     case number(Double)
     case text(String)
+    case numbers([Double])
 }
 
 /// Runs samples of a workload.
+///
+/// A single-thread figure is measured on each processor in turn, pinned there, and its time is
+/// the average processor's (the harmonic mean of the per-processor times: the mean of their
+/// throughputs). The processors of a virtual machine can differ in speed from one second to the
+/// next (a neighbour on the host's core), so "one core" means the average one; an all-core
+/// figure runs on all of them at once and is compared with that.
 final class Sampler {
     private let workload: Workload
     private let workers: [Worker]
+    /// The processors a single-thread figure is measured on in turn (empty: unpinned).
+    private let processors: [Int]
     /// Keeps results observable (never read for anything but this).
     private(set) var checksum = 0
 
-    init(_ workload: Workload) {
+    init(_ workload: Workload, processors: [Int]) {
         self.workload = workload
         workers = (0..<workload.threads).map { _ in workload.makeWorker() }
+        self.processors = workload.threads == 1 && workload.cores == 1 && processors.count > 1 ? processors : []
     }
 
-    /// Wall and CPU nanoseconds per operation for one sample of `iterations` iterations per thread.
+    /// Wall and CPU nanoseconds per operation for one sample of `iterations` iterations per
+    /// thread (per processor, for a figure measured on each processor in turn).
     func sample(iterations: Int) -> Sample {
+        guard !processors.isEmpty else { return measure(iterations: iterations) }
+        let perProcessor = processors.map { processor in
+            Affinity.pinned(to: processor) { measure(iterations: iterations) }
+        }
+        func averageProcessor(_ time: (Sample) -> Double) -> Double {
+            Double(perProcessor.count) / perProcessor.reduce(0) { $0 + 1 / time($1) }
+        }
+        return Sample(wall: averageProcessor(\.wall), cpu: averageProcessor(\.cpu), wallPerProcessor: perProcessor.map(\.wall))
+    }
+
+    private func measure(iterations: Int) -> Sample {
         for worker in workers { worker.prepare(iterations) }
         let startCPU = processCPUNanoseconds()
         let start = monotonicNanoseconds()
@@ -78,14 +100,15 @@ final class Sampler {
         return Sample(wall: Double(elapsed) / operations, cpu: Double(cpu) / operations)
     }
 
-    /// Iterations per thread so that one sample takes about `targetNanoseconds`.
+    /// Iterations per thread (per processor) so that one sample takes about `targetNanoseconds`.
     func calibrate(targetNanoseconds: Double) -> Int {
+        let target = targetNanoseconds / Double(max(1, processors.count))
         var iterations = 1
         while true {
             let perOperation = sample(iterations: iterations).wall
             let elapsed = perOperation * Double(iterations * workload.operationsPerIteration)
-            if elapsed >= targetNanoseconds / 8 || iterations >= workload.maximumIterations {
-                let scaled = Int((Double(iterations) * targetNanoseconds / max(elapsed, 1)).rounded())
+            if elapsed >= target / 8 || iterations >= workload.maximumIterations {
+                let scaled = Int((Double(iterations) * target / max(elapsed, 1)).rounded())
                 return min(workload.maximumIterations, max(1, scaled))
             }
             iterations = min(workload.maximumIterations, iterations * 4)
@@ -98,6 +121,8 @@ final class Sampler {
 struct Sample {
     var wall: Double
     var cpu: Double
+    /// For a figure measured on each processor in turn: its wall time on each.
+    var wallPerProcessor: [Double] = []
 }
 
 /// One result slot per thread (each thread writes only its own slot; read after the join).

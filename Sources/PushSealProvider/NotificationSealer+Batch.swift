@@ -29,7 +29,7 @@ public struct BatchItem<Options: Sendable>: Sendable {
 extension NotificationSealer {
     /// Seals many APNs notifications on all cores. Results are in input order; an invalid item
     /// fails only itself. Items without a key use `keyProvider`, which is asked at most once per
-    /// conversation and chunk of work.
+    /// conversation and thread of the call.
     public func seal(
         batch items: [BatchItem<APNsOptions>], keyProvider: (any CurrentKeyProvider)? = nil
     ) -> [Result<APNsRequest, ProviderError>] {
@@ -48,8 +48,17 @@ extension NotificationSealer {
         }
     }
 
+    /// Items a thread of a batch claims at a time. Small, so that the threads finish together
+    /// (the last claim is a few microseconds of work); a claim costs one uncontended lock.
+    static let batchClaimSize = 4
+
     /// Inlined into the two callers, so it is specialized for APNs and FCM (unspecialized, every
     /// item, option and result was copied through generic value witnesses).
+    ///
+    /// One task per core; each sets up its private state once (key and options copies, the
+    /// key-provider cache, a salt buffer), then claims ``batchClaimSize`` items at a time until
+    /// none are left. A thread that starts late (waking one takes tens of microseconds on a
+    /// virtual machine) finds less or nothing to do instead of leaving a share unfinished.
     @inline(__always)
     private func sealBatch<Options: UnsharedCopying, Output>(
         _ items: [BatchItem<Options>], keyProvider: (any CurrentKeyProvider)?,
@@ -57,64 +66,64 @@ extension NotificationSealer {
     ) -> [Result<Output, ProviderError>] {
         let count = items.count
         guard count > 0 else { return [] }
-        let chunkCount = min(count, max(1, Self.activeProcessorCount * 4))
-        let chunkSize = (count + chunkCount - 1) / chunkCount
+        let claimSize = Self.batchClaimSize
+        let threads = min(Self.activeProcessorCount, (count + claimSize - 1) / claimSize)
+        let claims = BatchClaims(count: count, claimSize: claimSize)
         let optionsOffset = MemoryLayout<BatchItem<Options>>.offset(of: \BatchItem<Options>.options)!
         // Each result is initialized in place, exactly once, by the thread that seals its item.
         return [Result<Output, ProviderError>](unsafeUninitializedCapacity: count) { buffer, initialized in
             nonisolated(unsafe) let slots = buffer.baseAddress!
             items.withUnsafeBufferPointer { input in
                 nonisolated(unsafe) let input = UnsafePointer(input.baseAddress!)
-                DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
-                    let start = chunk * chunkSize
-                    let end = min(count, start + chunkSize)
-                    guard start < end else { return }
-                    // Current keys looked up in this chunk, by conversation id bytes.
+                DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                    // Current keys looked up by this thread, by conversation id bytes.
                     var cache: [[UInt8]: Result<ConversationKey, ProviderError>] = [:]
-                    // Given keys, each replaced by a copy private to this chunk (see below).
+                    // Given keys, each replaced by a copy private to this thread (see below).
                     var privateKeys = PrivateKeyCopies()
-                    // Options repeated from item to item, replaced by a copy private to this chunk.
+                    // Options repeated from item to item, replaced by a copy private to this thread.
                     var privateOptions = RepeatedValueCopies<Options>()
-                    // Fresh CSPRNG salts for the whole chunk in one call (one per item, never reused);
+                    // Fresh CSPRNG salts for each claim in one call (one per item, never reused);
                     // a deterministic salt source (vectors) derives them per item instead.
                     let saltCount = Envelope.saltByteCount
-                    var salts: [UInt8] = []
-                    if case .random = saltSource {
-                        salts = [UInt8](repeating: 0, count: (end - start) * saltCount)
-                        salts.withUnsafeMutableBytes { Sodium.randomBytes($0) }
-                    }
+                    let randomSalts = if case .random = saltSource { true } else { false }
+                    var salts = [UInt8](repeating: 0, count: randomSalts ? claimSize * saltCount : 0)
                     defer {
                         salts.withUnsafeMutableBytes { Sodium.zero($0) }
                         privateOptions.release()
                     }
-                    for index in start..<end {
-                        let item = input + index
-                        (slots + index).initialize(to: Result { () throws(ProviderError) -> Output in
-                            let key: ConversationKey
-                            // The identity is read without copying the shared key out of the item.
-                            if let identity = item.pointee.key?.storageIdentity {
-                                key = privateKeys.copy(of: identity) { item.pointee.key! }
-                            } else {
-                                try SizePolicy.validate(item.pointee.content)
-                                guard let keyProvider else {
-                                    throw .keyUnavailable(conversation: item.pointee.content.conversationID, detail: "no key given and no key provider")
+                    while let claim = claims.next() {
+                        if randomSalts {
+                            salts.withUnsafeMutableBytes { Sodium.randomBytes(UnsafeMutableRawBufferPointer(rebasing: $0[0..<claim.count * saltCount])) }
+                        }
+                        for index in claim {
+                            let item = input + index
+                            (slots + index).initialize(to: Result { () throws(ProviderError) -> Output in
+                                let key: ConversationKey
+                                // The identity is read without copying the shared key out of the item.
+                                if let identity = item.pointee.key?.storageIdentity {
+                                    key = privateKeys.copy(of: identity) { item.pointee.key! }
+                                } else {
+                                    try SizePolicy.validate(item.pointee.content)
+                                    guard let keyProvider else {
+                                        throw .keyUnavailable(conversation: item.pointee.content.conversationID, detail: "no key given and no key provider")
+                                    }
+                                    let id = Array(item.pointee.content.conversationID.utf8)
+                                    let lookup = cache[id] ?? Result { () throws(ProviderError) -> ConversationKey in
+                                        try Self.currentKey(for: item.pointee.content, from: keyProvider).privateCopy()
+                                    }
+                                    cache[id] = lookup
+                                    key = try lookup.get()
                                 }
-                                let id = Array(item.pointee.content.conversationID.utf8)
-                                let lookup = cache[id] ?? Result { () throws(ProviderError) -> ConversationKey in
-                                    try Self.currentKey(for: item.pointee.content, from: keyProvider).privateCopy()
-                                }
-                                cache[id] = lookup
-                                key = try lookup.get()
-                            }
-                            let options = privateOptions.pointer(to: UnsafeRawPointer(item) + optionsOffset)
-                            if salts.isEmpty { return try sealOne(item, key, options.pointee, nil) }
-                            let offset = (index - start) * saltCount
-                            return try salts.withUnsafeBytes { all in
-                                Result { () throws(ProviderError) -> Output in
-                                    try sealOne(item, key, options.pointee, UnsafeRawBufferPointer(rebasing: all[offset..<offset + saltCount]))
-                                }
-                            }.get()
-                        })
+                                let options = privateOptions.pointer(to: UnsafeRawPointer(item) + optionsOffset)
+                                guard randomSalts else { return try sealOne(item, key, options.pointee, nil) }
+                                let offset = (index - claim.lowerBound) * saltCount
+                                return try salts.withUnsafeBytes { all in
+                                    Result { () throws(ProviderError) -> Output in
+                                        try sealOne(item, key, options.pointee, UnsafeRawBufferPointer(rebasing: all[offset..<offset + saltCount]))
+                                    }
+                                }.get()
+                            })
+                        }
                     }
                 }
             }
@@ -132,17 +141,41 @@ extension NotificationSealer {
     }
 }
 
-/// The private copies of the keys one chunk of a batch seals with. Every item of a batch usually
+/// The items of one batch call not yet claimed by a thread, handed out a few at a time.
+private final class BatchClaims: @unchecked Sendable {
+    private let lock = Lock()
+    private let count: Int
+    private let claimSize: Int
+    /// The first unclaimed item; guarded by `lock`.
+    private var unclaimed = 0
+
+    init(count: Int, claimSize: Int) {
+        self.count = count
+        self.claimSize = claimSize
+    }
+
+    /// The next items to seal, or nil when every item has been claimed.
+    func next() -> Range<Int>? {
+        lock.withLock {
+            guard unclaimed < count else { return nil }
+            let start = unclaimed
+            unclaimed = min(count, start + claimSize)
+            return start..<unclaimed
+        }
+    }
+}
+
+/// The private copies of the keys one thread of a batch seals with. Every item of a batch usually
 /// carries the same key; if each thread sealed with that one key, every retain and release of its
-/// storage would move a cache line between the cores (Docs/PERFORMANCE.md §5.2). A chunk instead
+/// storage would move a cache line between the cores (Docs/PERFORMANCE.md §5.2). A thread instead
 /// copies each distinct key once and uses its copy.
 private struct PrivateKeyCopies {
     private var last: (original: ObjectIdentifier, copy: ConversationKey)?
     private var others: [ObjectIdentifier: ConversationKey] = [:]
 
-    /// This chunk's copy of the key whose ``ConversationKey/storageIdentity`` is `identity`,
+    /// This thread's copy of the key whose ``ConversationKey/storageIdentity`` is `identity`,
     /// made from `key()` on first use. The key stays alive (it is in the batch's items) while the
-    /// chunk runs, so its storage identity cannot be reused by another key meanwhile.
+    /// batch call runs, so its storage identity cannot be reused by another key meanwhile.
     @inline(__always)
     mutating func copy(of identity: ObjectIdentifier, _ key: () -> ConversationKey) -> ConversationKey {
         if let last, last.original == identity { return last.copy }
@@ -165,20 +198,20 @@ package protocol UnsharedCopying {
     func unsharedCopy() -> Self
 }
 
-/// The options of one chunk of a batch. A server usually gives every item the same options
+/// The options of one thread of a batch. A server usually gives every item the same options
 /// value (one topic, one placeholder), and each sealed request keeps some of its strings: with
 /// one shared value, both threads would retain and release the same strings for every item.
 /// When an item's options are bit for bit those of the item before (the very same strings), the
-/// chunk uses its own unshared copy instead; options that change from item to item are used in
+/// thread uses its own unshared copy instead; options that change from item to item are used in
 /// place.
 private struct RepeatedValueCopies<Value: UnsharedCopying> {
     private var last: UnsafeRawPointer?
     private var copy: UnsafeMutablePointer<Value>?
 
-    /// The value at `pointer` (an item's field, used in place), or this chunk's unshared copy of
+    /// The value at `pointer` (an item's field, used in place), or this thread's unshared copy of
     /// it when it repeats the previous item's. Equal bits mean the same references and the same
     /// inline bytes, hence the same value; padding that differs only costs a copy. The items
-    /// outlive the chunk, so `last` stays valid.
+    /// outlive the batch call, so `last` stays valid.
     @inline(__always)
     mutating func pointer(to pointer: UnsafeRawPointer) -> UnsafePointer<Value> {
         defer { last = pointer }

@@ -69,15 +69,31 @@ import Testing
             // Against the same items sealed one by one on one core.
             #expect(batch["speedup_base"]?.stringValue == "seal.loop.\(size)")
             #expect(Self.number(batch["speedup"]) != nil)
-            // With more than one core: single seals on every core, and the raw AEAD's own speedup
-            // (the yardstick for the batch's).
-            if let threads = figures["seal.threads.\(size)"] {
-                #expect(threads["speedup_base"]?.stringValue == "seal.apns.\(size)")
-                #expect(Self.number(threads["speedup"]) != nil)
-                let padded = try #require(Self.number(threads["padded_bytes"]))
+            // With more than one core: the same work one by one on every core (each thread its
+            // own items), and the raw AEAD's own speedup: what the machine offers the batch.
+            if let loop = figures["seal.loop.\(size).allcores"] {
+                #expect(loop["speedup_base"]?.stringValue == "seal.loop.\(size)")
+                #expect(Self.number(loop["speedup"]) != nil)
+                let padded = try #require(Self.number(loop["padded_bytes"]))
                 let allCores = try #require(figures["aead.encrypt.\(Int(padded)).allcores"])
                 #expect(allCores["speedup_base"]?.stringValue == "aead.encrypt.\(Int(padded))")
             }
+        }
+        // One-core figures are measured on each processor in turn when there are several: all of
+        // them or none, with one positive time per processor; all-core figures never.
+        let measuredPerProcessor = figures.filter { $0.value["processor_median_ns"] != nil }
+        for (name, figure) in measuredPerProcessor {
+            #expect(Self.number(figure["cores"]) == 1, "\(name)")
+            guard case let .array(times)? = figure["processor_median_ns"] else {
+                Issue.record("\(name): processor_median_ns is not an array")
+                continue
+            }
+            #expect(times.count >= 2, "\(name)")
+            for time in times { #expect((Self.number(time) ?? 0) > 0, "\(name)") }
+        }
+        if !measuredPerProcessor.isEmpty {
+            let inProcessOneCore = figures.filter { !$0.key.hasPrefix("process.") && Self.number($0.value["cores"]) == 1 }
+            #expect(Set(measuredPerProcessor.keys) == Set(inProcessOneCore.keys))
         }
         // The cold process reports the child's peak RSS.
         for name in ["process.true", "process.open.512", "process.open.4k"] {
