@@ -1,6 +1,6 @@
 import Testing
 import PushSealCore
-@_spi(Vectors) import PushSealProvider
+@_spi(Vectors) @testable import PushSealProvider
 
 @Suite("Salts, determinism and the batch API")
 struct DeterminismAndBatchTests {
@@ -118,11 +118,11 @@ struct DeterminismAndBatchTests {
         #expect(batch.contains { if case .failure(.invalidFCMToken) = $0 { true } else { false } })
     }
 
-    @Test("Items sharing key values (each chunk seals with its own copy) equal sealing one by one")
+    @Test("Items sharing key values (each thread seals with its own copy) equal sealing one by one")
     func sharedKeys() throws {
         // A fixed clock: the relative APNs expiration must not tick between batch and single seals.
         let sealer = try NotificationSealer(clock: { 1_000 }, deterministicSalt: saltFromMessageID)
-        // Three key values shared by 3,000 items, interleaved so that every chunk sees all of
+        // Three key values shared by 3,000 items, interleaved so that every thread sees all of
         // them in changing order, plus one key object per item every seventh item.
         let shared = (0..<3).map { testKey(UInt8(200 + $0)) }
         let items = (0..<3_000).map { index in
@@ -139,7 +139,7 @@ struct DeterminismAndBatchTests {
         }
     }
 
-    @Test("Runs of one options value (each chunk seals with its own copy of it) equal sealing one by one")
+    @Test("Runs of one options value (each thread seals with its own copy of it) equal sealing one by one")
     func repeatedOptions() throws {
         let sealer = try NotificationSealer(clock: { 1_000 }, deterministicSalt: saltFromMessageID)
         let key = testKey(3)
@@ -167,6 +167,59 @@ struct DeterminismAndBatchTests {
         }
         for (item, result) in zip(fcmItems, sealer.seal(batch: fcmItems)) {
             #expect(try result.get() == sealer.seal(item.content, with: key, options: item.options))
+        }
+    }
+
+    @Test("Batches of every size around the claim size, with fresh salts, each open to their own content")
+    func batchSizesWithRandomSalts() throws {
+        let sealer = try NotificationSealer()
+        let claim = NotificationSealer.batchClaimSize
+        var wires = Set<[UInt8]>()
+        var sealed = 0
+        for size in Array(1...(2 * claim + 1)) + [255, 256, 257] {
+            let contents = (0..<size).map { index in
+                NotificationContent(conversationID: "c", messageID: "m\(size)-\(index)", sentAt: 1_700_000_000, body: "body \(index)")
+            }
+            let results = sealer.seal(batch: contents.map { BatchItem(content: $0, key: key, options: APNsOptions()) })
+            #expect(results.count == size)
+            for (content, result) in zip(contents, results) {
+                let request = try result.get()
+                #expect(try checkPayload(request.checked, content: content, key: key, transport: .apns(APNsOptions()), padBlock: 256) == content)
+                wires.insert(request.body)
+                sealed += 1
+            }
+        }
+        // One fresh salt per item: no two payloads alike.
+        #expect(wires.count == sealed)
+    }
+
+    @Test("The key provider is asked at most once per conversation and thread of a batch")
+    func keyProviderLookups() throws {
+        final class CountingProvider: CurrentKeyProvider, @unchecked Sendable {
+            let keys: FixedKeyProvider
+            let lock = Lock()
+            var calls: [String: Int] = [:]
+            init(_ keys: FixedKeyProvider) { self.keys = keys }
+            func currentKey(conversation: String) throws -> ConversationKey {
+                lock.withLock { calls[conversation, default: 0] += 1 }
+                return try keys.currentKey(conversation: conversation)
+            }
+        }
+        let sealer = try NotificationSealer(clock: { 1_000 }, deterministicSalt: saltFromMessageID)
+        let provider = CountingProvider(FixedKeyProvider([(conversation: "a", key: testKey(1)), (conversation: "b", key: testKey(2))]))
+        let items = (0..<2_000).map { index in
+            BatchItem(
+                content: NotificationContent(conversationID: ["a", "b", "unknown"][index % 3], messageID: "m\(index)", sentAt: 1_000, body: "b"),
+                options: APNsOptions(topic: "com.example.chat"))
+        }
+        let results = sealer.seal(batch: items, keyProvider: provider)
+        for (item, result) in zip(items, results) {
+            #expect(result == Result { () throws(ProviderError) in try sealer.seal(item.content, keyProvider: provider.keys, options: item.options) })
+        }
+        let calls = provider.lock.withLock { provider.calls }
+        #expect(Set(calls.keys) == ["a", "b", "unknown"])
+        for (conversation, count) in calls {
+            #expect(count >= 1 && count <= NotificationSealer.activeProcessorCount, "\(conversation): \(count) lookups")
         }
     }
 

@@ -18,8 +18,11 @@ enum BenchCommand {
 
             Figures are medians over interleaved rounds; each figure's ratio is the raw AEAD time \
             of the same padded size divided by the figure's time, in the same run (the median of \
-            the per-round ratios). Use a release build with a static standard library:
-              swift build -c release --static-swift-stdlib --product pushseal
+            the per-round ratios). A one-core figure is measured on each processor in turn, \
+            pinned there, and is the average processor's time: the processors of a virtual \
+            machine can differ in speed. An all-core figure's speedup is over that average \
+            processor. Use a release build (on Linux it is one static executable):
+              swift build -c release --product pushseal
               .build/release/pushseal bench
             """,
         options: [
