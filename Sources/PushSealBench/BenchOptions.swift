@@ -12,6 +12,8 @@ public struct BenchOptions: Sendable {
     public var spawnsPerRound: Int?
     /// Threads for the all-core figures; nil: every online processor.
     public var threads: Int?
+    /// Items per `seal(batch:)` call in the batch figures (and their one-by-one bases).
+    public var batchSize = 256
     /// Only figures whose name starts with one of these (their limit and baseline figures are
     /// always measured too); empty: everything.
     public var only: [String] = []

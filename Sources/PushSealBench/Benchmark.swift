@@ -41,9 +41,9 @@ public enum Benchmark {
             workloads.append(RawAEAD.decrypt(paddedBytes: padded))
             workloads.append(OpenWorkloads.inMemory(contentBytes: size, key: key))
             if cores > 1 { workloads.append(RawAEAD.encrypt(paddedBytes: padded, threads: cores)) }
-            workloads.append(SealWorkloads.loop(contentBytes: size, key: key))
-            workloads.append(SealWorkloads.batch(contentBytes: size, key: key, cores: cores))
-            if cores > 1 { workloads.append(SealWorkloads.loop(contentBytes: size, key: key, cores: cores)) }
+            workloads.append(SealWorkloads.loop(contentBytes: size, key: key, batchSize: options.batchSize))
+            workloads.append(SealWorkloads.batch(contentBytes: size, key: key, batchSize: options.batchSize, cores: cores))
+            if cores > 1 { workloads.append(SealWorkloads.loop(contentBytes: size, key: key, batchSize: options.batchSize, cores: cores)) }
         }
         workloads.append(RawAEAD.decrypt(paddedBytes: ConversationKey.byteCount))
         if wantsProcess {

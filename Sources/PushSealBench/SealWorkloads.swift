@@ -3,9 +3,6 @@ import PushSealProvider
 
 /// Provider figures: content (a `NotificationContent`) to complete APNs payload bytes.
 enum SealWorkloads {
-    /// Items per `seal(batch:)` call.
-    static let batchSize = 256
-
     static func singleName(_ contentBytes: Int) -> String { "seal.apns.\(contentBytes)" }
     static func loopName(_ contentBytes: Int, allCores: Bool = false) -> String {
         "seal.loop.\(contentBytes)" + (allCores ? ".allcores" : "")
@@ -39,7 +36,7 @@ enum SealWorkloads {
     /// copy and options (a server that shards its work by thread), it is how far this work
     /// scales on the machine at the time: the ceiling for the batch, which reads the caller's
     /// items and hands every result back to it.
-    static func loop(contentBytes: Int, key: ConversationKey, cores: Int = 1) -> Workload {
+    static func loop(contentBytes: Int, key: ConversationKey, batchSize: Int, cores: Int = 1) -> Workload {
         let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
         let allCores = cores > 1
         return Workload(
@@ -50,7 +47,7 @@ enum SealWorkloads {
             makeWorker: {
                 let sealer = try! NotificationSealer()
                 let items = batchItems(
-                    contentBytes: contentBytes, key: allCores ? key.privateCopy() : key,
+                    contentBytes: contentBytes, count: batchSize, key: allCores ? key.privateCopy() : key,
                     options: allCores ? Fixtures.apnsOptions.unsharedCopy() : Fixtures.apnsOptions)
                 return Worker { iterations in
                     var total = 0
@@ -65,15 +62,15 @@ enum SealWorkloads {
 
     /// The items of one batch call: distinct contents of `contentBytes` bytes, one key, one
     /// options value.
-    static func batchItems(contentBytes: Int, key: ConversationKey, options: APNsOptions = Fixtures.apnsOptions) -> [BatchItem<APNsOptions>] {
-        (0..<batchSize).map {
+    static func batchItems(contentBytes: Int, count: Int, key: ConversationKey, options: APNsOptions = Fixtures.apnsOptions) -> [BatchItem<APNsOptions>] {
+        (0..<count).map {
             BatchItem(content: Fixtures.content(byteCount: contentBytes, message: $0), key: key, options: options)
         }
     }
 
     /// `NotificationSealer.seal(batch:)` (every core, from one calling thread), `batchSize` items
     /// per call; the figure is per item.
-    static func batch(contentBytes: Int, key: ConversationKey, cores: Int) -> Workload {
+    static func batch(contentBytes: Int, key: ConversationKey, batchSize: Int, cores: Int) -> Workload {
         let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
         return Workload(
             name: batchName(contentBytes), group: "seal", cores: cores, operationsPerIteration: batchSize,
@@ -81,7 +78,7 @@ enum SealWorkloads {
             attributes: [("content_bytes", .integer(contentBytes)), ("padded_bytes", .integer(padded)), ("batch", .integer(batchSize))],
             makeWorker: {
                 let sealer = try! NotificationSealer()
-                let items = batchItems(contentBytes: contentBytes, key: key)
+                let items = batchItems(contentBytes: contentBytes, count: batchSize, key: key)
                 return Worker { iterations in
                     var total = 0
                     for _ in 0..<iterations {

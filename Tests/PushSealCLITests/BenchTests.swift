@@ -114,6 +114,21 @@ import Testing
         #expect(Self.number(figures["seal.apns.128"]?["iterations"]) == 3)
     }
 
+    @Test func batchSizeSetsTheItemsPerCallOfTheBatchAndItsBases() throws {
+        let run = try runPushSeal(["bench", "--quick", "--json", "--only", "seal.batch.128", "--iterations", "2", "--batch-size", "5"])
+        #expect(run.status == 0, "\(run)")
+        let figures = try Self.figures(run)
+        #expect(figures["seal.batch.128"] != nil && figures["seal.loop.128"] != nil)
+        for (name, figure) in figures where name.hasPrefix("seal.") {
+            #expect(Self.number(figure["batch"]) == 5, "\(name)")
+            // Two iterations of five items each per sample (per thread, or per processor).
+            #expect(Self.number(figure["iterations"]) == 10, "\(name)")
+        }
+        expectUsageError(
+            try runPushSeal(["bench", "--batch-size", "0"]), command: "pushseal bench",
+            message: "The value '0' is invalid for '--batch-size <n>': must be between 1 and 65536")
+    }
+
     @Test func textOutputIsATableWithTheMachine() throws {
         let run = try runPushSeal(["bench", "--quick", "--only", "open.key.128", "--iterations", "2"])
         #expect(run.status == 0, "\(run)")

@@ -32,6 +32,7 @@ enum BenchCommand {
             .option("spawns", valueName: "n",
                     abstract: "Spawns of each cold-process command per round (default: 12; 1 with --quick)."),
             .option("threads", valueName: "n", abstract: "Threads for the all-core figures (default: every online processor)."),
+            .option("batch-size", valueName: "n", abstract: "Items per seal(batch:) call in the batch figures (default: 256)."),
             .option("only", valueName: "prefixes",
                     abstract: "Only figures whose name starts with one of these comma-separated prefixes (with what they are compared with)."),
             .option("store-keys", valueName: "counts",
@@ -55,6 +56,7 @@ enum BenchCommand {
         options.repetitions = try arguments.integer("repetitions", in: 1...10_000).map { Int($0) }
         options.spawnsPerRound = try arguments.integer("spawns", in: 1...10_000).map { Int($0) }
         options.threads = try arguments.integer("threads", in: 1...1_024).map { Int($0) }
+        if let batchSize = try arguments.integer("batch-size", in: 1...65_536) { options.batchSize = Int(batchSize) }
         if let only = arguments.value("only") {
             options.only = only.split(separator: ",").map { String($0) }.filter { !$0.isEmpty }
         }
