@@ -10,7 +10,7 @@ public struct BenchOptions: Sendable {
     public var repetitions: Int?
     /// Spawns of each cold-process command per round; nil: 12, or 1 with ``quick``.
     public var spawnsPerRound: Int?
-    /// Threads for the all-core figures; nil: every online processor.
+    /// Threads for the all-core figures; nil: every processor this process may run on.
     public var threads: Int?
     /// Items per `seal(batch:)` call in the batch figures (and their one-by-one bases).
     public var batchSize = 256

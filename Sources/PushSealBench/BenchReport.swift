@@ -20,7 +20,9 @@ public struct BenchReport: Sendable {
             values.isEmpty ? "unknown" : values.map { Decimal.fixed($0, decimals: 2) }.joined(separator: " ")
         }
         return [
-            "machine: \(machine.processors) online processors, \(machine.cpuModel), libsodium \(machine.libsodiumVersion)",
+            "machine: \(machine.processors) online processors"
+                + (machine.usableProcessors < machine.processors ? " (this process may run on \(machine.usableProcessors))" : "")
+                + ", \(machine.cpuModel), libsodium \(machine.libsodiumVersion)",
             "load average (1/5/15 min): \(load(machine.loadAverageAtStart)) at start, \(load(machine.loadAverageAtEnd)) at end",
             options.profile ? "profile run: one sample of \(options.iterations ?? 0) iterations per figure" :
             "samples: median of \(options.effectiveRepetitions) rounds"

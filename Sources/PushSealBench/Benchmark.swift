@@ -25,7 +25,7 @@ public enum Benchmark {
     /// Runs the benchmark. `progress` receives one line per step (for a terminal).
     public static func run(_ options: BenchOptions, progress: (String) -> Void = { _ in }) throws(BenchError) -> BenchReport {
         var machine = MachineInfo.current()
-        let cores = options.threads ?? machine.processors
+        let cores = options.threads ?? machine.usableProcessors
         let key = ConversationKey.generate()
         let reference = referenceContentSize
         let referencePadded = Fixtures.paddedByteCount(contentByteCount: reference)
@@ -95,7 +95,7 @@ public enum Benchmark {
         // Calibrate (this also warms up every code path, cache and thread).
         // Single-thread figures are measured on each processor in turn (Sampler); a profile run
         // leaves the scheduler alone.
-        let processors = options.profile ? [] : Affinity.allowedProcessors()
+        let processors = options.profile ? [] : machine.allowedProcessors
         let samplers = workloads.map { Sampler($0, processors: processors) }
         let iterations: [Int]
         if let fixed = options.iterations {

@@ -11,6 +11,9 @@ import Darwin
 public struct MachineInfo: Sendable {
     /// Online processors (`nproc`).
     public var processors: Int
+    /// The processors this process may run on (its affinity, e.g. under `taskset` or a cpuset);
+    /// empty where that cannot be read.
+    public var allowedProcessors: [Int]
     /// The CPU model (`model name` in /proc/cpuinfo), or "unknown".
     public var cpuModel: String
     /// 1, 5 and 15 minute load averages at the start of the run.
@@ -22,9 +25,13 @@ public struct MachineInfo: Sendable {
 
     static func current() -> MachineInfo {
         MachineInfo(
-            processors: onlineProcessors(), cpuModel: cpuModel(), loadAverageAtStart: loadAverage(),
+            processors: onlineProcessors(), allowedProcessors: Affinity.allowedProcessors(), cpuModel: cpuModel(),
+            loadAverageAtStart: loadAverage(),
             libsodiumVersion: String(cString: sodium_version_string()))
     }
+
+    /// The processors the all-core figures use: the allowed ones, or every online one.
+    var usableProcessors: Int { allowedProcessors.isEmpty ? processors : min(processors, allowedProcessors.count) }
 
     static func onlineProcessors() -> Int {
         max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))

@@ -31,7 +31,7 @@ enum BenchCommand {
             .option("repetitions", valueName: "n", abstract: "Samples (interleaved rounds) per figure (default: 9; 3 with --quick)."),
             .option("spawns", valueName: "n",
                     abstract: "Spawns of each cold-process command per round (default: 12; 1 with --quick)."),
-            .option("threads", valueName: "n", abstract: "Threads for the all-core figures (default: every online processor)."),
+            .option("threads", valueName: "n", abstract: "Threads for the all-core figures (default: every processor this process may run on)."),
             .option("batch-size", valueName: "n", abstract: "Items per seal(batch:) call in the batch figures (default: 256)."),
             .option("only", valueName: "prefixes",
                     abstract: "Only figures whose name starts with one of these comma-separated prefixes (with what they are compared with)."),
