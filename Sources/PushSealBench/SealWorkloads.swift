@@ -19,10 +19,11 @@ enum SealWorkloads {
             makeWorker: {
                 let sealer = try! NotificationSealer()
                 let content = Fixtures.content(byteCount: contentBytes)
+                let options = Fixtures.apnsOptions
                 return Worker { iterations in
                     var total = 0
                     for _ in 0..<iterations {
-                        total &+= try! sealer.seal(content, with: key, options: Fixtures.apnsOptions).body.count
+                        total &+= try! sealer.seal(content, with: key, options: options).body.count
                     }
                     return total
                 }
