@@ -13,7 +13,11 @@ public struct BenchOptions: Sendable {
     /// Threads for the all-core figures; nil: every processor this process may run on.
     public var threads: Int?
     /// Items per `seal(batch:)` call in the batch figures (and their one-by-one bases).
-    public var batchSize = 256
+    public var batchSize = BenchOptions.defaultBatchSize
+    /// A server's batch: a message to a large group, or the notifications of a busy moment.
+    /// Waking a second core for a call costs tens of microseconds on a virtual machine, which
+    /// 1,024 items (about 2 ms of work on 2 cores) make small (Docs/PERFORMANCE.md §5.2).
+    public static let defaultBatchSize = 1_024
     /// Only figures whose name starts with one of these (their limit and baseline figures are
     /// always measured too); empty: everything.
     public var only: [String] = []

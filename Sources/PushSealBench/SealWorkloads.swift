@@ -8,6 +8,7 @@ enum SealWorkloads {
         "seal.loop.\(contentBytes)" + (allCores ? ".allcores" : "")
     }
     static func batchName(_ contentBytes: Int) -> String { "seal.batch.\(contentBytes)" }
+    static func deliveringBatchName(_ contentBytes: Int) -> String { "seal.batch.\(contentBytes).deliver" }
 
     /// `NotificationSealer.seal(_:with:options:)` in a loop on one thread, one content over and
     /// over.
@@ -35,8 +36,8 @@ enum SealWorkloads {
     /// seals one content over and over, whose working set stays in the first-level cache and
     /// flatters one core by ~15 %). On every core at once, each thread with its own items, key
     /// copy and options (a server that shards its work by thread), it is how far this work
-    /// scales on the machine at the time: the ceiling for the batch, which reads the caller's
-    /// items and hands every result back to it.
+    /// scales on the machine at the time: the ceiling for the batch, which also reads the
+    /// caller's items and wakes a thread per call.
     static func loop(contentBytes: Int, key: ConversationKey, batchSize: Int, cores: Int = 1) -> Workload {
         let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
         let allCores = cores > 1
@@ -70,7 +71,8 @@ enum SealWorkloads {
     }
 
     /// `NotificationSealer.seal(batch:)` (every core, from one calling thread), `batchSize` items
-    /// per call; the figure is per item.
+    /// per call; the figure is per item. The calling thread reads and frees every result after
+    /// the call, alone: a serial part that the delivering batch does not have.
     static func batch(contentBytes: Int, key: ConversationKey, batchSize: Int, cores: Int) -> Workload {
         let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
         return Workload(
@@ -90,6 +92,38 @@ enum SealWorkloads {
                             case let .failure(error): preconditionFailure("bench item failed: \(error)")
                             }
                         }
+                    }
+                    return total
+                }
+            })
+    }
+
+    /// `NotificationSealer.seal(batch:deliver:)`, `batchSize` items per call: each result is
+    /// read (its size stored by index, as a server would hand it to a sender) and freed on the
+    /// thread that sealed it. The figure the batch target applies to.
+    static func deliveringBatch(contentBytes: Int, key: ConversationKey, batchSize: Int, cores: Int) -> Workload {
+        let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
+        return Workload(
+            name: deliveringBatchName(contentBytes), group: "seal", cores: cores, operationsPerIteration: batchSize,
+            limit: RawAEAD.encryptName(padded, allCores: cores > 1), speedupBase: loopName(contentBytes),
+            attributes: [("content_bytes", .integer(contentBytes)), ("padded_bytes", .integer(padded)), ("batch", .integer(batchSize))],
+            makeWorker: {
+                let sealer = try! NotificationSealer()
+                let items = batchItems(contentBytes: contentBytes, count: batchSize, key: key)
+                var sizes = [Int](repeating: 0, count: batchSize)
+                return Worker { iterations in
+                    var total = 0
+                    for _ in 0..<iterations {
+                        sizes.withUnsafeMutableBufferPointer { sizes in
+                            nonisolated(unsafe) let slots = sizes
+                            sealer.seal(batch: items) { index, result in
+                                switch result {
+                                case let .success(request): slots[index] = request.body.count
+                                case let .failure(error): preconditionFailure("bench item failed: \(error)")
+                                }
+                            }
+                        }
+                        for size in sizes { total &+= size }
                     }
                     return total
                 }

@@ -10,7 +10,8 @@ enum BenchCommand {
             Measures, in one run, on one core and on all cores: raw libsodium \
             ChaCha20-Poly1305-IETF encryption and decryption of the padded sizes the envelopes \
             use (the limit); provider sealing from content to complete APNs payload bytes for \
-            contents of 128, 512 and 2048 bytes, single and batched; receiver opening from \
+            contents of 128, 512 and 2048 bytes, single and batched (results returned to the \
+            caller, and delivered on the threads that sealed them); receiver opening from \
             payload bytes to display content, with the key in memory and through the key store; \
             key store get-by-kid with 10,000 and 100,000 keys, cold (open, look up, close) and \
             warm (a kept KeyStore); and a cold process: 'pushseal open --store' spawned \
@@ -32,7 +33,7 @@ enum BenchCommand {
             .option("spawns", valueName: "n",
                     abstract: "Spawns of each cold-process command per round (default: 12; 1 with --quick)."),
             .option("threads", valueName: "n", abstract: "Threads for the all-core figures (default: every processor this process may run on)."),
-            .option("batch-size", valueName: "n", abstract: "Items per seal(batch:) call in the batch figures (default: 256)."),
+            .option("batch-size", valueName: "n", abstract: "Items per seal(batch:) call in the batch figures (default: \(BenchOptions.defaultBatchSize))."),
             .option("only", valueName: "prefixes",
                     abstract: "Only figures whose name starts with one of these comma-separated prefixes (with what they are compared with)."),
             .option("store-keys", valueName: "counts",

@@ -1,0 +1,110 @@
+import Testing
+import PushSealCore
+@_spi(Vectors) @testable import PushSealProvider
+
+/// What `seal(batch:deliver:)` gives back, recorded from every delivering thread.
+private final class Deliveries<Output: Sendable>: @unchecked Sendable {
+    private let lock = Lock()
+    private var results: [Int: Result<Output, ProviderError>] = [:]
+    private var repeated: [Int] = []
+
+    func record(_ index: Int, _ result: consuming Result<Output, ProviderError>) {
+        let result = result
+        lock.withLock {
+            if results.updateValue(result, forKey: index) != nil { repeated.append(index) }
+        }
+    }
+
+    /// The results by index, and the indices delivered more than once.
+    var recorded: (results: [Int: Result<Output, ProviderError>], repeated: [Int]) {
+        lock.withLock { (results, repeated) }
+    }
+}
+
+extension DeterminismAndBatchTests {
+    @Test("Delivering APNs batch: each of 10,000 mixed items once, before the call returns, equal to the collected batch")
+    func deliveringAPNsBatch() throws {
+        let sealer = try NotificationSealer(clock: { 1_000 }, deterministicSalt: saltFromMessageID)
+        let items = mixedItems { index, _ in APNsOptions(topic: "com.example.chat", collapseID: index % 97 == 5 ? String(repeating: "c", count: 65) : nil) }
+        let provider = provider
+        let deliveries = Deliveries<APNsRequest>()
+        sealer.seal(batch: items, keyProvider: provider) { index, result in deliveries.record(index, result) }
+        let (delivered, repeated) = deliveries.recorded
+        #expect(repeated.isEmpty)
+        #expect(Set(delivered.keys) == Set(items.indices))
+        let collected = sealer.seal(batch: items, keyProvider: provider)
+        var failures = 0
+        for (index, result) in collected.enumerated() {
+            #expect(delivered[index] == result, "item \(index)")
+            if case .failure = result { failures += 1 }
+        }
+        // The mix has failures of several kinds, each delivered for its own item.
+        #expect(failures > 500 && failures < 2_000)
+    }
+
+    @Test("Delivering FCM batch with malformed tokens equals sealing one by one")
+    func deliveringFCMBatch() throws {
+        let sealer = try NotificationSealer(deterministicSalt: saltFromMessageID)
+        let items = Array(mixedItems { index, _ in FCMOptions(token: index % 41 == 3 ? "bad token" : "token-\(index)") }.prefix(3_000))
+        let provider = provider
+        let deliveries = Deliveries<FCMMessage>()
+        sealer.seal(batch: items, keyProvider: provider) { index, result in deliveries.record(index, result) }
+        let (delivered, repeated) = deliveries.recorded
+        #expect(repeated.isEmpty && delivered.count == items.count)
+        for (index, item) in items.enumerated() {
+            let single = Result { () throws(ProviderError) -> FCMMessage in
+                if let key = item.key { return try sealer.seal(item.content, with: key, options: item.options) }
+                return try sealer.seal(item.content, keyProvider: provider, options: item.options)
+            }
+            #expect(delivered[index] == single, "item \(index)")
+        }
+        #expect(delivered.values.contains { if case .failure(.invalidFCMToken) = $0 { true } else { false } })
+    }
+
+    @Test("Delivering batches around the claim size, with fresh salts, each open to their own content")
+    func deliveringBatchSizes() throws {
+        let sealer = try NotificationSealer()
+        var wires = Set<[UInt8]>()
+        var sealed = 0
+        for size in [1, NotificationSealer.batchClaimSize + 1, 257] {
+            let contents = (0..<size).map { index in
+                NotificationContent(conversationID: "c", messageID: "m\(size)-\(index)", sentAt: 1_700_000_000, body: "body \(index)")
+            }
+            let deliveries = Deliveries<APNsRequest>()
+            sealer.seal(batch: contents.map { BatchItem(content: $0, key: key, options: APNsOptions()) }) { index, result in
+                deliveries.record(index, result)
+            }
+            let (delivered, repeated) = deliveries.recorded
+            #expect(repeated.isEmpty && delivered.count == size)
+            for (index, content) in contents.enumerated() {
+                let request = try #require(try delivered[index]?.get())
+                #expect(try checkPayload(request.checked, content: content, key: key, transport: .apns(APNsOptions()), padBlock: 256) == content)
+                wires.insert(request.body)
+                sealed += 1
+            }
+        }
+        #expect(wires.count == sealed)
+    }
+
+    @Test("Delivering an empty batch calls nothing; an item without a key fails alone")
+    func deliveringEdgeCases() throws {
+        let sealer = try NotificationSealer()
+        let none = Deliveries<APNsRequest>()
+        sealer.seal(batch: [BatchItem<APNsOptions>]()) { index, result in none.record(index, result) }
+        #expect(none.recorded.results.isEmpty)
+        let noFCM = Deliveries<FCMMessage>()
+        sealer.seal(batch: [BatchItem<FCMOptions>]()) { index, result in noFCM.record(index, result) }
+        #expect(noFCM.recorded.results.isEmpty)
+
+        let deliveries = Deliveries<FCMMessage>()
+        let items = [
+            BatchItem(content: content, key: key, options: FCMOptions(token: "t")),
+            BatchItem(content: content, key: nil, options: FCMOptions(token: "t")),
+        ]
+        sealer.seal(batch: items) { index, result in deliveries.record(index, result) }
+        let delivered = deliveries.recorded.results
+        #expect(delivered.count == 2)
+        #expect((try? delivered[0]?.get()) != nil)
+        #expect(delivered[1] == .failure(.keyUnavailable(conversation: "c", detail: "no key given and no key provider")))
+    }
+}
