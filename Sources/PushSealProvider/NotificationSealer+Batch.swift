@@ -35,8 +35,8 @@ extension NotificationSealer {
         batch items: [BatchItem<APNsOptions>], keyProvider: (any CurrentKeyProvider)? = nil
     ) -> [Result<APNsRequest, ProviderError>] {
         collectBatch(items.count) { deliver in
-            sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (item, key, options, salt) throws(ProviderError) in
-                try sealAPNs(item.pointee.content, key: key, options: options, salt: salt)
+            sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (content, key, options, salt) throws(ProviderError) in
+                try sealAPNs(content, key: key, options: options, salt: salt)
             }
         }
     }
@@ -64,8 +64,8 @@ extension NotificationSealer {
         batch items: [BatchItem<APNsOptions>], keyProvider: (any CurrentKeyProvider)? = nil,
         deliver: @Sendable (_ index: Int, _ result: consuming Result<APNsRequest, ProviderError>) -> Void
     ) {
-        sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (item, key, options, salt) throws(ProviderError) in
-            try sealAPNs(item.pointee.content, key: key, options: options, salt: salt)
+        sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (content, key, options, salt) throws(ProviderError) in
+            try sealAPNs(content, key: key, options: options, salt: salt)
         }
     }
 
@@ -75,8 +75,8 @@ extension NotificationSealer {
         batch items: [BatchItem<FCMOptions>], keyProvider: (any CurrentKeyProvider)? = nil
     ) -> [Result<FCMMessage, ProviderError>] {
         collectBatch(items.count) { deliver in
-            sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (item, key, options, salt) throws(ProviderError) in
-                try sealFCM(item.pointee.content, key: key, options: options, salt: salt)
+            sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (content, key, options, salt) throws(ProviderError) in
+                try sealFCM(content, key: key, options: options, salt: salt)
             }
         }
     }
@@ -89,8 +89,8 @@ extension NotificationSealer {
         batch items: [BatchItem<FCMOptions>], keyProvider: (any CurrentKeyProvider)? = nil,
         deliver: @Sendable (_ index: Int, _ result: consuming Result<FCMMessage, ProviderError>) -> Void
     ) {
-        sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (item, key, options, salt) throws(ProviderError) in
-            try sealFCM(item.pointee.content, key: key, options: options, salt: salt)
+        sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (content, key, options, salt) throws(ProviderError) in
+            try sealFCM(content, key: key, options: options, salt: salt)
         }
     }
 
@@ -108,29 +108,31 @@ extension NotificationSealer {
         }
     }
 
-    /// Items a thread of a batch claims at a time. Small, so that the threads finish together
-    /// (the last claim is a few microseconds of work); a claim costs one uncontended lock.
-    static let batchClaimSize = 4
+    /// The fewest and the most items a thread of a batch claims at a time. A claim is a share
+    /// of what is left (guided scheduling): large while much is left, so that claims are few (each
+    /// moves the claim counter's cache line between the cores, and neighbouring results share
+    /// cache lines), small at the end, so that the threads finish together.
+    static let batchClaimSizes = 4...64
 
     /// Hands each item's result to `deliver` on the thread that sealed it. Inlined into its
     /// callers, so it is specialized for APNs and FCM (unspecialized, every item, option and
     /// result was copied through generic value witnesses).
     ///
     /// One task per core; each sets up its private state once (key and options copies, the
-    /// key-provider cache, a salt buffer), then claims ``batchClaimSize`` items at a time until
+    /// key-provider cache, a salt buffer), then claims items (``batchClaimSizes``) until
     /// none are left. A thread that starts late (waking one takes tens of microseconds on a
     /// virtual machine) finds less or nothing to do instead of leaving a share unfinished.
     @inline(__always)
     private func sealBatch<Options: UnsharedCopying, Output>(
         _ items: [BatchItem<Options>], keyProvider: (any CurrentKeyProvider)?,
         deliver: @Sendable (Int, consuming Result<Output, ProviderError>) -> Void,
-        sealOne: @Sendable (UnsafePointer<BatchItem<Options>>, ConversationKey, borrowing Options, UnsafeRawBufferPointer?) throws(ProviderError) -> Output
+        sealOne: @Sendable (borrowing NotificationContent, ConversationKey, borrowing Options, UnsafeRawBufferPointer?) throws(ProviderError) -> Output
     ) {
         let count = items.count
         guard count > 0 else { return }
-        let claimSize = Self.batchClaimSize
-        let threads = min(Self.activeProcessorCount, (count + claimSize - 1) / claimSize)
-        let claims = BatchClaims(count: count, claimSize: claimSize)
+        let claimSizes = Self.batchClaimSizes
+        let threads = min(Self.activeProcessorCount, (count + claimSizes.lowerBound - 1) / claimSizes.lowerBound)
+        let claims = BatchClaims(count: count, threads: threads, claimSizes: claimSizes)
         let optionsOffset = MemoryLayout<BatchItem<Options>>.offset(of: \BatchItem<Options>.options)!
         items.withUnsafeBufferPointer { input in
             nonisolated(unsafe) let input = UnsafePointer(input.baseAddress!)
@@ -145,7 +147,7 @@ extension NotificationSealer {
                 // a deterministic salt source (vectors) derives them per item instead.
                 let saltCount = Envelope.saltByteCount
                 let randomSalts = if case .random = saltSource { true } else { false }
-                var salts = [UInt8](repeating: 0, count: randomSalts ? claimSize * saltCount : 0)
+                var salts = [UInt8](repeating: 0, count: randomSalts ? claimSizes.upperBound * saltCount : 0)
                 defer {
                     salts.withUnsafeMutableBytes { Sodium.zero($0) }
                     privateOptions.release()
@@ -174,11 +176,11 @@ extension NotificationSealer {
                                 key = try lookup.get()
                             }
                             let options = privateOptions.pointer(to: UnsafeRawPointer(item) + optionsOffset)
-                            guard randomSalts else { return try sealOne(item, key, options.pointee, nil) }
+                            guard randomSalts else { return try sealOne(item.pointee.content, key, options.pointee, nil) }
                             let offset = (index - claim.lowerBound) * saltCount
                             return try salts.withUnsafeBytes { all in
                                 Result { () throws(ProviderError) -> Output in
-                                    try sealOne(item, key, options.pointee, UnsafeRawBufferPointer(rebasing: all[offset..<offset + saltCount]))
+                                    try sealOne(item.pointee.content, key, options.pointee, UnsafeRawBufferPointer(rebasing: all[offset..<offset + saltCount]))
                                 }
                             }.get()
                         })
@@ -198,25 +200,29 @@ extension NotificationSealer {
     }
 }
 
-/// The items of one batch call not yet claimed by a thread, handed out a few at a time.
-private final class BatchClaims: @unchecked Sendable {
+/// The items of one batch call not yet claimed by a thread, handed out a share at a time.
+final class BatchClaims: @unchecked Sendable {
     private let lock = Lock()
     private let count: Int
-    private let claimSize: Int
+    private let threads: Int
+    private let claimSizes: ClosedRange<Int>
     /// The first unclaimed item; guarded by `lock`.
     private var unclaimed = 0
 
-    init(count: Int, claimSize: Int) {
+    init(count: Int, threads: Int, claimSizes: ClosedRange<Int>) {
         self.count = count
-        self.claimSize = claimSize
+        self.threads = threads
+        self.claimSizes = claimSizes
     }
 
-    /// The next items to seal, or nil when every item has been claimed.
+    /// The next items to seal (half of an even share of what is left, within `claimSizes`), or
+    /// nil when every item has been claimed.
     func next() -> Range<Int>? {
         lock.withLock {
             guard unclaimed < count else { return nil }
             let start = unclaimed
-            unclaimed = min(count, start + claimSize)
+            let share = (count - start) / (2 * threads)
+            unclaimed = min(count, start + min(claimSizes.upperBound, max(claimSizes.lowerBound, share)))
             return start..<unclaimed
         }
     }

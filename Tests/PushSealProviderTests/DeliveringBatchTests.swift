@@ -61,12 +61,12 @@ extension DeterminismAndBatchTests {
         #expect(delivered.values.contains { if case .failure(.invalidFCMToken) = $0 { true } else { false } })
     }
 
-    @Test("Delivering batches around the claim size, with fresh salts, each open to their own content")
+    @Test("Delivering batches around the claim sizes, with fresh salts, each open to their own content")
     func deliveringBatchSizes() throws {
         let sealer = try NotificationSealer()
         var wires = Set<[UInt8]>()
         var sealed = 0
-        for size in [1, NotificationSealer.batchClaimSize + 1, 257] {
+        for size in [1, NotificationSealer.batchClaimSizes.lowerBound + 1, NotificationSealer.batchClaimSizes.upperBound + 1, 1_000] {
             let contents = (0..<size).map { index in
                 NotificationContent(conversationID: "c", messageID: "m\(size)-\(index)", sentAt: 1_700_000_000, body: "body \(index)")
             }
@@ -106,5 +106,36 @@ extension DeterminismAndBatchTests {
         #expect(delivered.count == 2)
         #expect((try? delivered[0]?.get()) != nil)
         #expect(delivered[1] == .failure(.keyUnavailable(conversation: "c", detail: "no key given and no key provider")))
+    }
+}
+
+@Suite("Batch claims")
+struct BatchClaimsTests {
+    @Test("Claims cover every item once, in order, shrinking from the largest to the smallest size")
+    func guidedClaims() {
+        let sizes = NotificationSealer.batchClaimSizes
+        for threads in 1...4 {
+            for count in Array(1...300) + [1_024, 4_096, 65_536] {
+                let claims = BatchClaims(count: count, threads: threads, claimSizes: sizes)
+                var next = 0
+                var previous = Int.max
+                while let claim = claims.next() {
+                    #expect(claim.lowerBound == next && claim.count >= 1)
+                    // Only the last claim may be smaller than the smallest size.
+                    #expect(claim.count <= sizes.upperBound && (claim.count >= sizes.lowerBound || claim.upperBound == count))
+                    #expect(claim.count <= previous)
+                    previous = claim.count
+                    next = claim.upperBound
+                }
+                #expect(next == count, "threads \(threads), count \(count)")
+                #expect(claims.next() == nil)
+            }
+        }
+        // A large batch starts with the largest claims and ends with the smallest.
+        let claims = BatchClaims(count: 1_024, threads: 2, claimSizes: sizes)
+        var counts: [Int] = []
+        while let claim = claims.next() { counts.append(claim.count) }
+        #expect(counts.first == sizes.upperBound && counts.last == sizes.lowerBound)
+        #expect(counts.count < 1_024 / sizes.lowerBound / 4)
     }
 }

@@ -170,13 +170,16 @@ struct DeterminismAndBatchTests {
         }
     }
 
-    @Test("Batches of every size around the claim size, with fresh salts, each open to their own content")
+    @Test("Batches of every size around the claim sizes, with fresh salts, each open to their own content")
     func batchSizesWithRandomSalts() throws {
         let sealer = try NotificationSealer()
-        let claim = NotificationSealer.batchClaimSize
+        let claims = NotificationSealer.batchClaimSizes
         var wires = Set<[UInt8]>()
         var sealed = 0
-        for size in Array(1...(2 * claim + 1)) + [255, 256, 257] {
+        // Fewer items than threads × the smallest claim, the claim sizes' bounds, and batches
+        // whose claims shrink from the largest to the smallest.
+        let sizes = Array(1...(2 * claims.lowerBound + 1)) + [claims.upperBound - 1, claims.upperBound, claims.upperBound + 1, 255, 256, 257, 1_000]
+        for size in sizes {
             let contents = (0..<size).map { index in
                 NotificationContent(conversationID: "c", messageID: "m\(size)-\(index)", sentAt: 1_700_000_000, body: "body \(index)")
             }
