@@ -3,7 +3,7 @@ import PushSealCore
 @_spi(Vectors) @testable import PushSealProvider
 
 /// What `seal(batch:deliver:)` gives back, recorded from every delivering thread.
-private final class Deliveries<Output: Sendable>: @unchecked Sendable {
+final class Deliveries<Output: Sendable>: @unchecked Sendable {
     private let lock = Lock()
     private var results: [Int: Result<Output, ProviderError>] = [:]
     private var repeated: [Int] = []
@@ -59,31 +59,6 @@ extension DeterminismAndBatchTests {
             #expect(delivered[index] == single, "item \(index)")
         }
         #expect(delivered.values.contains { if case .failure(.invalidFCMToken) = $0 { true } else { false } })
-    }
-
-    @Test("Delivering batches around the claim sizes, with fresh salts, each open to their own content")
-    func deliveringBatchSizes() throws {
-        let sealer = try NotificationSealer()
-        var wires = Set<[UInt8]>()
-        var sealed = 0
-        for size in [1, NotificationSealer.batchClaimSizes.lowerBound + 1, NotificationSealer.batchClaimSizes.upperBound + 1, 1_000] {
-            let contents = (0..<size).map { index in
-                NotificationContent(conversationID: "c", messageID: "m\(size)-\(index)", sentAt: 1_700_000_000, body: "body \(index)")
-            }
-            let deliveries = Deliveries<APNsRequest>()
-            sealer.seal(batch: contents.map { BatchItem(content: $0, key: key, options: APNsOptions()) }) { index, result in
-                deliveries.record(index, result)
-            }
-            let (delivered, repeated) = deliveries.recorded
-            #expect(repeated.isEmpty && delivered.count == size)
-            for (index, content) in contents.enumerated() {
-                let request = try #require(try delivered[index]?.get())
-                #expect(try checkPayload(request.checked, content: content, key: key, transport: .apns(APNsOptions()), padBlock: 256) == content)
-                wires.insert(request.body)
-                sealed += 1
-            }
-        }
-        #expect(wires.count == sealed)
     }
 
     @Test("Delivering an empty batch calls nothing; an item without a key fails alone")

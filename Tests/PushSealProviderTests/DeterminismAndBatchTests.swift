@@ -170,7 +170,7 @@ struct DeterminismAndBatchTests {
         }
     }
 
-    @Test("Batches of every size around the claim sizes, with fresh salts, each open to their own content")
+    @Test("Batches of every size around the claim sizes, collected and delivered, with fresh salts, each open to their own content")
     func batchSizesWithRandomSalts() throws {
         let sealer = try NotificationSealer()
         let claims = NotificationSealer.batchClaimSizes
@@ -183,16 +183,21 @@ struct DeterminismAndBatchTests {
             let contents = (0..<size).map { index in
                 NotificationContent(conversationID: "c", messageID: "m\(size)-\(index)", sentAt: 1_700_000_000, body: "body \(index)")
             }
-            let results = sealer.seal(batch: contents.map { BatchItem(content: $0, key: key, options: APNsOptions()) })
-            #expect(results.count == size)
-            for (content, result) in zip(contents, results) {
-                let request = try result.get()
-                #expect(try checkPayload(request.checked, content: content, key: key, transport: .apns(APNsOptions()), padBlock: 256) == content)
-                wires.insert(request.body)
-                sealed += 1
+            let items = contents.map { BatchItem(content: $0, key: key, options: APNsOptions()) }
+            let collected = sealer.seal(batch: items)
+            let deliveries = Deliveries<APNsRequest>()
+            sealer.seal(batch: items) { index, result in deliveries.record(index, result) }
+            let (delivered, repeated) = deliveries.recorded
+            #expect(collected.count == size && delivered.count == size && repeated.isEmpty)
+            for (index, content) in contents.enumerated() {
+                for request in [try collected[index].get(), try #require(try delivered[index]?.get())] {
+                    #expect(try checkPayload(request.checked, content: content, key: key, transport: .apns(APNsOptions()), padBlock: 256) == content)
+                    wires.insert(request.body)
+                    sealed += 1
+                }
             }
         }
-        // One fresh salt per item: no two payloads alike.
+        // One fresh salt per item and call, in both forms: no two payloads alike.
         #expect(wires.count == sealed)
     }
 
