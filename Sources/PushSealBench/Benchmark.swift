@@ -43,8 +43,9 @@ public enum Benchmark {
             workloads.append(OpenWorkloads.inMemory(contentBytes: size, key: key))
             if cores > 1 { workloads.append(RawAEAD.encrypt(paddedBytes: padded, threads: cores)) }
             workloads.append(SealWorkloads.loop(contentBytes: size, key: key, batchSize: options.batchSize))
-            workloads.append(SealWorkloads.batch(contentBytes: size, key: key, batchSize: options.batchSize, cores: cores))
-            workloads.append(SealWorkloads.deliveringBatch(contentBytes: size, key: key, batchSize: options.batchSize, cores: cores))
+            for delivering in [false, true] {
+                workloads.append(SealWorkloads.batch(contentBytes: size, key: key, batchSize: options.batchSize, cores: cores, delivering: delivering))
+            }
             if cores > 1 { workloads.append(SealWorkloads.loop(contentBytes: size, key: key, batchSize: options.batchSize, cores: cores)) }
         }
         workloads.append(RawAEAD.decrypt(paddedBytes: ConversationKey.byteCount))

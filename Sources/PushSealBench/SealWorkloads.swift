@@ -72,63 +72,52 @@ enum SealWorkloads {
         }
     }
 
-    /// `NotificationSealer.seal(batch:)` (every core, from one calling thread), `batchSize` items
-    /// per call; the figure is per item. The calling thread reads and frees every result after
-    /// the call, alone: a serial part that the delivering batch does not have.
-    static func batch(contentBytes: Int, key: ConversationKey, batchSize: Int, cores: Int) -> Workload {
+    /// A batch figure, `batchSize` items per call, every core, from one calling thread; the
+    /// figure is per item.
+    /// - `delivering` false: `NotificationSealer.seal(batch:)`. The calling thread reads and frees
+    ///   every result after the call, alone: a serial part the delivering batch does not have.
+    /// - `delivering` true: `seal(batch:deliver:)`. Each result is read (its size stored by
+    ///   index, as a server would hand it to a sender) and freed on the thread that sealed it.
+    ///   The figure the batch target applies to.
+    static func batch(contentBytes: Int, key: ConversationKey, batchSize: Int, cores: Int, delivering: Bool) -> Workload {
         let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
         return Workload(
-            name: batchName(contentBytes), group: "seal", cores: cores, operationsPerIteration: batchSize,
-            limit: RawAEAD.encryptName(padded, allCores: cores > 1), speedupBase: loopName(contentBytes),
+            name: delivering ? deliveringBatchName(contentBytes) : batchName(contentBytes), group: "seal", cores: cores,
+            operationsPerIteration: batchSize, limit: RawAEAD.encryptName(padded, allCores: cores > 1), speedupBase: loopName(contentBytes),
             attributes: [("content_bytes", .integer(contentBytes)), ("padded_bytes", .integer(padded)), ("batch", .integer(batchSize))],
             makeWorker: {
                 let sealer = try! NotificationSealer()
                 let items = batchItems(contentBytes: contentBytes, count: batchSize, key: key)
-                return Worker { iterations in
-                    var total = 0
-                    for _ in 0..<iterations {
-                        // Read like the one-by-one loop reads its requests (no copy out of the Result).
-                        for result in sealer.seal(batch: items) {
-                            switch result {
-                            case let .success(request): total &+= request.body.count
-                            case let .failure(error): preconditionFailure("bench item failed: \(error)")
-                            }
+                guard delivering else {
+                    return Worker { iterations in
+                        var total = 0
+                        for _ in 0..<iterations {
+                            // Read like the one-by-one loop reads its requests (no copy out of the Result).
+                            for result in sealer.seal(batch: items) { total &+= bodySize(result) }
                         }
+                        return total
                     }
-                    return total
                 }
-            })
-    }
-
-    /// `NotificationSealer.seal(batch:deliver:)`, `batchSize` items per call: each result is
-    /// read (its size stored by index, as a server would hand it to a sender) and freed on the
-    /// thread that sealed it. The figure the batch target applies to.
-    static func deliveringBatch(contentBytes: Int, key: ConversationKey, batchSize: Int, cores: Int) -> Workload {
-        let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
-        return Workload(
-            name: deliveringBatchName(contentBytes), group: "seal", cores: cores, operationsPerIteration: batchSize,
-            limit: RawAEAD.encryptName(padded, allCores: cores > 1), speedupBase: loopName(contentBytes),
-            attributes: [("content_bytes", .integer(contentBytes)), ("padded_bytes", .integer(padded)), ("batch", .integer(batchSize))],
-            makeWorker: {
-                let sealer = try! NotificationSealer()
-                let items = batchItems(contentBytes: contentBytes, count: batchSize, key: key)
                 var sizes = [Int](repeating: 0, count: batchSize)
                 return Worker { iterations in
                     var total = 0
                     for _ in 0..<iterations {
                         sizes.withUnsafeMutableBufferPointer { sizes in
                             nonisolated(unsafe) let slots = sizes
-                            sealer.seal(batch: items) { index, result in
-                                switch result {
-                                case let .success(request): slots[index] = request.body.count
-                                case let .failure(error): preconditionFailure("bench item failed: \(error)")
-                                }
-                            }
+                            sealer.seal(batch: items) { index, result in slots[index] = bodySize(result) }
                         }
                         for size in sizes { total &+= size }
                     }
                     return total
                 }
             })
+    }
+
+    /// The body size of a sealed request, read in place; a failed bench item stops the run.
+    private static func bodySize(_ result: borrowing Result<APNsRequest, ProviderError>) -> Int {
+        switch result {
+        case let .success(request): request.body.count
+        case let .failure(error): preconditionFailure("bench item failed: \(error)")
+        }
     }
 }

@@ -34,11 +34,7 @@ extension NotificationSealer {
     public func seal(
         batch items: [BatchItem<APNsOptions>], keyProvider: (any CurrentKeyProvider)? = nil
     ) -> [Result<APNsRequest, ProviderError>] {
-        collectBatch(items.count) { deliver in
-            sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (content, key, options, salt) throws(ProviderError) in
-                try sealAPNs(content, key: key, options: options, salt: salt)
-            }
-        }
+        collectBatch(items.count) { deliver in seal(batch: items, keyProvider: keyProvider, deliver: deliver) }
     }
 
     /// Seals many APNs notifications on all cores and hands each result to `deliver` as soon as
@@ -74,11 +70,7 @@ extension NotificationSealer {
     public func seal(
         batch items: [BatchItem<FCMOptions>], keyProvider: (any CurrentKeyProvider)? = nil
     ) -> [Result<FCMMessage, ProviderError>] {
-        collectBatch(items.count) { deliver in
-            sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (content, key, options, salt) throws(ProviderError) in
-                try sealFCM(content, key: key, options: options, salt: salt)
-            }
-        }
+        collectBatch(items.count) { deliver in seal(batch: items, keyProvider: keyProvider, deliver: deliver) }
     }
 
     /// Seals many FCM messages on all cores and hands each result to `deliver` as soon as it is
@@ -94,7 +86,8 @@ extension NotificationSealer {
         }
     }
 
-    /// The results of a batch in input order: `run` delivers each exactly once, into its place.
+    /// The results of a batch in input order: `run` (a delivering `seal(batch:)`) delivers each
+    /// exactly once, into its place.
     @inline(__always)
     private func collectBatch<Output>(
         _ count: Int, _ run: (@Sendable (Int, consuming Result<Output, ProviderError>) -> Void) -> Void
