@@ -99,6 +99,8 @@ extension VectorCase {
         func hexOrNull(_ bytes: [UInt8]?) -> JSONValue { bytes.map { .string(Hex.encode($0)) } ?? .null }
         func stringOrNull(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
         let contentText = content.flatMap { String(validating: $0, as: UTF8.self) }
+        // The decoded wire string, when it is strict base64url (malformed wires have none).
+        let envelope = wire.flatMap { try? Base64URL.decode($0) }.flatMap { $0.isEmpty ? nil : $0 }
         return .object(JSONObject(members: [
             .init(name: "tcId", value: .number(String(tcId))),
             .init(name: "comment", value: .string(comment)),
@@ -120,6 +122,10 @@ extension VectorCase {
             .init(name: "plaintextHex", value: hexOrNull(plaintext)),
             .init(name: "resealable", value: .bool(resealable)),
             .init(name: "wire", value: stringOrNull(wire)),
+            .init(name: "envelopeHex", value: hexOrNull(envelope)),
+            .init(name: "headerHex", value: hexOrNull(envelope.flatMap { $0.count >= Envelope.headerByteCount ? Array($0.prefix(Envelope.headerByteCount)) : nil })),
+            .init(name: "tagHex", value: hexOrNull(envelope.flatMap { $0.count >= Envelope.minimumByteCount ? Array($0.suffix(ChaChaPoly.tagByteCount)) : nil })),
+            .init(name: "threadId", value: stringOrNull(sealKey?.opaqueThreadID)),
             .init(name: "payload", value: .string(payload)),
             .init(name: "fcm", value: stringOrNull(fcm)),
             .init(name: "result", value: .string(reason == nil ? "valid" : "invalid")),

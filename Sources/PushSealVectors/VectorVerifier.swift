@@ -20,18 +20,20 @@ public enum VectorVerifier {
     public enum FileError: Error, Sendable, CustomStringConvertible {
         /// The file is not strict JSON.
         case notJSON(JSONParser.Error)
-        /// The file is JSON but not in `pushseal_v1_test_schema`.
+        /// The file is JSON but in neither `pushseal_v1_test_schema` nor
+        /// `pushseal_v1_provider_test_schema`.
         case wrongSchema(String)
 
         public var description: String {
             switch self {
             case let .notJSON(error): "vector file is not strict JSON: \(error)"
-            case let .wrongSchema(detail): "not a pushseal_v1_test_schema file: \(detail)"
+            case let .wrongSchema(detail): "not a pushseal_v1_test_schema or pushseal_v1_provider_test_schema file: \(detail)"
             }
         }
     }
 
-    /// Verifies every case of a vector file.
+    /// Verifies every case of a vector file: receiver vectors (`pushseal_v1_test_schema`) are
+    /// opened and re-sealed, provider vectors (`pushseal_v1_provider_test_schema`) are sealed.
     public static func verify(fileBytes: [UInt8]) throws(FileError) -> Report {
         let root: JSONValue
         do {
@@ -39,8 +41,10 @@ public enum VectorVerifier {
         } catch {
             throw .notJSON(error)
         }
-        guard let object = root.objectValue, object["schema"]?.stringValue == VectorSuite.schema else {
-            throw .wrongSchema("schema must be \"\(VectorSuite.schema)\"")
+        guard let object = root.objectValue else { throw .wrongSchema("the top level is not an object") }
+        if object["schema"]?.stringValue == ProviderVectorSuite.schema { return try ProviderVectorVerifier.verify(object) }
+        guard object["schema"]?.stringValue == VectorSuite.schema else {
+            throw .wrongSchema("schema must be \"\(VectorSuite.schema)\" or \"\(ProviderVectorSuite.schema)\"")
         }
         guard case let .array(tests)? = object["tests"], !tests.isEmpty else { throw .wrongSchema("no tests") }
         var report = Report()

@@ -27,6 +27,24 @@ struct VectorsCommandTests {
         #expect(run.stdout.hasSuffix(" passed, 0 failed\n"))
     }
 
+    @Test("generate --provider prints the committed provider file; verify passes it")
+    func providerFile() throws {
+        let path = Self.committed.replacingOccurrences(of: "pushseal-v1.json", with: "pushseal-v1-provider.json")
+        let committed = try #require(FileManager.default.contents(atPath: path))
+        let run = try runPushSeal(["vectors", "generate", "--provider"])
+        #expect(run.status == 0)
+        #expect(run.stdoutBytes == Array(committed))
+        let verified = try runPushSeal(["vectors", "verify", path])
+        #expect(verified.status == 0)
+        #expect(verified.stdout.hasSuffix(" passed, 0 failed\n"))
+        var text = String(decoding: committed, as: UTF8.self)
+        let range = try #require(text.range(of: #""path": "truncated""#))
+        text.replaceSubrange(range, with: #""path": "complete""#)
+        let wrong = try runPushSeal(["vectors", "verify", "-"], stdin: text)
+        #expect(wrong.status == 1)
+        #expect(wrong.stdout.contains("path differs"))
+    }
+
     @Test("verify fails, listing the case, when an expectation is wrong")
     func verifyCatchesDifferences() throws {
         var text = try String(contentsOfFile: Self.committed, encoding: .utf8)
@@ -41,7 +59,7 @@ struct VectorsCommandTests {
     @Test("verify refuses a file in another schema and a missing file")
     func verifyRefuses() throws {
         let other = try runPushSeal(["vectors", "verify", "-"], stdin: #"{"schema":"aead_test_schema_v1.json","tests":[]}"#)
-        expectFailure(other, messagePrefix: "not a pushseal_v1_test_schema file", hint: true)
+        expectFailure(other, messagePrefix: "not a pushseal_v1_test_schema or pushseal_v1_provider_test_schema file", hint: true)
         let missing = try runPushSeal(["vectors", "verify", "/nonexistent/v.json"])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("pushseal: error:"))

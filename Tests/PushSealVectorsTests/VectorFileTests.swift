@@ -118,3 +118,56 @@ struct VectorProviderTests {
         #expect(compared >= 15)
     }
 }
+
+let committedProviderVectorFile = repositoryRoot.appendingPathComponent("Vectors/pushseal-v1-provider.json")
+
+@Suite("Provider vector file")
+struct ProviderVectorFileTests {
+    @Test("Vectors/pushseal-v1-provider.json regenerates byte for byte")
+    func regeneratesByteForByte() throws {
+        let committed = try #require(FileManager.default.contents(atPath: committedProviderVectorFile.path))
+        let generated = Array(ProviderVectorSuite.render().utf8)
+        if let index = zip(generated, committed).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+            Issue.record("first difference at byte \(index); run `pushseal vectors generate --provider -o Vectors/pushseal-v1-provider.json`")
+        }
+        #expect(Array(committed) == generated)
+    }
+
+    @Test("every case passes through NotificationSealer, and a changed byte is caught")
+    func verifies() throws {
+        let bytes = Array(try #require(FileManager.default.contents(atPath: committedProviderVectorFile.path)))
+        let report = try VectorVerifier.verify(fileBytes: bytes)
+        #expect(report.failures.isEmpty, "\(report.failures.joined(separator: "\n"))")
+        #expect(report.passed == ProviderVectorSuite.cases().count)
+        var text = String(decoding: bytes, as: UTF8.self)
+        let range = try #require(text.range(of: #""error": "does_not_fit""#))
+        text.replaceSubrange(range, with: #""error": "invalid_content""#)
+        #expect(try VectorVerifier.verify(fileBytes: Array(text.utf8)).failed == 1)
+    }
+
+    @Test("the cases cover every path, both errors, both transports, the padding cap and many scripts")
+    func coverage() throws {
+        let cases = ProviderVectorSuite.cases()
+        #expect(cases.map(\.tcId) == Array(1...cases.count))
+        var paths: Set<String> = [], errors: Set<String> = []
+        for vector in cases {
+            switch vector.seal() {
+            case let .success(sealed):
+                paths.insert(ProviderVectorCase.pathName(sealed.path))
+                #expect(sealed.sizes.limitedByteCount <= sealed.sizes.limit, "tcId \(vector.tcId)")
+                if vector.flags.contains("PaddingCap") {
+                    // Capped: one more padding byte would cross the limit.
+                    let next = ProviderVectorCase.intermediates(payload: sealed.payload, key: vector.key).envelope.count + 1
+                    #expect(Base64URL.encodedLength(of: next) + sealed.sizes.limitedByteCount - sealed.sizes.wireLength > sealed.sizes.limit
+                            || next > Envelope.maximumByteCount, "tcId \(vector.tcId)")
+                }
+            case let .failure(error):
+                errors.insert(error.code)
+            }
+        }
+        #expect(paths == ["complete", "truncated", "content_free"])
+        #expect(errors == ["does_not_fit", "invalid_content"])
+        #expect(cases.filter { $0.flags.contains("Grapheme") }.count >= 50)
+        #expect(cases.contains { if case .fcm = $0.transport { $0.flags.contains("Truncated") } else { false } })
+    }
+}

@@ -6,17 +6,24 @@ enum VectorsGenerateCommand {
     static let spec = CommandSpec(
         name: "generate",
         abstract: "Write the vector file (deterministic: the same bytes on every run).",
+        discussion: """
+            Without --provider: the receiver vectors (Vectors/pushseal-v1.json). With --provider: \
+            the provider-side vectors of the size policy (Vectors/pushseal-v1-provider.json).
+            """,
         options: [
+            .flag("provider", abstract: "Write the provider-side vectors instead of the receiver vectors."),
             .option("output", short: "o", valueName: "file",
                     abstract: "Write to this file (atomically) instead of standard output."),
         ],
         run: run)
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let text = VectorSuite.render()
+        let provider = context.arguments.flag("provider")
+        let text = provider ? ProviderVectorSuite.render() : VectorSuite.render()
         if let path = context.arguments.value("output") {
             try context.writeFile(Array(text.utf8), to: path)
-            context.note("wrote \(VectorSuite.cases().count) cases to \(path)")
+            let count = provider ? ProviderVectorSuite.cases().count : VectorSuite.cases().count
+            context.note("wrote \(count) cases to \(path)")
         } else {
             context.write(text)
         }

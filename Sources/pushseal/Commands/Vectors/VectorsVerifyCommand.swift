@@ -8,7 +8,7 @@ enum VectorsVerifyCommand {
         name: "verify",
         abstract: "Check every case of a vector file against this implementation.",
         discussion: "Exit status 0 when every case passes, 1 when any fails (each failure is listed).",
-        arguments: [.required("file", abstract: "The vector file, e.g. Vectors/pushseal-v1.json ('-': standard input).")],
+        arguments: [.required("file", abstract: "The vector file, e.g. Vectors/pushseal-v1.json or Vectors/pushseal-v1-provider.json ('-': standard input).")],
         options: [CommonOptions.json],
         run: run)
 
@@ -18,7 +18,7 @@ enum VectorsVerifyCommand {
         do {
             report = try VectorVerifier.verify(fileBytes: bytes)
         } catch {
-            throw .failure("\(error)", hints: "the file must follow Vectors/README.md (schema pushseal_v1_test_schema)")
+            throw .failure("\(error)", hints: "the file must follow Vectors/README.md (schema pushseal_v1_test_schema or pushseal_v1_provider_test_schema)")
         }
         if context.arguments.flag("json") {
             var writer = JSONWriter()

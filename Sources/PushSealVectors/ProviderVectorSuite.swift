@@ -1,0 +1,250 @@
+@_spi(Vectors) import PushSealCore
+@_spi(Vectors) import PushSealProvider
+
+/// The provider-side test vectors (Vectors/pushseal-v1-provider.json): content, options, key
+/// and salt in; the exact payload of the size policy out. Generated from the same fixed seed as
+/// ``VectorSuite``, so the file regenerates byte for byte.
+public enum ProviderVectorSuite {
+    /// Schema name written into the file.
+    public static let schema = "pushseal_v1_provider_test_schema"
+    /// Schema version written into the file.
+    public static let schemaVersion = 1
+
+    /// Descriptions of the flags used in the file.
+    public static let flagNotes: [(String, String)] = [
+        ("Complete", "The whole content fits and is sealed as given."),
+        ("Truncated", "The body is shortened at an extended grapheme cluster boundary, `…` appended, `trunc: true` set."),
+        ("Grapheme", "The cut falls among multi-scalar grapheme clusters of the named script."),
+        ("Escapes", "Characters that JSON escapes (2 or 6 bytes each) count with their escaped length."),
+        ("PadBlock", "A pad block other than the default 256."),
+        ("PaddingCap", "The pad block's multiple would exceed the limit: padded to the largest length that fits."),
+        ("ContentFree", "Not even body `…` fits: only cid, mid and ts are sealed (wake and fetch)."),
+        ("DoesNotFit", "Not even the content-free payload fits: sealing fails with does_not_fit."),
+        ("InvalidContent", "The input violates the content schema: sealing fails with invalid_content."),
+        ("OuterFields", "APNs outer fields other than the defaults (thread id, category, level, score, localized placeholder)."),
+        ("FCM", "An FCM HTTP v1 message (the limit counts `pushseal` plus the wire string)."),
+    ]
+
+    /// The sealing key of every case.
+    static let key = VectorSuite.key("provider conversation epoch 1")
+    /// The sending time of every content.
+    static let sentAt = VectorSuite.now - 60
+
+    /// Every case, numbered from 1.
+    public static func cases() -> [ProviderVectorCase] {
+        var builder = ProviderCaseBuilder()
+        builder.defineAll()
+        return builder.cases.enumerated().map { offset, element in
+            var numbered = element
+            numbered.tcId = offset + 1
+            return numbered
+        }
+    }
+
+    /// The vector file's text (pretty-printed JSON, trailing newline).
+    public static func render() -> String {
+        let all = cases()
+        var writer = JSONWriter(capacity: 1 << 20)
+        writer.appendPretty(.object(JSONObject(members: [
+            .init(name: "schema", value: .string(schema)),
+            .init(name: "schemaVersion", value: .number(String(schemaVersion))),
+            .init(name: "algorithm", value: .string("PushSeal-v1")),
+            .init(name: "generator", value: .string("pushseal vectors generate --provider")),
+            .init(name: "numberOfTests", value: .number(String(all.count))),
+            .init(name: "header", value: .array([
+                .string("PushSeal v1 provider-side test vectors: the size policy and payload shapes (Docs/SPEC.md §6.3, §9; Vectors/README.md)."),
+                .string("Sealing `input` under `key` with `salt`, `padBlock`, `transport` and `options` gives `payload` byte for byte, or `error`."),
+                .string("Byte strings are lowercase hex; `wire`, `payload` and `content` are exact strings; keys and salts come from a fixed seed."),
+            ])),
+            .init(name: "notes", value: .object(JSONObject(members: flagNotes.map { .init(name: $0.0, value: .string($0.1)) }))),
+            .init(name: "tests", value: .array(all.map(\.jsonValue))),
+        ])))
+        writer.appendRaw("\n")
+        return writer.text
+    }
+}
+
+/// Defines every provider case.
+struct ProviderCaseBuilder {
+    private(set) var cases: [ProviderVectorCase] = []
+    let key = ProviderVectorSuite.key
+
+    /// The vectors' usual APNs options (as in the receiver vectors).
+    static let standardAPNs = VectorTransports.apnsOptions
+    static let standardFCM = VectorTransports.fcmOptions
+
+    /// Grapheme samples: (script, text); each is repeated into a body far over the budget.
+    static let graphemeSamples: [(String, String)] = [
+        ("Latin with combining marks", "Cafe\u{301} cre\u{300}me bru\u{302}le\u{301}e\u{323} "),
+        ("Devanagari conjuncts (GB9c)", "क्षत्रिय ज्ञान स्त्री "),
+        ("Bengali with ZWJ (GB9c)", "ক্‍ষ রাষ্ট্র "),
+        ("Gujarati and Odia conjuncts (GB9c)", "ક્ષ ଲ୍ଲ "),
+        ("Tamil (virama is not a GB9c linker)", "ஷ்ரீ தமிழ் "),
+        ("Thai with spacing marks", "ภาษาไทยน้ำ "),
+        ("Hangul syllables", "한국어 안녕하세요 "),
+        ("Hangul conjoining jamo (L V T)", "\u{1100}\u{1161}\u{11A8}\u{1102}\u{1165}\u{1112}\u{1161}\u{11AB} "),
+        ("emoji ZWJ sequences", "👨‍👩‍👧‍👦🧑‍🚀👩🏽‍💻 "),
+        ("emoji skin tones", "👍🏽👋🏻🙌🏿 "),
+        ("regional indicator flags", "🇩🇪🇫🇷🇯🇵🇧🇷"),
+        ("keycaps and tag sequences", "1️⃣#️⃣🏴󠁧󠁢󠁥󠁮󠁧󠁿 "),
+        ("Arabic with harakat and a prepended number sign", "مَرْحَبًا \u{0600}١٢ "),
+        ("Hebrew with niqqud", "שָׁלוֹם עֲלֵיכֶם "),
+        ("CJK with variation selectors", "漢字\u{FE0F}葛\u{E0100}東京 "),
+        ("kana with combining voiced marks", "か\u{3099}き\u{309A}ひらがな "),
+        ("stacked combining marks", "Z\u{351}\u{352}\u{357}\u{358}a\u{359}\u{35A}\u{35B}l\u{35C}\u{35D}g\u{35E}o "),
+        ("CR LF and control characters (escaped)", "line\r\nnext\u{1}\u{7}\t\"q\\ "),
+    ]
+
+    /// Placeholder body lengths that leave about 200 content bytes; three values move the cut.
+    static let smallBudgetPlaceholders = [3630, 3634, 3641]
+
+    func placeholder(length: Int) -> String {
+        let sentence = "Open the app to read it. "
+        var text = String(repeating: sentence, count: length / sentence.utf8.count + 1)
+        text = String(text.utf8.prefix(length))!
+        return text
+    }
+
+    func content(
+        body: String?, title: String? = "Alice", mid: String = "m-0001", cid: String = "conv-provider",
+        configure: (inout NotificationContent) -> Void = { _ in }
+    ) -> NotificationContent {
+        var value = NotificationContent(conversationID: cid, messageID: mid, sentAt: ProviderVectorSuite.sentAt, title: title, body: body)
+        configure(&value)
+        return value
+    }
+
+    mutating func add(
+        _ comment: String, flags: [String], input: NotificationContent, transport: ProviderVectorCase.Transport,
+        padBlock: Int = NotificationSealer.defaultPadBlock, label: String
+    ) {
+        cases.append(ProviderVectorCase(
+            comment: comment, flags: flags, key: key, salt: VectorSuite.salt("provider \(label)"), padBlock: padBlock,
+            input: input, transport: transport))
+    }
+
+    mutating func defineAll() {
+        defineComplete()
+        defineGraphemeTruncation()
+        defineLargeTruncation()
+        definePadding()
+        defineContentFree()
+        defineErrors()
+    }
+
+    private mutating func defineComplete() {
+        let apns = ProviderVectorCase.Transport.apns(Self.standardAPNs)
+        add("A short message sealed whole (APNs)", flags: ["Complete"], input: content(body: "See you at 8?"),
+            transport: apns, label: "complete apns")
+        add("A short message sealed whole (FCM)", flags: ["Complete", "FCM"], input: content(body: "See you at 8?"),
+            transport: .fcm(Self.standardFCM), label: "complete fcm")
+        add("FCM with normal priority and a one-hour ttl", flags: ["Complete", "FCM"], input: content(body: "Later"),
+            transport: .fcm(FCMOptions(token: "fcm-token:APA91b-x_y", priority: .normal, timeToLive: 3600)), label: "complete fcm options")
+        add("Every optional field; extras sorted by their UTF-8 bytes", flags: ["Complete"],
+            input: content(body: "Dinner at Luigi's 🍝") {
+                $0.subtitle = "Family"
+                $0.sender = .init(id: "u-alice", name: "Alice Liddell")
+                $0.thread = "family"
+                $0.category = "MESSAGE_REPLY"
+                $0.badge = 3
+                $0.extras = ["url": "app://c/42", "Z": "last?", "é": "accent", "a": "first"]
+            }, transport: apns, label: "complete all fields")
+        add("Strings with characters JSON escapes", flags: ["Complete", "Escapes"],
+            input: content(body: "tab\there \"quoted\" back\\slash\nnew line \u{1}\u{1F} / \u{7F} \u{2028}", title: "A \"title\""),
+            transport: apns, label: "complete escapes")
+        add("An input already marked trunc keeps it", flags: ["Complete"],
+            input: content(body: "shortened by the app…") { $0.isTruncated = true }, transport: apns, label: "complete trunc input")
+        add("An empty body", flags: ["Complete"], input: content(body: ""), transport: apns, label: "complete empty body")
+        add("A content-free input (cid, mid, ts) that fits is sealed as given", flags: ["Complete", "ContentFree"],
+            input: content(body: nil, title: nil), transport: apns, label: "complete content-free input")
+        var outer = APNsOptions(
+            placeholder: .text(title: nil, body: "New message"), sound: "chime.caf", category: "MESSAGE",
+            interruptionLevel: .timeSensitive, relevanceScore: 0.25, threadID: .plain("inbox"))
+        add("Outer fields: plain thread-id, category, interruption level, relevance score; no title", flags: ["Complete", "OuterFields"],
+            input: content(body: "Hi"), transport: .apns(outer), label: "outer fields")
+        outer = APNsOptions(relevanceScore: 0.33333, threadID: .omitted)
+        add("Default placeholder, no thread-id, relevance score rounded to three decimals", flags: ["Complete", "OuterFields"],
+            input: content(body: "Hi"), transport: .apns(outer), label: "outer omitted")
+        outer = APNsOptions(relevanceScore: 1, threadID: .opaque)
+        add("Relevance score 1", flags: ["Complete", "OuterFields"], input: content(body: "Hi"), transport: .apns(outer),
+            label: "outer score one")
+        outer = APNsOptions(
+            placeholder: .localized(titleKey: "NEW_TITLE", titleArguments: ["Ana"], bodyKey: "NEW_BODY", bodyArguments: ["2", "\"x\""]),
+            interruptionLevel: .passive)
+        add("Localized placeholder with arguments", flags: ["Complete", "OuterFields"], input: content(body: "Hi"),
+            transport: .apns(outer), label: "outer localized")
+        outer = APNsOptions(placeholder: .localized(titleKey: nil, titleArguments: [], bodyKey: "NEW_BODY", bodyArguments: []))
+        add("Localized placeholder without a title or arguments", flags: ["Complete", "OuterFields"], input: content(body: "Hi"),
+            transport: .apns(outer), label: "outer localized bare")
+    }
+
+    private mutating func defineGraphemeTruncation() {
+        for (script, sample) in Self.graphemeSamples {
+            var body = ""
+            while body.utf8.count < 700 { body += sample }
+            for (variant, length) in Self.smallBudgetPlaceholders.enumerated() {
+                let options = APNsOptions(placeholder: .text(title: "New message", body: placeholder(length: length)), sound: "default")
+                let flags = ["Truncated", "Grapheme"] + (script.hasPrefix("CR LF") ? ["Escapes"] : [])
+                add("Truncation in \(script), cut \(variant + 1) of 3 (a long placeholder leaves about 200 content bytes)",
+                    flags: flags, input: content(body: body), transport: .apns(options), label: "grapheme \(script) \(variant)")
+            }
+        }
+    }
+
+    private mutating func defineLargeTruncation() {
+        let emoji = String(repeating: "Sehr gut 👍🏽 — 👨‍👩‍👧‍👦 ", count: 250)
+        add("A long body truncated to the full APNs limit", flags: ["Truncated", "Grapheme"], input: content(body: emoji),
+            transport: .apns(Self.standardAPNs), label: "large apns")
+        add("A long body truncated to the FCM limit", flags: ["Truncated", "Grapheme", "FCM"], input: content(body: emoji),
+            transport: .fcm(Self.standardFCM), label: "large fcm")
+        let devanagari = String(repeating: "क्षत्रिय ज्ञान ", count: 200)
+        add("A long Devanagari body truncated to the FCM limit", flags: ["Truncated", "Grapheme", "FCM"],
+            input: content(body: devanagari), transport: .fcm(Self.standardFCM), label: "large fcm devanagari")
+        let controls = String(repeating: "\u{1}", count: 1000)
+        add("A body of control characters (6 bytes each when escaped) truncated", flags: ["Truncated", "Escapes"],
+            input: content(body: controls), transport: .apns(Self.standardAPNs), label: "large controls")
+    }
+
+    private mutating func definePadding() {
+        let apns = ProviderVectorCase.Transport.apns(Self.standardAPNs)
+        for block in [1, 16, 1000] {
+            add("Pad block \(block)", flags: ["Complete", "PadBlock"], input: content(body: "See you at 8?"), transport: apns,
+                padBlock: block, label: "pad block \(block)")
+        }
+        add("Pad block 4096: padded to the largest length that fits (APNs)", flags: ["Complete", "PadBlock", "PaddingCap"],
+            input: content(body: "short"), transport: apns, padBlock: 4096, label: "pad cap apns")
+        add("Pad block 4096: padded to the largest length that fits (FCM)", flags: ["Complete", "PadBlock", "PaddingCap", "FCM"],
+            input: content(body: "short"), transport: .fcm(Self.standardFCM), padBlock: 4096, label: "pad cap fcm")
+        let body = String(repeating: "a", count: 2800)
+        add("A 2,800-byte body fits whole, but the next multiple of 256 does not: capped", flags: ["Complete", "PaddingCap"],
+            input: content(body: body), transport: apns, label: "pad cap 256")
+        let options = APNsOptions(placeholder: .text(title: "New message", body: placeholder(length: 3630)), sound: "default")
+        add("Content just within a small budget, padded up to the cap", flags: ["Complete", "PaddingCap"],
+            input: content(body: String(repeating: "b", count: 100)), transport: .apns(options), label: "pad cap small")
+    }
+
+    private mutating func defineContentFree() {
+        let title = String(repeating: "T", count: 3100)
+        add("The title alone exceeds the budget: content-free (APNs)", flags: ["ContentFree"],
+            input: content(body: "Hello", title: title), transport: .apns(Self.standardAPNs), label: "content-free apns")
+        add("The title alone exceeds the budget: content-free (FCM)", flags: ["ContentFree", "FCM"],
+            input: content(body: "Hello", title: title), transport: .fcm(Self.standardFCM), label: "content-free fcm")
+        let options = APNsOptions(placeholder: .text(title: "New message", body: placeholder(length: 3800)), sound: "default")
+        add("A placeholder so long that only cid, mid and ts fit", flags: ["ContentFree"],
+            input: content(body: "Hello") { $0.extras = ["k": "v"] }, transport: .apns(options), label: "content-free placeholder")
+    }
+
+    private mutating func defineErrors() {
+        let giant = APNsOptions(placeholder: .text(title: nil, body: placeholder(length: 4100)))
+        add("A placeholder over the limit by itself", flags: ["DoesNotFit"], input: content(body: "Hello"),
+            transport: .apns(giant), label: "does not fit placeholder")
+        let controls = String(repeating: "\u{1}", count: 256)
+        let options = APNsOptions(placeholder: .text(title: nil, body: placeholder(length: 1500)))
+        add("cid and mid of 256 control characters (6 escaped bytes each) with a long placeholder", flags: ["DoesNotFit", "Escapes"],
+            input: content(body: "Hello", mid: controls, cid: controls), transport: .apns(options), label: "does not fit ids")
+        add("A title without a body is not the content-free form", flags: ["InvalidContent"],
+            input: content(body: nil, title: "Alice"), transport: .apns(Self.standardAPNs), label: "invalid no body")
+        add("An empty cid", flags: ["InvalidContent"], input: content(body: "x", cid: ""),
+            transport: .apns(Self.standardAPNs), label: "invalid empty cid")
+    }
+}

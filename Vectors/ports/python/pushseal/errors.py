@@ -1,0 +1,54 @@
+"""Errors and the reason-code vocabulary (SPEC §10.3)."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+__all__ = ["Reason", "PushSealError", "OpenError", "SealError", "ContentError"]
+
+
+class Reason(str, Enum):
+    """Why a payload fell back: exactly the reason codes of SPEC §10.2, as strings."""
+
+    NOT_SEALED = "not_sealed"
+    MALFORMED_ENVELOPE = "malformed_envelope"
+    UNSUPPORTED_VERSION = "unsupported_version"
+    UNKNOWN_KEY = "unknown_key"
+    STORE_LOCKED = "store_locked"
+    AUTHENTICATION_FAILED = "authentication_failed"
+    MALFORMED_CONTENT = "malformed_content"
+    CONVERSATION_MISMATCH = "conversation_mismatch"
+    STALE = "stale"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class PushSealError(Exception):
+    """Base class of every error this package raises."""
+
+
+class ContentError(PushSealError, ValueError):
+    """A content violates the v1 schema (SPEC §5.1) or is not strict JSON (§5.2)."""
+
+
+class OpenError(PushSealError):
+    """A payload could not be opened; ``reason`` is its SPEC §10.2 reason code.
+
+    The message never contains any part of the plaintext."""
+
+    def __init__(self, reason: Reason) -> None:
+        super().__init__(f"cannot open payload: {reason.value}")
+        self.reason = reason
+
+
+class SealError(PushSealError):
+    """The provider refused to produce a payload; ``code`` is the Swift provider's error code:
+    ``invalid_content``, ``does_not_fit``, ``missing_placeholder``, ``invalid_placeholder``,
+    ``invalid_fcm_token``, ``invalid_pad_block``, ``invalid_option``, ``invalid_key`` or
+    ``invalid_salt``."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(f"{code}: {detail}")
+        self.code = code
+        self.detail = detail
