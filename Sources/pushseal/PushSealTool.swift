@@ -3,7 +3,7 @@ import PushSealCLIKit
 /// The `pushseal` command tree (DESIGN §7: the forms and outputs are a contract).
 enum PushSealTool {
     /// Printed by `pushseal --version`.
-    static let version = "0.1.0"
+    static let version = "0.2.0"
 
     /// The root command.
     static let root = CommandSpec(
