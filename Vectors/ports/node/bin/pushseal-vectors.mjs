@@ -1,0 +1,186 @@
+#!/usr/bin/env node
+// The vector runner: node bin/pushseal-vectors.mjs FILE…  (or `pushseal-vectors-node`).
+// Runs receiver vectors (pushseal_v1_test_schema) and provider vectors
+// (pushseal_v1_provider_test_schema) through the package. Prints one `FAIL tcId N: …` line per
+// mismatch and `N passed, N failed`; exits 1 on any failure, on a missing file or another schema,
+// or when no case ran.
+
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { KEY_LOCKED, KEY_NOT_FOUND, OPAQUE, OpenError, Reason, Receiver, Sealer, SealError } from '../src/index.mjs';
+import { encodeContent } from '../src/content.mjs';
+import { parseJSON, toPlain } from '../src/strict-json.mjs';
+import { b64urlDecode, b64urlEncode, keyId, messageKey, opaqueThreadId, openEnvelope, pad, sealEnvelope, unpad } from '../src/wire.mjs';
+
+const RECEIVER_SCHEMA = 'pushseal_v1_test_schema';
+const PROVIDER_SCHEMA = 'pushseal_v1_provider_test_schema';
+const REASONS = Object.values(Reason);
+
+function hexField(t, name, length = null, nullable = true) {
+  const v = t[name];
+  if (v === null || v === undefined) {
+    if (nullable) return null;
+    throw new Error(`${name} missing`);
+  }
+  if (typeof v !== 'string' || !/^(?:[0-9a-f]{2})*$/.test(v)) throw new Error(`${name} is not lowercase hex`);
+  const b = Buffer.from(v, 'hex');
+  if (length !== null && b.length !== length) throw new Error(`${name} must be ${length} bytes`);
+  return b;
+}
+const same = (a, b) => (a === null ? b === null : b !== null && a.equals(b));
+
+/** Mismatches of one receiver case (empty: it passes). */
+export function runReceiverCase(t) {
+  const errs = [];
+  const key = hexField(t, 'key', 32, false);
+  const kid = hexField(t, 'kid', 16, false);
+  const { conversation, keyStore, previouslySeen, now, maxAge, maxFutureSkew, result, reason, duplicate } = t;
+  if (keyStore !== 'available' && keyStore !== 'locked') throw new Error('keyStore must be available or locked');
+  if ((result === 'valid') !== (reason === null) || !['valid', 'invalid'].includes(result)) throw new Error('result and reason disagree');
+  if (reason !== null && !REASONS.includes(reason)) throw new Error(`unknown reason code ${reason}`);
+  const sealKey = hexField(t, 'sealKey', 32);
+  const salt = hexField(t, 'salt', 24);
+  const mk = hexField(t, 'messageKey', 32);
+  const contentHex = hexField(t, 'contentHex');
+  const plaintextHex = hexField(t, 'plaintextHex');
+  const derivedKid = keyId(key);
+  if (!derivedKid.equals(kid)) errs.push('kid differs');
+  const source = {
+    lookup: (want) => {
+      if (!derivedKid.equals(want)) return KEY_NOT_FOUND;
+      return keyStore === 'locked' ? KEY_LOCKED : { key, conversation };
+    },
+  };
+  const receiver = new Receiver(source, { maxAge, maxFutureSkew, clock: () => now, seen: () => previouslySeen });
+  const want = result === 'valid' ? 'valid' : `invalid/${reason}`;
+  for (const [label, text] of [['payload', t.payload], ['fcm', t.fcm ?? null]]) {
+    if (text === null) continue;
+    let opened = null;
+    let got = 'valid';
+    try { opened = receiver.open(Buffer.from(text, 'utf8')); } catch (e) {
+      if (!(e instanceof OpenError)) throw e;
+      got = `invalid/${e.reason}`;
+    }
+    if (got !== want) errs.push(`${label}: expected ${want}, got ${got}`);
+    else if (opened) {
+      if (opened.duplicate !== duplicate) errs.push(`${label}: expected duplicate=${duplicate}, got ${opened.duplicate}`);
+      if (!same(contentHex, opened.contentBytes)) errs.push(`${label}: decrypted content differs from contentHex`);
+    }
+  }
+  if (mk && sealKey && salt && !messageKey(sealKey, salt).equals(mk)) errs.push('messageKey differs');
+  if (t.resealable) {
+    if (!sealKey || !salt || !plaintextHex || typeof t.wire !== 'string') errs.push('resealable case lacks sealKey/salt/plaintextHex/wire');
+    else {
+      try {
+        if (b64urlEncode(sealEnvelope(sealKey, salt, plaintextHex)) !== t.wire) errs.push('reseal differs from wire');
+      } catch (e) { errs.push(`reseal: ${e.message}`); }
+    }
+  }
+  if (result === 'valid' && t.padBlock !== null && (!contentHex || !plaintextHex || !pad(contentHex, t.padBlock).equals(plaintextHex))) {
+    errs.push(`pad(contentHex, ${t.padBlock}) != plaintextHex`);
+  }
+  if (typeof t.content === 'string' && contentHex && !Buffer.from(t.content, 'utf8').equals(contentHex)) errs.push('content string != contentHex');
+  let envelope = typeof t.wire === 'string' ? b64urlDecode(t.wire) : null;
+  if (envelope && envelope.length === 0) envelope = null;
+  const expected = {
+    envelopeHex: envelope,
+    headerHex: envelope && envelope.length >= 41 ? envelope.subarray(0, 41) : null,
+    tagHex: envelope && envelope.length >= 58 ? envelope.subarray(envelope.length - 16) : null,
+  };
+  for (const [name, value] of Object.entries(expected)) if (!same(hexField(t, name), value)) errs.push(`${name} differs`);
+  if ((t.threadId ?? null) !== (sealKey ? opaqueThreadId(sealKey) : null)) errs.push('threadId differs');
+  return errs;
+}
+
+function options(transport, o) {
+  if (transport === 'fcm') return { token: o.token, priority: o.priority, ttl: o.ttl };
+  if (transport !== 'apns') throw new Error(`unknown transport ${transport}`);
+  if (!['opaque', 'omitted', 'plain'].includes(o.threadId)) throw new Error('threadId must be opaque, omitted or plain');
+  const p = o.placeholder;
+  const placeholder = 'locKey' in p
+    ? { locKey: p.locKey, locArgs: p.locArgs ?? [], titleLocKey: p.titleLocKey, titleLocArgs: p.titleLocArgs ?? [] }
+    : { body: p.body, title: p.title };
+  return {
+    placeholder, sound: o.sound, category: o.category, interruptionLevel: o.interruptionLevel, relevanceScore: o.relevanceScore,
+    threadId: { opaque: OPAQUE, omitted: null, plain: o.plainThreadId }[o.threadId],
+  };
+}
+
+/** Mismatches of one provider case (empty: it passes). */
+export function runProviderCase(t) {
+  const errs = [];
+  const key = hexField(t, 'key', 32, false);
+  const salt = hexField(t, 'salt', 24, false);
+  if (!keyId(key).equals(hexField(t, 'kid', 16, false))) errs.push('kid differs');
+  if (t.threadId !== opaqueThreadId(key)) errs.push('threadId differs');
+  let sealed;
+  try {
+    const sealer = new Sealer({ padBlock: t.padBlock });
+    const opts = options(t.transport, t.options);
+    sealed = t.transport === 'fcm' ? sealer.sealFCM(t.input, key, opts, { testSalt: salt }) : sealer.sealAPNs(t.input, key, opts, { testSalt: salt });
+  } catch (e) {
+    if (!(e instanceof SealError)) throw e;
+    if (t.result !== 'error' || t.error !== e.code) errs.push(`expected ${t.result} ${t.error ?? ''}, got error ${e.code}`);
+    return errs;
+  }
+  if (t.result !== 'sealed') return [...errs, `expected error ${t.error}, got a payload`];
+  if (sealed.text !== t.payload) errs.push('payload differs');
+  if (sealed.path !== t.path) errs.push(`path: expected ${t.path}, got ${sealed.path}`);
+  const envelope = b64urlDecode(sealed.wire);
+  const plaintext = openEnvelope(key, envelope);
+  const content = encodeContent(sealed.content);
+  if (!plaintext || !content.equals(unpad(plaintext))) errs.push('sealed content does not open to the planned content');
+  const expected = {
+    wire: sealed.wire, contentHex: content.toString('hex'), plaintextHex: plaintext?.toString('hex'),
+    envelopeHex: envelope.toString('hex'), headerHex: envelope.subarray(0, 41).toString('hex'),
+    tagHex: envelope.subarray(envelope.length - 16).toString('hex'), messageKey: messageKey(key, salt).toString('hex'),
+    content: content.toString('utf8'),
+  };
+  for (const [name, value] of Object.entries(expected)) if (t[name] !== value) errs.push(`${name} differs`);
+  for (const [name, value] of Object.entries(sealed.sizes)) if (t.sizes?.[name] !== value) errs.push(`sizes.${name} differs`);
+  return errs;
+}
+
+/** Runs one file, printing its FAIL lines; returns [passed, failed]. */
+export function runFile(path) {
+  let doc;
+  try { doc = toPlain(parseJSON(readFileSync(path), { maxDepth: 64 })); } catch (e) {
+    console.log(`FAIL file ${path}: ${e.code ? `cannot read: ${e.code}` : `not strict JSON: ${e.message}`}`);
+    return [0, 1];
+  }
+  const runner = { [RECEIVER_SCHEMA]: runReceiverCase, [PROVIDER_SCHEMA]: runProviderCase }[doc?.schema];
+  if (!runner || doc.schemaVersion !== 1) {
+    console.log(`FAIL file ${path}: schema is not ${RECEIVER_SCHEMA} or ${PROVIDER_SCHEMA} version 1`);
+    return [0, 1];
+  }
+  const tests = Array.isArray(doc.tests) ? doc.tests : [];
+  if (tests.length === 0) { console.log(`FAIL file ${path}: no test cases found`); return [0, 1]; }
+  let passed = 0; let failed = 0;
+  if (doc.numberOfTests !== tests.length) { console.log(`FAIL file ${path}: numberOfTests ${doc.numberOfTests} != ${tests.length} cases`); failed++; }
+  for (const t of tests) {
+    let errs;
+    try { errs = runner(t); } catch (e) { errs = [`malformed case: ${e.message}`]; }
+    if (errs.length) {
+      failed++;
+      for (const e of errs) console.log(`FAIL tcId ${t?.tcId ?? '?'}: ${e}`);
+    } else passed++;
+  }
+  return [passed, failed];
+}
+
+/** Entry point: returns the exit status. */
+export function main(argv) {
+  if (argv.length === 0 || argv[0] === '-h' || argv[0] === '--help') {
+    console.log('usage: pushseal-vectors-node FILE…   (receiver or provider vector files)');
+    return argv.length === 0 ? 64 : 0;
+  }
+  let passed = 0; let failed = 0;
+  for (const file of argv) {
+    const [p, f] = runFile(file);
+    passed += p; failed += f;
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  return failed === 0 && passed > 0 ? 0 : 1;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,100 @@
+/** PushSeal v1 for Node: open sealed payloads, seal with the provider's size policy. */
+
+/** The reason codes of SPEC §10.2. */
+export type ReasonCode =
+  | 'not_sealed' | 'malformed_envelope' | 'unsupported_version' | 'unknown_key' | 'store_locked'
+  | 'authentication_failed' | 'malformed_content' | 'conversation_mismatch' | 'stale';
+export declare const Reason: Readonly<{
+  NOT_SEALED: 'not_sealed'; MALFORMED_ENVELOPE: 'malformed_envelope'; UNSUPPORTED_VERSION: 'unsupported_version';
+  UNKNOWN_KEY: 'unknown_key'; STORE_LOCKED: 'store_locked'; AUTHENTICATION_FAILED: 'authentication_failed';
+  MALFORMED_CONTENT: 'malformed_content'; CONVERSATION_MISMATCH: 'conversation_mismatch'; STALE: 'stale';
+}>;
+
+/** Provider error codes (the Swift provider's `ProviderError.code`). */
+export type SealErrorCode =
+  | 'invalid_content' | 'does_not_fit' | 'missing_placeholder' | 'invalid_placeholder' | 'invalid_fcm_token'
+  | 'invalid_pad_block' | 'invalid_option' | 'invalid_key' | 'invalid_salt';
+
+export declare class PushSealError extends Error {}
+export declare class ContentError extends PushSealError {}
+/** A payload could not be opened; the message holds no plaintext. */
+export declare class OpenError extends PushSealError { readonly reason: ReasonCode; }
+/** The provider refused to produce a payload. */
+export declare class SealError extends PushSealError { readonly code: SealErrorCode; readonly detail: string; }
+
+/** A notification content (SPEC §5.1); no `body` is the content-free form. */
+export interface Content {
+  cid: string; mid: string; ts: number; body?: string; title?: string; subtitle?: string;
+  sender?: { id: string; name?: string }; thread?: string; category?: string; badge?: number; trunc?: true;
+  x?: Record<string, string>;
+}
+export declare const MAX_CONTENT_BYTES: 4000;
+/** The deterministic encoding of SPEC §5.3. */
+export declare function encodeContent(content: Content): Buffer;
+/** Strict decoding as a receiver does; throws ContentError. */
+export declare function decodeContent(bytes: Uint8Array): { content: Content; unknown: string[] };
+/** Throws ContentError when a field violates SPEC §5.1. */
+export declare function validateContent(content: Content): void;
+
+export declare const KEY_NOT_FOUND: 'not_found';
+export declare const KEY_LOCKED: 'locked';
+export type KeyLookup = { key: Uint8Array; conversation: string } | typeof KEY_NOT_FOUND | typeof KEY_LOCKED;
+/** The receiver's key lookup; it must derive the kid from each stored key. */
+export interface KeySource { lookup(kid: Buffer): KeyLookup; }
+export declare class SingleKeySource implements KeySource {
+  constructor(key: Uint8Array, conversation: string, options?: { locked?: boolean });
+  locked: boolean;
+  lookup(kid: Buffer): KeyLookup;
+}
+export interface ReceiverOptions {
+  maxAge?: number; maxFutureSkew?: number; clock?: () => number; seen?: (cid: string, mid: string) => boolean;
+}
+export interface Opened { content: Content; contentBytes: Buffer; duplicate: boolean; requiresFetch: boolean; }
+export declare const DEFAULT_MAX_AGE: 2678400;
+export declare const DEFAULT_MAX_FUTURE_SKEW: 600;
+export declare class Receiver {
+  constructor(keySource: KeySource, options?: ReceiverOptions);
+  /** Throws OpenError. */
+  open(payload: Uint8Array | string): Opened;
+  /** Throws OpenError. */
+  openWire(wire: string): Opened;
+}
+export declare function openPayload(payload: Uint8Array | string, keySource: KeySource, options?: ReceiverOptions): Opened;
+export declare function openWire(wire: string, keySource: KeySource, options?: ReceiverOptions): Opened;
+
+/** APNs `thread-id` default: base64url of the key's thread id. */
+export declare const OPAQUE: unique symbol;
+export type Placeholder =
+  | { body: string; title?: string }
+  | { locKey: string; locArgs?: string[]; titleLocKey?: string; titleLocArgs?: string[] };
+export interface APNsOptions {
+  placeholder?: Placeholder; sound?: string; threadId?: typeof OPAQUE | string | null; category?: string;
+  interruptionLevel?: 'passive' | 'active' | 'time-sensitive' | 'critical'; relevanceScore?: number;
+}
+export interface FCMOptions { token: string; priority?: 'high' | 'normal'; ttl?: number; }
+export interface Sizes { content: number; padded: number; envelope: number; wire: number; payload: number; limited: number; limit: number; }
+export interface SealedPayload {
+  body: Buffer; text: string; path: 'complete' | 'truncated' | 'content_free'; sizes: Sizes; wire: string; content: Content;
+}
+export declare const DEFAULT_PAD_BLOCK: 256;
+export declare const MAX_PAD_BLOCK: 4096;
+export declare const APNS_LIMIT: 4096;
+export declare const FCM_DATA_LIMIT: 4096;
+export declare class Sealer {
+  constructor(options?: { padBlock?: number });
+  readonly padBlock: number;
+  /** Throws SealError. `testSalt` is for test vectors only. */
+  sealAPNs(content: Content, key: Uint8Array, options?: APNsOptions, seal?: { testSalt?: Uint8Array }): SealedPayload;
+  /** Throws SealError. `testSalt` is for test vectors only. */
+  sealFCM(content: Content, key: Uint8Array, options: FCMOptions, seal?: { testSalt?: Uint8Array }): SealedPayload;
+}
+/** The longest grapheme-cluster prefix whose JSON-escaped length fits `budget`. */
+export declare function graphemePrefix(text: string, budget: number): string;
+
+export declare function keyId(key: Uint8Array): Buffer;
+export declare function messageKey(key: Uint8Array, salt: Uint8Array): Buffer;
+export declare function threadId(key: Uint8Array): Buffer;
+export declare function opaqueThreadId(key: Uint8Array): string;
+export declare function b64urlEncode(bytes: Uint8Array): string;
+export declare function b64urlDecode(text: string): Buffer | null;
+export declare const version: string;

@@ -1,0 +1,107 @@
+// Opening payloads (SPEC §10): locate the envelope, run the checks in their exact order.
+
+import { decodeContent } from './content.mjs';
+import { ContentError, OpenError, Reason } from './errors.mjs';
+import { JObj, parseJSON } from './strict-json.mjs';
+import { HEADER_BYTES, MAX_ENVELOPE, MAX_WIRE_CHARS, MIN_ENVELOPE, VERSION, b64urlDecode, keyId, openEnvelope, unpad } from './wire.mjs';
+
+export const DEFAULT_MAX_AGE = 2678400;
+export const DEFAULT_MAX_FUTURE_SKEW = 600;
+/** Key-source answers besides a found key. */
+export const KEY_NOT_FOUND = 'not_found';
+export const KEY_LOCKED = 'locked';
+
+/** A key source holding one conversation key; `locked` makes it answer KEY_LOCKED. */
+export class SingleKeySource {
+  #key; #kid; #conversation;
+  constructor(key, conversation, { locked = false } = {}) {
+    if (!Buffer.isBuffer(key) && !(key instanceof Uint8Array)) throw new TypeError('key must be a Buffer');
+    if (key.length !== 32) throw new RangeError('a conversation key is 32 bytes');
+    this.#key = Buffer.from(key); this.#kid = keyId(this.#key); this.#conversation = conversation; this.locked = locked;
+  }
+  lookup(kid) {
+    if (!this.#kid.equals(kid)) return KEY_NOT_FOUND;
+    return this.locked ? KEY_LOCKED : { key: this.#key, conversation: this.#conversation };
+  }
+}
+
+/** Opens payloads with a key source ({lookup(kid)}), a clock and a duplicate log
+ * (`seen(cid, mid)` answers whether the pair was delivered before and records it). */
+export class Receiver {
+  constructor(keySource, { maxAge = DEFAULT_MAX_AGE, maxFutureSkew = DEFAULT_MAX_FUTURE_SKEW,
+    clock = () => Math.floor(Date.now() / 1000), seen = () => false } = {}) {
+    Object.assign(this, { keySource, maxAge, maxFutureSkew, clock, seen });
+  }
+
+  /** Opens an APNs body, an FCM data map or an FCM v1 message (Buffer or string). Throws OpenError. */
+  open(payload) {
+    const bytes = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
+    const located = locate(bytes);
+    if (located.reason) throw new OpenError(located.reason);
+    return this.openWire(located.value);
+  }
+
+  /** Opens the wire string alone (steps 2-11). Throws OpenError. */
+  openWire(wire) {
+    if (typeof wire !== 'string' || wire.length > MAX_WIRE_CHARS) throw new OpenError(Reason.MALFORMED_ENVELOPE); // step 2
+    const env = b64urlDecode(wire);
+    if (!env || env.length === 0) throw new OpenError(Reason.MALFORMED_ENVELOPE);
+    if (env[0] !== VERSION) throw new OpenError(Reason.UNSUPPORTED_VERSION); // step 3
+    if (env.length < MIN_ENVELOPE || env.length > MAX_ENVELOPE) throw new OpenError(Reason.MALFORMED_ENVELOPE); // step 4
+    const kid = env.subarray(1, 17);
+    const found = this.keySource.lookup(kid);
+    if (found === KEY_NOT_FOUND) throw new OpenError(Reason.UNKNOWN_KEY); // step 5
+    if (found === null || typeof found !== 'object') throw new OpenError(Reason.STORE_LOCKED); // step 6
+    if (!keyId(found.key).equals(kid)) throw new OpenError(Reason.UNKNOWN_KEY); // a key source derives kid from K
+    const p = openEnvelope(found.key, env); // step 7
+    if (!p) throw new OpenError(Reason.AUTHENTICATION_FAILED);
+    const bytes = unpad(p); // step 8
+    if (!bytes) throw new OpenError(Reason.MALFORMED_CONTENT);
+    let content;
+    try { ({ content } = decodeContent(bytes)); } catch (e) {
+      if (e instanceof ContentError) throw new OpenError(Reason.MALFORMED_CONTENT);
+      throw e;
+    }
+    if (!Buffer.from(content.cid, 'utf8').equals(Buffer.from(found.conversation, 'utf8'))) {
+      throw new OpenError(Reason.CONVERSATION_MISMATCH); // step 9
+    }
+    const now = this.clock(); // step 10
+    if (now - content.ts > this.maxAge || content.ts - now > this.maxFutureSkew) throw new OpenError(Reason.STALE);
+    return { content, contentBytes: Buffer.from(bytes), duplicate: Boolean(this.seen(content.cid, content.mid)),
+      requiresFetch: content.body === undefined }; // step 11
+  }
+}
+
+/** `new Receiver(keySource, options).open(payload)`. */
+export const openPayload = (payload, keySource, options) => new Receiver(keySource, options).open(payload);
+/** `new Receiver(keySource, options).openWire(wire)`. */
+export const openWire = (wire, keySource, options) => new Receiver(keySource, options).openWire(wire);
+
+// SPEC §10.1 and the payload part of steps 1-2: { reason } or { value }.
+function locate(payload) {
+  let root;
+  try { root = parseJSON(payload, { recordDups: true }); } catch { return { reason: Reason.NOT_SEALED }; }
+  if (!(root instanceof JObj)) return { reason: Reason.NOT_SEALED };
+  let holder = root;
+  let members = root.getAll('pushseal');
+  if (members.length === 0) {
+    const msgs = root.getAll('message');
+    if (msgs.length === 1 && msgs[0] instanceof JObj) {
+      const datas = msgs[0].getAll('data');
+      if (datas.length === 1 && datas[0] instanceof JObj) { holder = datas[0]; members = holder.getAll('pushseal'); }
+    }
+  }
+  if (members.length === 0) return { reason: Reason.NOT_SEALED };
+  const otherDups = (v) => {
+    if (v instanceof JObj) {
+      const d = v.dupNames();
+      if (v === holder) d.delete('pushseal');
+      return d.size > 0 || v.pairs.some(([, x]) => otherDups(x));
+    }
+    if (Array.isArray(v)) return v.some(otherDups);
+    return false;
+  };
+  if (otherDups(root)) return { reason: Reason.NOT_SEALED };
+  if (members.length > 1) return { reason: Reason.MALFORMED_ENVELOPE };
+  return { value: members[0] };
+}

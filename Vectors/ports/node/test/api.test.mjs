@@ -1,0 +1,107 @@
+// The public API as a user calls it: seal, open, every reason code, every seal error.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { test } from 'node:test';
+import {
+  KEY_LOCKED, OpenError, Reason, Receiver, SealError, Sealer, SingleKeySource, b64urlEncode, openPayload, openWire,
+} from '../src/index.mjs';
+import { sealEnvelope } from '../src/wire.mjs';
+
+const KEY = Buffer.from([...Array(32).keys()]);
+const OTHER = Buffer.from([...Array(32).keys()].map((i) => i + 1));
+const NOW = 1_764_400_000;
+const content = (changes = {}) => ({ cid: 'conv-1', mid: 'm-1', ts: NOW - 5, title: 'Ana', body: 'Hi 👋🏽', ...changes });
+const source = (key = KEY, conversation = 'conv-1', locked = false) => new SingleKeySource(key, conversation, { locked });
+function reasonOf(payload, src = source(), options = {}) {
+  try { openPayload(payload, src, { clock: () => NOW, ...options }); } catch (e) {
+    assert.ok(e instanceof OpenError);
+    assert.ok(!e.message.includes('Hi'));
+    return e.reason;
+  }
+  assert.fail('opened');
+}
+
+test('APNs and FCM round trips', () => {
+  const sealed = new Sealer().sealAPNs(content(), KEY);
+  assert.equal(sealed.path, 'complete');
+  assert.equal(sealed.sizes.padded, 256);
+  const opened = openPayload(sealed.body, source(), { clock: () => NOW });
+  assert.deepEqual(opened.content, content());
+  assert.equal(opened.duplicate, false);
+  const fcm = new Sealer().sealFCM(content(), KEY, { token: 'token-1' });
+  assert.ok(fcm.text.startsWith('{"message":{"token":"token-1","data":{"pushseal":"'));
+  assert.equal(openPayload(fcm.text, source(), { clock: () => NOW }).content.body, 'Hi 👋🏽');
+});
+
+test('fresh salts differ; a test salt is deterministic', () => {
+  assert.notEqual(new Sealer().sealAPNs(content(), KEY).wire, new Sealer().sealAPNs(content(), KEY).wire);
+  const salt = Buffer.alloc(24);
+  assert.equal(new Sealer().sealAPNs(content(), KEY, {}, { testSalt: salt }).text, new Sealer().sealAPNs(content(), KEY, {}, { testSalt: salt }).text);
+});
+
+test('every reason code', () => {
+  const good = new Sealer().sealAPNs(content(), KEY).wire;
+  const p = (wire) => `{"pushseal":"${wire}"}`;
+  assert.equal(reasonOf('{"aps":{}}'), Reason.NOT_SEALED);
+  assert.equal(reasonOf('{"pushseal":"a","pushseal":"b"}'), Reason.MALFORMED_ENVELOPE);
+  assert.equal(reasonOf(p(`${good}=`)), Reason.MALFORMED_ENVELOPE);
+  assert.equal(reasonOf(p(b64urlEncode(Buffer.concat([Buffer.from([2]), Buffer.alloc(60)])))), Reason.UNSUPPORTED_VERSION);
+  assert.equal(reasonOf(p(good), source(OTHER)), Reason.UNKNOWN_KEY);
+  assert.equal(reasonOf(p(good), source(KEY, 'conv-1', true)), Reason.STORE_LOCKED);
+  const tampered = good.slice(0, -2) + (good.at(-2) === 'A' ? 'B' : 'A') + good.at(-1);
+  assert.equal(reasonOf(p(tampered)), Reason.AUTHENTICATION_FAILED);
+  const badPadding = b64urlEncode(sealEnvelope(KEY, Buffer.alloc(24), Buffer.from('{"cid":"conv-1"}\x00')));
+  assert.equal(reasonOf(p(badPadding)), Reason.MALFORMED_CONTENT);
+  assert.equal(reasonOf(p(good), source(KEY, 'conv-2')), Reason.CONVERSATION_MISMATCH);
+  assert.equal(reasonOf(p(good), source(), { maxAge: 1 }), Reason.STALE);
+  assert.throws(() => openWire('', source()), (e) => e instanceof OpenError && e.reason === 'malformed_envelope');
+  assert.equal(KEY_LOCKED, 'locked');
+});
+
+test('duplicate flag and content-free', () => {
+  const seen = new Set();
+  const receiver = new Receiver(source(), { clock: () => NOW, seen: (c, m) => { const k = `${c}\n${m}`; const hit = seen.has(k); seen.add(k); return hit; } });
+  const sealed = new Sealer().sealAPNs(content(), KEY);
+  assert.deepEqual([receiver.open(sealed.body).duplicate, receiver.open(sealed.body).duplicate], [false, true]);
+  assert.equal(receiver.open(new Sealer().sealAPNs({ cid: 'conv-1', mid: 'm-2', ts: NOW }, KEY).body).requiresFetch, true);
+});
+
+test('truncation keeps whole grapheme clusters and marks trunc', () => {
+  const family = '👨‍👩‍👧‍👦';
+  const sealed = new Sealer().sealAPNs(content({ body: family.repeat(400) }), KEY);
+  assert.equal(sealed.path, 'truncated');
+  assert.ok(sealed.sizes.limited <= 4096);
+  const body = sealed.content.body;
+  assert.ok(body.endsWith('…') && sealed.content.trunc);
+  assert.equal(body.slice(0, -1), family.repeat(body.slice(0, -1).length / family.length));
+});
+
+test('padding cap, content-free switch, does_not_fit', () => {
+  const capped = new Sealer({ padBlock: 4096 }).sealAPNs(content({ body: 'x' }), KEY);
+  assert.ok(capped.sizes.limited <= 4096 && capped.sizes.limited + 4 > 4096);
+  const free = new Sealer().sealAPNs(content({ title: 'T'.repeat(3500) }), KEY);
+  assert.equal(free.path, 'content_free');
+  assert.deepEqual(free.content, { cid: 'conv-1', mid: 'm-1', ts: NOW - 5 });
+  assert.throws(() => new Sealer().sealAPNs(content(), KEY, { placeholder: { body: 'p'.repeat(4100) } }),
+    (e) => e instanceof SealError && e.code === 'does_not_fit');
+});
+
+test('seal errors carry their codes', () => {
+  const cases = [
+    [() => new Sealer({ padBlock: 0 }), 'invalid_pad_block'],
+    [() => new Sealer().sealAPNs(content({ cid: '' }), KEY), 'invalid_content'],
+    [() => new Sealer().sealAPNs(content({ body: undefined }), KEY), 'invalid_content'],
+    [() => new Sealer().sealAPNs(content(), KEY, {}, { testSalt: Buffer.alloc(3) }), 'invalid_salt'],
+    [() => new Sealer().sealAPNs(content(), Buffer.alloc(5)), 'invalid_key'],
+    [() => new Sealer().sealAPNs(content(), KEY, { placeholder: { body: '' } }), 'missing_placeholder'],
+    [() => new Sealer().sealAPNs(content(), KEY, { relevanceScore: 2 }), 'invalid_option'],
+    [() => new Sealer().sealFCM(content(), KEY, { token: 'bad token' }), 'invalid_fcm_token'],
+  ];
+  for (const [call, code] of cases) assert.throws(call, (e) => e instanceof SealError && e.code === code, code);
+});
+
+test('importing the package has no side effects', () => {
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', "import * as p from 'pushseal'; console.log(Object.keys(p).length)"],
+    { cwd: new URL('..', import.meta.url), encoding: 'utf8' });
+  assert.match(out, /^\d+\n$/);
+});
