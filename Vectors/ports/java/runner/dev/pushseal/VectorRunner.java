@@ -1,0 +1,291 @@
+package dev.pushseal;
+
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UnsupportedEncodingException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The vector runner (not part of the library jar): {@code java -cp pushseal.jar:runner
+ * dev.pushseal.VectorRunner FILE…}. Runs receiver ({@code pushseal_v1_test_schema}) and provider
+ * ({@code pushseal_v1_provider_test_schema}) vector files; prints one {@code FAIL tcId N: …} line
+ * per mismatch and {@code N passed, N failed}; exits 1 on any failure.
+ */
+public final class VectorRunner {
+    private VectorRunner() {}
+
+    static final PrintStream OUT = utf8(FileDescriptor.out);
+
+    static PrintStream utf8(FileDescriptor fd) {
+        try {
+            return new PrintStream(new FileOutputStream(fd), true, "UTF-8");
+        } catch (UnsupportedEncodingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static final class CaseError extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        CaseError(String m) { super(m); }
+    }
+
+    static byte[] hexField(Map<String, Object> t, String name, int length, boolean nullable) throws CaseError {
+        Object v = t.get(name);
+        if (v == null) {
+            if (nullable) return null;
+            throw new CaseError(name + " missing");
+        }
+        if (!(v instanceof String) || !((String) v).matches("([0-9a-f]{2})*")) throw new CaseError(name + " is not lowercase hex");
+        String s = (String) v;
+        byte[] b = new byte[s.length() / 2];
+        for (int i = 0; i < b.length; i++) b[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
+        if (length >= 0 && b.length != length) throw new CaseError(name + " must be " + length + " bytes");
+        return b;
+    }
+
+    static long longField(Map<String, Object> t, String name) throws CaseError {
+        Object v = t.get(name);
+        if (!(v instanceof Long)) throw new CaseError(name + " must be an integer");
+        return (Long) v;
+    }
+
+    static boolean same(byte[] a, byte[] b) { return a == null ? b == null : Arrays.equals(a, b); }
+
+    static List<String> runReceiverCase(Map<String, Object> t) throws CaseError {
+        List<String> errs = new ArrayList<String>();
+        final byte[] key = hexField(t, "key", 32, false);
+        byte[] kid = hexField(t, "kid", 16, false);
+        final String conversation = (String) t.get("conversation");
+        final Object store = t.get("keyStore");
+        if (!"available".equals(store) && !"locked".equals(store)) throw new CaseError("keyStore must be available or locked");
+        final boolean previouslySeen = Boolean.TRUE.equals(t.get("previouslySeen"));
+        final long now = longField(t, "now");
+        Object result = t.get("result"), reason = t.get("reason");
+        boolean duplicate = Boolean.TRUE.equals(t.get("duplicate"));
+        if ("valid".equals(result) != (reason == null)) throw new CaseError("result and reason disagree");
+        if (reason != null && Reason.fromCode((String) reason) == null) throw new CaseError("unknown reason code " + reason);
+        byte[] sealKey = hexField(t, "sealKey", 32, true), salt = hexField(t, "salt", 24, true), mk = hexField(t, "messageKey", 32, true);
+        byte[] contentHex = hexField(t, "contentHex", -1, true), plaintextHex = hexField(t, "plaintextHex", -1, true);
+        final byte[] derivedKid = Wire.keyId(key);
+        if (!Arrays.equals(derivedKid, kid)) errs.add("kid differs");
+        KeySource keys = new KeySource() {
+            @Override public KeyLookup lookup(byte[] want) {
+                if (!Arrays.equals(want, derivedKid)) return KeyLookup.NOT_FOUND;
+                return "locked".equals(store) ? KeyLookup.LOCKED : KeyLookup.found(key, conversation);
+            }
+        };
+        Receiver receiver = new Receiver(keys, longField(t, "maxAge"), longField(t, "maxFutureSkew"),
+                new Receiver.Clock() { @Override public long now() { return now; } },
+                new Receiver.DuplicateLog() { @Override public boolean seen(String c, String m) { return previouslySeen; } });
+        String want = "valid".equals(result) ? "valid" : "invalid/" + reason;
+        for (String label : Arrays.asList("payload", "fcm")) {
+            Object text = t.get(label);
+            if (text == null) continue;
+            Opened opened = null;
+            String got = "valid";
+            try {
+                opened = receiver.open(((String) text).getBytes(StandardCharsets.UTF_8));
+            } catch (PushSealException e) {
+                got = "invalid/" + e.getCode();
+            }
+            if (!got.equals(want)) errs.add(label + ": expected " + want + ", got " + got);
+            else if (opened != null) {
+                if (opened.duplicate != duplicate) errs.add(label + ": expected duplicate=" + duplicate);
+                if (!same(contentHex, opened.contentBytes())) errs.add(label + ": decrypted content differs from contentHex");
+            }
+        }
+        if (mk != null && sealKey != null && salt != null && !Arrays.equals(Wire.messageKey(sealKey, salt), mk)) errs.add("messageKey differs");
+        Object wire = t.get("wire");
+        if (Boolean.TRUE.equals(t.get("resealable"))) {
+            if (sealKey == null || salt == null || plaintextHex == null || !(wire instanceof String)) {
+                errs.add("resealable case lacks sealKey/salt/plaintextHex/wire");
+            } else {
+                try {
+                    if (!Wire.b64urlEncode(Wire.sealEnvelope(sealKey, salt, plaintextHex)).equals(wire)) errs.add("reseal differs from wire");
+                } catch (IllegalArgumentException e) {
+                    errs.add("reseal: " + e.getMessage());
+                }
+            }
+        }
+        Object padBlock = t.get("padBlock");
+        if ("valid".equals(result) && padBlock != null) {
+            if (contentHex == null || plaintextHex == null || !Arrays.equals(Wire.pad(contentHex, (int) (long) (Long) padBlock), plaintextHex)) {
+                errs.add("pad(contentHex, " + padBlock + ") != plaintextHex");
+            }
+        }
+        Object content = t.get("content");
+        if (content instanceof String && contentHex != null && !Arrays.equals(((String) content).getBytes(StandardCharsets.UTF_8), contentHex)) {
+            errs.add("content string != contentHex");
+        }
+        byte[] env = wire instanceof String ? Wire.b64urlDecode((String) wire) : null;
+        if (env != null && env.length == 0) env = null;
+        if (!same(hexField(t, "envelopeHex", -1, true), env)) errs.add("envelopeHex differs");
+        if (!same(hexField(t, "headerHex", -1, true), env != null && env.length >= 41 ? Arrays.copyOf(env, 41) : null)) errs.add("headerHex differs");
+        if (!same(hexField(t, "tagHex", -1, true), env != null && env.length >= 58 ? Arrays.copyOfRange(env, env.length - 16, env.length) : null)) {
+            errs.add("tagHex differs");
+        }
+        Object threadId = t.get("threadId");
+        if (sealKey == null ? threadId != null : !PushSeal.opaqueThreadId(sealKey).equals(threadId)) errs.add("threadId differs");
+        return errs;
+    }
+
+    @SuppressWarnings("unchecked")
+    static List<String> strings(Object v) {
+        return v == null ? Collections.<String>emptyList() : (List<String>) v;
+    }
+
+    @SuppressWarnings("unchecked")
+    static Content content(Map<String, Object> in) {
+        Content.Builder b = Content.builder((String) in.get("cid"), (String) in.get("mid"), (Long) in.get("ts"));
+        b.title((String) in.get("title")).subtitle((String) in.get("subtitle")).body((String) in.get("body"))
+                .thread((String) in.get("thread")).category((String) in.get("category")).badge((Long) in.get("badge"))
+                .trunc(Boolean.TRUE.equals(in.get("trunc")));
+        Map<String, Object> sender = (Map<String, Object>) in.get("sender");
+        if (sender != null) b.sender((String) sender.get("id"), (String) sender.get("name"));
+        Map<String, Object> x = (Map<String, Object>) in.get("x");
+        if (x != null) for (Map.Entry<String, Object> e : x.entrySet()) b.extra(e.getKey(), (String) e.getValue());
+        return b.build();
+    }
+
+    @SuppressWarnings("unchecked")
+    static APNsOptions apns(Map<String, Object> o) throws CaseError {
+        Map<String, Object> p = (Map<String, Object>) o.get("placeholder");
+        APNsOptions options = new APNsOptions();
+        if (p.containsKey("locKey")) {
+            options = options.withLocalizedPlaceholder((String) p.get("titleLocKey"), strings(p.get("titleLocArgs")),
+                    (String) p.get("locKey"), strings(p.get("locArgs")));
+        } else {
+            options = options.withPlaceholder((String) p.get("title"), (String) p.get("body"));
+        }
+        Object thread = o.get("threadId");
+        if ("omitted".equals(thread)) options = options.withoutThreadId();
+        else if ("plain".equals(thread)) options = options.withPlainThreadId((String) o.get("plainThreadId"));
+        else if (!"opaque".equals(thread)) throw new CaseError("threadId must be opaque, omitted or plain");
+        Object score = o.get("relevanceScore");
+        return options.withSound((String) o.get("sound")).withCategory((String) o.get("category"))
+                .withInterruptionLevel((String) o.get("interruptionLevel"))
+                .withRelevanceScore(score == null ? null : ((Number) score).doubleValue());
+    }
+
+    @SuppressWarnings("unchecked")
+    static List<String> runProviderCase(Map<String, Object> t) throws CaseError {
+        List<String> errs = new ArrayList<String>();
+        byte[] key = hexField(t, "key", 32, false), salt = hexField(t, "salt", 24, false);
+        if (!Arrays.equals(Wire.keyId(key), hexField(t, "kid", 16, false))) errs.add("kid differs");
+        if (!PushSeal.opaqueThreadId(key).equals(t.get("threadId"))) errs.add("threadId differs");
+        Map<String, Object> options = (Map<String, Object>) t.get("options");
+        SealedPayload sealed;
+        try {
+            Sealer sealer = new Sealer((int) longField(t, "padBlock"));
+            Content input = content((Map<String, Object>) t.get("input"));
+            if ("fcm".equals(t.get("transport"))) {
+                sealed = sealer.sealFCM(input, key, new FCMOptions((String) options.get("token"), (String) options.get("priority"),
+                        (Long) options.get("ttl")), salt);
+            } else {
+                sealed = sealer.sealAPNs(input, key, apns(options), salt);
+            }
+        } catch (PushSealException e) {
+            if (!"error".equals(t.get("result")) || !e.getCode().equals(t.get("error"))) {
+                errs.add("expected " + t.get("result") + " " + t.get("error") + ", got error " + e.getCode());
+            }
+            return errs;
+        }
+        if (!"sealed".equals(t.get("result"))) {
+            errs.add("expected error " + t.get("error") + ", got a payload");
+            return errs;
+        }
+        if (!sealed.text().equals(t.get("payload"))) errs.add("payload differs");
+        if (!sealed.path.equals(t.get("path"))) errs.add("path: expected " + t.get("path") + ", got " + sealed.path);
+        byte[] env = Wire.b64urlDecode(sealed.wire);
+        byte[] plaintext = Wire.openEnvelope(key, env);
+        byte[] content = sealed.content.encode();
+        if (plaintext == null || !Arrays.equals(Wire.unpad(plaintext), content)) errs.add("sealed content does not open to the planned content");
+        String[][] expected = {
+            {"wire", sealed.wire}, {"contentHex", Wire.hex(content)}, {"plaintextHex", plaintext == null ? "" : Wire.hex(plaintext)},
+            {"envelopeHex", Wire.hex(env)}, {"headerHex", Wire.hex(Arrays.copyOf(env, 41))},
+            {"tagHex", Wire.hex(Arrays.copyOfRange(env, env.length - 16, env.length))},
+            {"messageKey", Wire.hex(Wire.messageKey(key, salt))}, {"content", new String(content, StandardCharsets.UTF_8)},
+        };
+        for (String[] e : expected) if (!e[1].equals(t.get(e[0]))) errs.add(e[0] + " differs");
+        Map<String, Object> sizes = (Map<String, Object>) t.get("sizes");
+        long[] got = {sealed.contentBytes, sealed.paddedBytes, sealed.envelopeBytes, sealed.wireLength, sealed.payloadBytes, sealed.limitedBytes, sealed.limit};
+        String[] names = {"content", "padded", "envelope", "wire", "payload", "limited", "limit"};
+        for (int i = 0; i < names.length; i++) if (sizes == null || !Long.valueOf(got[i]).equals(sizes.get(names[i]))) errs.add("sizes." + names[i] + " differs");
+        return errs;
+    }
+
+    /** Runs one file, printing its FAIL lines; returns {passed, failed}. */
+    @SuppressWarnings("unchecked")
+    public static int[] runFile(String path) {
+        Map<String, Object> doc;
+        try {
+            Object plain = StrictJson.toPlain(StrictJson.parse(Files.readAllBytes(Paths.get(path)), false, 64));
+            doc = plain instanceof Map ? (Map<String, Object>) plain : Collections.<String, Object>emptyMap();
+        } catch (IOException e) {
+            OUT.println("FAIL file " + path + ": cannot read: " + e);
+            return new int[] {0, 1};
+        } catch (StrictJson.JsonException e) {
+            OUT.println("FAIL file " + path + ": not strict JSON: " + e.getMessage());
+            return new int[] {0, 1};
+        }
+        Object schema = doc.get("schema");
+        boolean receiver = "pushseal_v1_test_schema".equals(schema), provider = "pushseal_v1_provider_test_schema".equals(schema);
+        if ((!receiver && !provider) || !Long.valueOf(1).equals(doc.get("schemaVersion"))) {
+            OUT.println("FAIL file " + path + ": schema is not pushseal_v1_test_schema or pushseal_v1_provider_test_schema version 1");
+            return new int[] {0, 1};
+        }
+        List<Object> tests = doc.get("tests") instanceof List ? (List<Object>) doc.get("tests") : Collections.emptyList();
+        if (tests.isEmpty()) {
+            OUT.println("FAIL file " + path + ": no test cases found");
+            return new int[] {0, 1};
+        }
+        int passed = 0, failed = 0;
+        if (!Long.valueOf(tests.size()).equals(doc.get("numberOfTests"))) {
+            OUT.println("FAIL file " + path + ": numberOfTests differs from the number of cases");
+            failed++;
+        }
+        for (Object o : tests) {
+            Map<String, Object> t = o instanceof Map ? (Map<String, Object>) o : Collections.<String, Object>emptyMap();
+            List<String> errs;
+            try {
+                errs = receiver ? runReceiverCase(t) : runProviderCase(t);
+            } catch (CaseError e) {
+                errs = Collections.singletonList("malformed case: " + e.getMessage());
+            } catch (RuntimeException e) {
+                errs = Collections.singletonList("malformed case: " + e);
+            }
+            if (errs.isEmpty()) passed++;
+            else {
+                failed++;
+                for (String e : errs) OUT.println("FAIL tcId " + t.get("tcId") + ": " + e);
+            }
+        }
+        return new int[] {passed, failed};
+    }
+
+    public static void main(String[] argv) {
+        if (argv.length == 0) {
+            System.err.println("usage: java -cp pushseal.jar:runner dev.pushseal.VectorRunner FILE…");
+            System.exit(64);
+        }
+        int passed = 0, failed = 0;
+        for (String file : argv) {
+            int[] r = runFile(file);
+            passed += r[0];
+            failed += r[1];
+        }
+        OUT.println(passed + " passed, " + failed + " failed");
+        OUT.flush();
+        System.exit(failed == 0 && passed > 0 ? 0 : 1);
+    }
+}

@@ -1,0 +1,20 @@
+package dev.pushseal;
+
+/** A decrypted payload: the content, its exact bytes, and the duplicate flag. */
+public final class Opened {
+    public final Content content;
+    private final byte[] contentBytes;
+    public final boolean duplicate;
+
+    Opened(Content content, byte[] contentBytes, boolean duplicate) {
+        this.content = content;
+        this.contentBytes = contentBytes;
+        this.duplicate = duplicate;
+    }
+
+    /** The decrypted content bytes (a copy). */
+    public byte[] contentBytes() { return contentBytes.clone(); }
+
+    /** A content-free notification: fetch the message by (cid, mid). */
+    public boolean requiresFetch() { return content.requiresFetch(); }
+}
