@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# "Done means" for the three packages, as a new user would do it:
+#
+#   Vectors/ports/install-test.sh PUSHSEAL_BINARY
+#
+# For Python (a fresh virtual environment, `pip install Vectors/ports/python`), Node (a fresh
+# directory, `npm pack` + `npm install` of the tarball, offline) and Java (the jar from
+# build.sh on the classpath; Kotlin too when kotlinc is installed) it runs the program of
+# Docs/PORTING.md §5 from a temporary directory: it must open a payload sealed by `pushseal seal`
+# and print its title and body, and `pushseal open` must accept the reply it seals. Then it runs
+# each package's own tests and vector runner against the installed copy. Ends with
+# "N passed, N failed"; exit status 1 on any failure.
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+bin="${1:?usage: install-test.sh PUSHSEAL_BINARY}"
+case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+check() {  # label, then a command whose success is the check
+    local label="$1"; shift
+    if "$@" >"$tmp/check.out" 2>&1; then
+        passed=$((passed + 1)); echo "ok   $label"
+    else
+        failed=$((failed + 1)); echo "FAIL $label"; sed 's/^/     /' "$tmp/check.out" | tail -n 20
+    fi
+}
+
+key="AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"
+now="$(date +%s)"
+vectors=("$root/Vectors/pushseal-v1.json" "$root/Vectors/pushseal-v1-provider.json")
+printf '{"cid":"conv-install","mid":"m-1","ts":%s,"title":"Ana","body":"Hello 👋🏽 from Swift"}\n' "$now" \
+    | "$bin" seal --key "$key" > "$tmp/swift-payload.json" || { echo "install-test: pushseal seal failed" >&2; exit 1; }
+
+# The example programs, verbatim from Docs/PORTING.md (the fenced block after `<!-- test: NAME -->`).
+python3 - "$root/Docs/PORTING.md" "$tmp/examples" <<'PY' || exit 1
+import re, sys, pathlib
+text = pathlib.Path(sys.argv[1]).read_text()
+out = pathlib.Path(sys.argv[2]); out.mkdir()
+found = re.findall(r"<!-- test: (\S+) -->\n```\w+\n(.*?)```", text, re.S)
+assert len(found) == 4, f"expected 4 test examples in PORTING.md, found {len(found)}"
+for name, code in found:
+    (out / name).write_text(code)
+PY
+
+# Runs an example: opens the Swift payload, seals a reply; checks both directions.
+round_trip() {  # name, command...
+    local name="$1"; shift
+    ( cd "$tmp/run-$name" && "$@" "$key" "$now" < "$tmp/swift-payload.json" > reply.json 2> stderr.txt ) || { cat "$tmp/run-$name/stderr.txt"; return 1; }
+    grep -qx 'Ana Hello 👋🏽 from Swift' "$tmp/run-$name/stderr.txt" || { echo "did not print the decrypted title and body:"; cat "$tmp/run-$name/stderr.txt"; return 1; }
+    "$bin" open --key "$key" --conversation conv-install < "$tmp/run-$name/reply.json" > "$tmp/run-$name/opened.json" || { cat "$tmp/run-$name/opened.json"; return 1; }
+    grep -q '"outcome":"decrypted"' "$tmp/run-$name/opened.json" && grep -q '"body":"Hi back 👍🏽"' "$tmp/run-$name/opened.json" \
+        || { cat "$tmp/run-$name/opened.json"; return 1; }
+}
+
+echo "== python: a fresh virtual environment"
+mkdir -p "$tmp/run-python"
+python3 -m venv "$tmp/venv"
+check "python: pip install Vectors/ports/python" "$tmp/venv/bin/pip" install --quiet --disable-pip-version-check "$here/python" pytest
+cp "$tmp/examples/example.py" "$tmp/run-python/"
+check "python: example opens pushseal's payload, pushseal opens its reply" round_trip python "$tmp/venv/bin/python" example.py
+check "python: the installed package is the one imported" bash -c "cd '$tmp' && '$tmp/venv/bin/python' -c 'import pushseal, sys; assert \"site-packages\" in pushseal.__file__, pushseal.__file__'"
+check "python: pytest against the installed package" bash -c "cd '$tmp' && PUSHSEAL_VECTORS='$root/Vectors' '$tmp/venv/bin/python' -m pytest -q -p no:cacheprovider '$here/python/tests'"
+check "python: pushseal-vectors-python (console script)" "$tmp/venv/bin/pushseal-vectors-python" "${vectors[@]}"
+
+echo "== node: a fresh directory, npm pack + npm install (offline)"
+mkdir -p "$tmp/run-node"
+printf '{"name":"install-test","private":true,"type":"module"}\n' > "$tmp/run-node/package.json"
+check "node: npm pack && npm install the tarball" bash -c "cd '$tmp' && npm pack --silent --pack-destination '$tmp' '$here/node' >/dev/null && cd run-node && npm install --offline --no-audit --no-fund --silent '$tmp'/pushseal-*.tgz"
+cp "$tmp/examples/example.mjs" "$tmp/run-node/"
+check "node: example opens pushseal's payload, pushseal opens its reply" round_trip node node example.mjs
+check "node: node --test against the installed package" bash -c "cd '$tmp/run-node/node_modules/pushseal' && cp -r '$here/node/test' . && PUSHSEAL_VECTORS='$root/Vectors' node --test test/"
+check "node: pushseal-vectors-node (bin)" "$tmp/run-node/node_modules/.bin/pushseal-vectors-node" "${vectors[@]}"
+
+echo "== java: the jar on the classpath"
+mkdir -p "$tmp/run-java"
+check "java: build.sh (javac --release 8, jar, tests)" "$here/java/build.sh" "$tmp/java"
+jar="$(ls "$tmp"/java/pushseal-*.jar 2>/dev/null | head -n 1)"
+cp "$tmp/examples/Example.java" "$tmp/run-java/"
+check "java: javac --release 8 Example.java against the jar" javac --release 8 -cp "$jar" -d "$tmp/run-java" "$tmp/run-java/Example.java"
+check "java: example opens pushseal's payload, pushseal opens its reply" round_trip java java -cp "$jar:." Example
+check "java: VectorRunner" java -cp "$jar:$tmp/java/runner" dev.pushseal.VectorRunner "${vectors[@]}"
+if command -v kotlinc >/dev/null; then
+    mkdir -p "$tmp/run-kotlin"
+    cp "$tmp/examples/Example.kt" "$tmp/run-kotlin/"
+    check "kotlin: kotlinc Example.kt against the jar" bash -c "cd '$tmp/run-kotlin' && kotlinc -nowarn Example.kt -cp '$jar' -d example.jar 2>&1 | grep -v 'warning: Options -Xverify'; test -f example.jar"
+    check "kotlin: example opens pushseal's payload, pushseal opens its reply" round_trip kotlin kotlin -cp "$jar:example.jar" ExampleKt
+else
+    failed=$((failed + 1)); echo "FAIL kotlin: kotlinc is not installed (scripts/bootstrap.sh --ports installs Debian's kotlin)"
+fi
+
+echo "install: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
