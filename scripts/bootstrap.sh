@@ -21,6 +21,10 @@ if (( want_ports )); then
     command -v node >/dev/null || missing+=(nodejs)
     command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
     command -v python3 >/dev/null || missing+=(python3)
+    python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
+    command -v npm >/dev/null || missing+=(npm)
+    # Kotlin compiles the Kotlin example of Docs/PORTING.md against the Java library's jar.
+    command -v kotlinc >/dev/null || missing+=(kotlin)
 fi
 
 if (( ${#missing[@]} )); then
@@ -31,10 +35,10 @@ if (( ${#missing[@]} )); then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if (( want_ports )) && ! python3 -c 'import cryptography' 2>/dev/null; then
-    echo "bootstrap: installing the Python 'cryptography' package" >&2
-    python3 -m pip install --quiet cryptography 2>/dev/null \
-        || python3 -m pip install --quiet --break-system-packages cryptography 2>/dev/null \
-        || { command -v apt-get >/dev/null && apt-get install -y -qq python3-cryptography >/dev/null; }
+if (( want_ports )) && ! python3 -c 'import cryptography, regex, pytest' 2>/dev/null; then
+    echo "bootstrap: installing the Python packages cryptography, regex and pytest" >&2
+    python3 -m pip install --quiet cryptography regex pytest 2>/dev/null \
+        || python3 -m pip install --quiet --break-system-packages cryptography regex pytest 2>/dev/null \
+        || { command -v apt-get >/dev/null && apt-get install -y -qq python3-cryptography python3-regex python3-pytest >/dev/null; }
 fi
 command -v swift >/dev/null || { echo "bootstrap: the Swift toolchain is not on PATH (see README.md)" >&2; exit 1; }

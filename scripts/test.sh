@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test: the Swift suites, the vector file, and the three reference ports.
+# Every test: the Swift suites, the vector files, the three packages (Python, Node, Java) from the
+# source tree and installed fresh, round trips with the `pushseal` tool, and the version check.
 # Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,10 +19,16 @@ if [[ $status -ne 0 ]] || ! grep -qE '^✔ Test run with [0-9]+ tests? .*passed'
     exit 1
 fi
 
-echo "== ports against Vectors/pushseal-v1.json"
+echo "== ports against Vectors/pushseal-v1.json and Vectors/pushseal-v1-provider.json"
 Vectors/ports/run-all.sh
 
 echo "== round trips: pushseal seal/open <-> the three ports"
 python3 Vectors/ports/roundtrip.py --require .build/debug/pushseal
+
+echo "== packages installed fresh: pip, npm, jar (Docs/PORTING.md §5)"
+Vectors/ports/install-test.sh .build/debug/pushseal
+
+echo "== one version: VERSION, pushseal --version, the packages, CHANGELOG.md"
+python3 scripts/check_version.py .build/debug/pushseal
 
 echo "== all tests passed"

@@ -101,7 +101,8 @@ extension ProviderVectorCase {
         return "apns"
     }
 
-    static func pathName(_ path: SealPath) -> String {
+    /// The file's name of a size-policy path: `complete`, `truncated` or `content_free`.
+    public static func pathName(_ path: SealPath) -> String {
         switch path {
         case .complete: "complete"
         case .truncated: "truncated"

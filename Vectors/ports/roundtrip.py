@@ -3,11 +3,13 @@
 
   roundtrip.py [--require] [PUSHSEAL_BINARY]
 
-For a few contents, with a fixed key and salt:
-  1. `pushseal seal` -> APNs payload; every port's `open` must decrypt it to the canonical content;
+For a few contents (one long enough to be truncated), with a fixed key and salt:
+  1. `pushseal seal` -> APNs payload; every port's `open` must decrypt it to the sealed content;
   2. every port's `seal --apns` -> payload; `pushseal open` must decrypt it to the same content;
-  3. the wire string of `pushseal seal` and of every port's `seal` must be identical (same key, salt,
-     pad block, deterministic content encoding).
+  3. the APNs payload and the FCM message of `pushseal seal` and of every port's `seal` must be
+     identical byte for byte (same key, salt, pad block, size policy and payload shape).
+The ports run from the source tree: `python -m pushseal`, `node/bin/pushseal.mjs`, and the Java
+library jar built by `java/build.sh` with `dev.pushseal.PortCli`.
 The binary defaults to $PUSHSEAL, then .build/debug/pushseal, then `pushseal` on PATH. When it has
 no working `seal`/`open` yet, the script prints a SKIP line and exits 0 (exit 1 with --require).
 Ends with "N passed, N failed"; exits non-zero on any failure.
@@ -23,10 +25,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE / "python"))
-import pushseal_port as ps  # noqa: E402
+from pushseal import Content, b64url_encode  # noqa: E402
 
-KEY = ps.b64url_encode(bytes(range(32)))
-SALT = ps.b64url_encode(bytes(range(0xa0, 0xb8)))
+KEY = b64url_encode(bytes(range(32)))
+SALT = b64url_encode(bytes(range(0xa0, 0xb8)))
 NOW = 1764400000
 CONTENTS = [
     {"cid": "conv-rt", "mid": "m-1", "ts": NOW - 5, "title": "Ana", "body": "Hello"},
@@ -34,7 +36,9 @@ CONTENTS = [
     {"cid": "conv-rt", "mid": "m-3", "ts": NOW - 60, "title": "T", "subtitle": "S", "body": "",
      "sender": {"id": "u-1", "name": "Ana"}, "thread": "t", "category": "reply", "badge": 7, "trunc": True,
      "x": {"z": "1", "a": "2", "é": "3"}},
+    {"cid": "conv-rt", "mid": "m-4", "ts": NOW - 1, "title": "Long", "body": "क्षत्रिय 👨‍👩‍👧‍👦 Grüße " * 200},
 ]
+FCM_TOKEN = "round-trip-token"
 PAD_BLOCK = "32"
 
 
@@ -69,11 +73,13 @@ def main(argv):
         if binary is None or not probe(binary):
             print(f"roundtrip: SKIP: no `pushseal` whose `seal` prints an APNs payload (looked for {binary or 'pushseal'})")
             return 1 if require else 0
-        subprocess.run(["javac", "-d", java_dir, str(HERE / "java" / "PushSealPort.java")], check=True)
+        subprocess.run([str(HERE / "java" / "build.sh"), java_dir], check=True, stdout=subprocess.DEVNULL)
+        jar = next(Path(java_dir).glob("pushseal-*.jar"))
+        os.environ["PYTHONPATH"] = str(HERE / "python")
         ports = {
-            "python": [sys.executable, str(HERE / "python" / "pushseal_port.py")],
-            "node": ["node", str(HERE / "node" / "pushseal_port.mjs")],
-            "java": ["java", "-cp", java_dir, "PushSealPort"],
+            "python": [sys.executable, "-m", "pushseal"],
+            "node": ["node", str(HERE / "node" / "bin" / "pushseal.mjs")],
+            "java": ["java", "-cp", f"{jar}:{java_dir}/runner", "dev.pushseal.PortCli"],
         }
         passed = failed = 0
 
@@ -87,16 +93,19 @@ def main(argv):
 
         for i, c in enumerate(CONTENTS, 1):
             src = json.dumps(c, ensure_ascii=False).encode("utf-8")
-            canonical = ps.encode_content(ps.validate_content(src)).decode("utf-8")
             cid = c["cid"]
             rc, swift_payload, err = run([binary, "seal", "--key", KEY, "--salt", SALT, "--pad-block", PAD_BLOCK], src)
             if rc != 0:
                 check(False, f"content {i}: pushseal seal", err.decode(errors="replace").strip())
                 continue
+            rc, swift_fcm, err = run([binary, "seal", "--key", KEY, "--salt", SALT, "--pad-block", PAD_BLOCK,
+                                      "--transport", "fcm", "--fcm-token", FCM_TOKEN], src)
+            check(rc == 0, f"content {i}: pushseal seal --transport fcm", err.decode(errors="replace").strip())
+            rc, out, err = run([binary, "open", "--key", KEY, "--conversation", cid, "--now", str(NOW)], swift_payload)
             try:
-                swift_wire = json.loads(swift_payload)["pushseal"]
+                canonical = json.dumps(json.loads(out)["content"], ensure_ascii=False, separators=(",", ":"))
             except (ValueError, KeyError, TypeError):
-                check(False, f"content {i}: pushseal seal output has no top-level pushseal member")
+                check(False, f"content {i}: pushseal opens its own payload", (out + err).decode(errors="replace").strip())
                 continue
             for name, cmd in ports.items():
                 rc, out, err = run(cmd + ["open", "--key", KEY, "--conversation", cid, "--now", str(NOW)], swift_payload)
@@ -104,10 +113,12 @@ def main(argv):
                 check(rc == 0 and res.get("outcome") == "decrypted"
                       and json.dumps(res.get("content"), ensure_ascii=False, separators=(",", ":")) == canonical,
                       f"content {i}: {name} opens pushseal's payload", (out + err).decode(errors="replace").strip())
-                rc, port_wire, err = run(cmd + ["seal", "--key", KEY, "--salt", SALT, "--pad-block", PAD_BLOCK], src)
-                check(rc == 0 and port_wire.decode().strip() == swift_wire, f"content {i}: {name} wire == pushseal wire",
-                      f"{port_wire.decode().strip()} != {swift_wire}")
+                rc, port_fcm, err = run(cmd + ["seal", "--key", KEY, "--salt", SALT, "--pad-block", PAD_BLOCK, "--fcm", FCM_TOKEN], src)
+                check(rc == 0 and port_fcm.strip() == swift_fcm.strip(), f"content {i}: {name} FCM message == pushseal's",
+                      (port_fcm + err).decode(errors="replace").strip()[:300])
                 rc, port_payload, err = run(cmd + ["seal", "--key", KEY, "--salt", SALT, "--pad-block", PAD_BLOCK, "--apns"], src)
+                check(rc == 0 and port_payload.strip() == swift_payload.strip(), f"content {i}: {name} APNs payload == pushseal's",
+                      (port_payload + err).decode(errors="replace").strip()[:300])
                 rc2, out, err2 = run([binary, "open", "--key", KEY, "--conversation", cid, "--now", str(NOW)], port_payload)
                 try:
                     res = json.loads(out)

@@ -1,32 +1,42 @@
 #!/usr/bin/env bash
-# Run the three independent PushSeal v1 ports (Python, Node, Java) against one vector file.
+# Run the three PushSeal v1 packages (Python, Node, Java) against vector files, from the source tree.
 #
-#   Vectors/ports/run-all.sh [--install-missing] [VECTOR_FILE]
+#   Vectors/ports/run-all.sh [--install-missing] [VECTOR_FILE…]
 #
-# VECTOR_FILE defaults to Vectors/pushseal-v1.json in this repository. Java is compiled with plain
-# javac into a temporary directory. --install-missing installs absent prerequisites from Debian
-# packages (python3-cryptography, nodejs, openjdk-17-jdk-headless) with apt-get; without it a
-# missing prerequisite is an error. Exit status is non-zero if any port fails, finds no cases,
-# or cannot run. The last line is the total: "N passed, N failed".
+# The files default to Vectors/pushseal-v1.json and Vectors/pushseal-v1-provider.json in this
+# repository (receiver and provider vectors; each runner tells them apart by their schema). Java is
+# built by java/build.sh (javac --release 8, the jar, its tests) into a temporary directory.
+# --install-missing installs absent prerequisites (Debian's nodejs and openjdk-17-jdk-headless;
+# the Python packages cryptography and regex with pip); without it a missing prerequisite is an
+# error. Exit status is non-zero if any port fails, finds no cases, or cannot run. The last line
+# is the total: "N passed, N failed".
 set -u
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 install=0
-file=""
+files=()
 for arg in "$@"; do
   case "$arg" in
     --install-missing) install=1 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run-all.sh: error: unknown option $arg" >&2; exit 64 ;;
-    *) if [ -n "$file" ]; then echo "run-all.sh: error: expected one vector file" >&2; exit 64; fi; file="$arg" ;;
+    *) case "$arg" in /*) files+=("$arg") ;; *) files+=("$PWD/$arg") ;; esac ;;
   esac
 done
-file="${file:-$root/Vectors/pushseal-v1.json}"
-case "$file" in /*) ;; *) file="$PWD/$file" ;; esac
+[ "${#files[@]}" -gt 0 ] || files=("$root/Vectors/pushseal-v1.json" "$root/Vectors/pushseal-v1-provider.json")
 
+if ! python3 -c 'import cryptography.hazmat.primitives.ciphers.aead, regex' >/dev/null 2>&1; then
+  if [ "$install" = 1 ]; then
+    python3 -m pip install --quiet cryptography regex >&2 || python3 -m pip install --quiet --break-system-packages cryptography regex >&2 \
+      || { echo "run-all.sh: error: could not install the Python packages cryptography and regex" >&2; exit 1; }
+  else
+    echo "run-all.sh: error: the Python packages cryptography and regex are missing" >&2
+    echo "hint: python3 -m pip install cryptography regex   (or run with --install-missing)" >&2
+    exit 1
+  fi
+fi
 missing=()
-python3 -c 'import cryptography.hazmat.primitives.ciphers.aead' >/dev/null 2>&1 || missing+=(python3-cryptography)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 { command -v javac >/dev/null 2>&1 && command -v java >/dev/null 2>&1; } || missing+=(openjdk-17-jdk-headless)
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -42,10 +52,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 
-if [ ! -f "$file" ]; then
-  echo "run-all.sh: error: vector file not found: $file" >&2
-  exit 1
-fi
+for file in "${files[@]}"; do
+  if [ ! -f "$file" ]; then
+    echo "run-all.sh: error: vector file not found: $file" >&2
+    exit 1
+  fi
+done
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -73,13 +85,13 @@ run_port() {  # name, command...
   fi
 }
 
-run_port python python3 "$here/python/pushseal_port.py" "$file"
-run_port node node "$here/node/pushseal_port.mjs" "$file"
-if javac -d "$tmp/java" "$here/java/PushSealPort.java" >"$tmp/javac.out" 2>&1; then
-  run_port java java -cp "$tmp/java" PushSealPort "$file"
+run_port python env PYTHONPATH="$here/python" python3 -m pushseal.vectors "${files[@]}"
+run_port node node "$here/node/bin/pushseal-vectors.mjs" "${files[@]}"
+if "$here/java/build.sh" "$tmp/java" >"$tmp/javac.out" 2>&1; then
+  run_port java java -cp "$(ls "$tmp"/java/pushseal-*.jar):$tmp/java/runner" dev.pushseal.VectorRunner "${files[@]}"
 else
   cat "$tmp/javac.out"
-  echo "== java: FAILED (javac)"
+  echo "== java: FAILED (build.sh)"
   status=1
   total_fail=$((total_fail + 1))
 fi

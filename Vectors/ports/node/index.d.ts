@@ -32,7 +32,7 @@ export declare const MAX_CONTENT_BYTES: 4000;
 /** The deterministic encoding of SPEC §5.3. */
 export declare function encodeContent(content: Content): Buffer;
 /** Strict decoding as a receiver does; throws ContentError. */
-export declare function decodeContent(bytes: Uint8Array): { content: Content; unknown: string[] };
+export declare function decodeContent(bytes: Uint8Array, options?: { maxBytes?: number }): { content: Content; unknown: string[] };
 /** Throws ContentError when a field violates SPEC §5.1. */
 export declare function validateContent(content: Content): void;
 

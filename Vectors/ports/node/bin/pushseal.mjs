@@ -78,7 +78,7 @@ function seal(argv) {
   let input = stdin();
   while (input.length && input[input.length - 1] === 0x0a) input = input.subarray(0, input.length - 1);
   let decoded;
-  try { decoded = decodeContent(input); } catch (e) { console.error(`${PROG}: error: invalid content: ${e.message}`); return 1; }
+  try { decoded = decodeContent(input, { maxBytes: Infinity }); } catch (e) { console.error(`${PROG}: error: invalid content: ${e.message}`); return 1; }
   if (decoded.unknown.length) console.error(`${PROG}: warning: dropping unknown members ${JSON.stringify(decoded.unknown)}`);
   try {
     const sealer = new Sealer({ padBlock: intOpt(opts, '--pad-block', 256) });

@@ -95,10 +95,11 @@ export function encodeContent(c) {
 
 const intForm = (v) => v instanceof JNum && v.raw.length <= 20 && /^(?:0|[1-9][0-9]*)$/.test(v.raw);
 
-/** Strictly parses and validates content bytes as a receiver does (≤ 4000 bytes); unknown
- * members are ignored (`unknown` lists them). Throws ContentError. */
-export function decodeContent(bytes) {
-  if (bytes.length > MAX_CONTENT_BYTES) throw new ContentError('content longer than 4000 bytes');
+/** Strictly parses and validates content bytes as a receiver does (at most `maxBytes`; Infinity
+ * for a sealer's input, which the size policy shortens); unknown members are ignored (`unknown`
+ * lists them). Throws ContentError. */
+export function decodeContent(bytes, { maxBytes = MAX_CONTENT_BYTES } = {}) {
+  if (bytes.length > maxBytes) throw new ContentError('content longer than 4000 bytes');
   let root;
   try { root = parseJSON(bytes); } catch (e) { throw new ContentError(e.message); }
   if (!(root instanceof JObj)) throw new ContentError('top level is not an object');

@@ -106,7 +106,7 @@ def _seal(argv: List[str]) -> int:
     data = sys.stdin.buffer.read().rstrip(b"\n")
     try:
         unknown = Content.unknown_members(data)
-        content = Content.decode(data)
+        content = Content.decode(data, max_bytes=None)
     except (ContentError, JSONError) as e:
         print(f"{_PROG}: error: invalid content: {e}", file=sys.stderr)
         return 1

@@ -160,10 +160,11 @@ class Content:
         return content
 
     @classmethod
-    def decode(cls, data: bytes) -> "Content":
-        """Strictly parses and validates content bytes as a receiver does (SPEC §5, ≤ 4000 bytes).
-        Unknown members are ignored. Raises ContentError."""
-        if len(data) > MAX_CONTENT_BYTES:
+    def decode(cls, data: bytes, max_bytes: Optional[int] = MAX_CONTENT_BYTES) -> "Content":
+        """Strictly parses and validates content bytes as a receiver does (SPEC §5, at most
+        ``max_bytes``; None for a sealer's input, which the size policy shortens). Unknown members
+        are ignored. Raises ContentError."""
+        if max_bytes is not None and len(data) > max_bytes:
             raise ContentError("content longer than 4000 bytes")
         try:
             root = parse_json(data)

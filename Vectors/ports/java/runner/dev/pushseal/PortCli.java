@@ -115,7 +115,7 @@ public final class PortCli {
         input = Arrays.copyOf(input, end);
         try {
             List<String> unknown = Content.unknownMembers(input);
-            Content content = Content.decode(input);
+            Content content = Content.decode(input, Integer.MAX_VALUE);
             if (!unknown.isEmpty()) ERR.println("PortCli: warning: dropping unknown members " + unknown);
             Sealer sealer = new Sealer((int) longOpt(opts, "--pad-block", Sealer.DEFAULT_PAD_BLOCK));
             SealedPayload sealed = opts.containsKey("--fcm")

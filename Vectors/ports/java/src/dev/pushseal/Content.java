@@ -212,9 +212,13 @@ public final class Content {
 
     /** Strictly parses and validates content bytes as a receiver does (at most 4000 bytes; unknown
      * members ignored). Throws {@code malformed_content}. */
-    public static Content decode(byte[] data) throws PushSealException {
+    public static Content decode(byte[] data) throws PushSealException { return decode(data, MAX_BYTES); }
+
+    /** {@link #decode(byte[])} with another size bound ({@code Integer.MAX_VALUE} for a sealer's
+     * input, which the size policy shortens). */
+    public static Content decode(byte[] data, int maxBytes) throws PushSealException {
         try {
-            return decodeChecked(data);
+            return decodeChecked(data, maxBytes);
         } catch (StrictJson.JsonException e) {
             throw PushSealException.open(Reason.MALFORMED_CONTENT);
         } catch (PushSealException e) {
@@ -222,8 +226,8 @@ public final class Content {
         }
     }
 
-    private static Content decodeChecked(byte[] data) throws StrictJson.JsonException, PushSealException {
-        if (data.length > MAX_BYTES) throw invalid("content longer than 4000 bytes");
+    private static Content decodeChecked(byte[] data, int maxBytes) throws StrictJson.JsonException, PushSealException {
+        if (data.length > maxBytes) throw invalid("content longer than 4000 bytes");
         Object root = StrictJson.parse(data);
         if (!(root instanceof StrictJson.Obj)) throw invalid("top level is not an object");
         StrictJson.Obj f = (StrictJson.Obj) root;
