@@ -9,19 +9,7 @@ enum ProviderVectorVerifier {
         guard object["schemaVersion"]?.integerValue == Int64(ProviderVectorSuite.schemaVersion) else {
             throw .wrongSchema("schemaVersion must be \(ProviderVectorSuite.schemaVersion)")
         }
-        guard case let .array(tests)? = object["tests"], !tests.isEmpty else { throw .wrongSchema("no tests") }
-        var report = VectorVerifier.Report()
-        for test in tests {
-            guard let fields = test.objectValue else { throw .wrongSchema("a test is not an object") }
-            let problems = check(fields)
-            if problems.isEmpty {
-                report.passed += 1
-            } else {
-                let id = fields["tcId"]?.integerValue.map(String.init) ?? "?"
-                report.failures.append("tcId \(id): " + problems.joined(separator: "; "))
-            }
-        }
-        return report
+        return try VectorVerifier.report(object, check: check)
     }
 
     /// Every problem with one case; empty when it passes.

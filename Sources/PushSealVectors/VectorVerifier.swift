@@ -46,6 +46,11 @@ public enum VectorVerifier {
         guard object["schema"]?.stringValue == VectorSuite.schema else {
             throw .wrongSchema("schema must be \"\(VectorSuite.schema)\" or \"\(ProviderVectorSuite.schema)\"")
         }
+        return try report(object, check: check)
+    }
+
+    /// Runs `check` on every case of a file's `tests` (one failure line per case with problems).
+    static func report(_ object: JSONObject, check: (JSONObject) -> [String]) throws(FileError) -> Report {
         guard case let .array(tests)? = object["tests"], !tests.isEmpty else { throw .wrongSchema("no tests") }
         var report = Report()
         for test in tests {
