@@ -14,7 +14,7 @@ public enum ProviderVectorSuite {
     public static let flagNotes: [(String, String)] = [
         ("Complete", "The whole content fits and is sealed as given."),
         ("Truncated", "The body is shortened at an extended grapheme cluster boundary, `…` appended, `trunc: true` set."),
-        ("Grapheme", "The cut falls among multi-scalar grapheme clusters of the named script."),
+        ("Grapheme", "The cut falls among multi-scalar grapheme clusters of the named script, or of a mixture of every break class."),
         ("Escapes", "Characters that JSON escapes (2 or 6 bytes each) count with their escaped length."),
         ("PadBlock", "A pad block other than the default 256."),
         ("PaddingCap", "The pad block's multiple would exceed the limit: padded to the largest length that fits."),
@@ -95,6 +95,27 @@ struct ProviderCaseBuilder {
         ("CR LF and control characters (escaped)", "line\r\nnext\u{1}\u{7}\t\"q\\ "),
     ]
 
+    /// Scalars and short sequences whose mixtures exercise every grapheme break rule (CR LF,
+    /// controls, Hangul L/V/T/LV/LVT, Extend, ZWJ, SpacingMark, Prepend, regional indicators,
+    /// Extended_Pictographic, GB9c consonants and linkers) and JSON escapes.
+    static let graphemePool: [String] = [
+        "a", " ", "\"", "\\", "\r", "\n", "\u{1}", "\u{1100}", "\u{1161}", "\u{11A8}", "가", "각", "\u{0301}", "\u{0308}",
+        "\u{200D}", "\u{200C}", "\u{FE0F}", "\u{1F3FD}", "\u{0903}", "\u{093F}", "\u{0600}", "\u{110BD}", "क", "ष", "\u{094D}",
+        "ক", "\u{09CD}", "\u{0BCD}", "\u{0E33}", "👩", "❤", "🏳", "\u{1F1E6}", "\u{1F1FA}", "\u{1F3F4}", "\u{E0067}",
+        "\u{E007F}", "\u{20E3}", "漢", "\u{E0100}",
+    ]
+
+    /// A deterministic mixture of `graphemePool` (a linear congruential generator from `seed`).
+    static func graphemeMixture(seed: UInt64, count: Int) -> String {
+        var state = seed
+        var text = ""
+        for _ in 0..<count {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            text += graphemePool[Int((state >> 33) % UInt64(graphemePool.count))]
+        }
+        return text
+    }
+
     /// Placeholder body lengths that leave about 200 content bytes; three values move the cut.
     static let smallBudgetPlaceholders = [3630, 3634, 3641]
 
@@ -126,6 +147,7 @@ struct ProviderCaseBuilder {
     mutating func defineAll() {
         defineComplete()
         defineGraphemeTruncation()
+        defineGraphemeMixtures()
         defineLargeTruncation()
         definePadding()
         defineContentFree()
@@ -187,6 +209,18 @@ struct ProviderCaseBuilder {
                 let flags = ["Truncated", "Grapheme"] + (script.hasPrefix("CR LF") ? ["Escapes"] : [])
                 add("Truncation in \(script), cut \(variant + 1) of 3 (a long placeholder leaves about 200 content bytes)",
                     flags: flags, input: content(body: body), transport: .apns(options), label: "grapheme \(script) \(variant)")
+            }
+        }
+    }
+
+    private mutating func defineGraphemeMixtures() {
+        for seed in 1...6 {
+            let body = Self.graphemeMixture(seed: UInt64(seed), count: 400)
+            for (variant, length) in Self.smallBudgetPlaceholders.enumerated() {
+                let options = APNsOptions(placeholder: .text(title: "New message", body: placeholder(length: length)), sound: "default")
+                add("Truncation in a pseudo-random mixture of every grapheme break class (seed \(seed)), cut \(variant + 1) of 3",
+                    flags: ["Truncated", "Grapheme", "Escapes"], input: content(body: body), transport: .apns(options),
+                    label: "grapheme mixture \(seed) \(variant)")
             }
         }
     }
