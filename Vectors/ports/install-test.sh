@@ -6,7 +6,7 @@
 # For Python (a fresh virtual environment, `pip install Vectors/ports/python`), Node (a fresh
 # directory, `npm pack` + `npm install` of the tarball, offline) and Java (the jar from
 # build.sh on the classpath; Kotlin too when kotlinc is installed) it runs the program of
-# Docs/PORTING.md §5 from a temporary directory: it must open a payload sealed by `pushseal seal`
+# Docs/PORTING.md §5 from a temporary directory (and compiles the Kotlin snippet of §3): it must open a payload sealed by `pushseal seal`
 # and print its title and body, and `pushseal open` must accept the reply it seals. Then it runs
 # each package's own tests and vector runner against the installed copy. Ends with
 # "N passed, N failed"; exit status 1 on any failure.
@@ -40,7 +40,7 @@ import re, sys, pathlib
 text = pathlib.Path(sys.argv[1]).read_text()
 out = pathlib.Path(sys.argv[2]); out.mkdir()
 found = re.findall(r"<!-- test: (\S+) -->\n```\w+\n(.*?)```", text, re.S)
-assert len(found) == 4, f"expected 4 test examples in PORTING.md, found {len(found)}"
+assert len(found) == 5, f"expected 5 test examples in PORTING.md, found {len(found)}"
 for name, code in found:
     (out / name).write_text(code)
 PY
@@ -84,8 +84,8 @@ check "java: example opens pushseal's payload, pushseal opens its reply" round_t
 check "java: VectorRunner" java -cp "$jar:$tmp/java/runner" dev.pushseal.VectorRunner "${vectors[@]}"
 if command -v kotlinc >/dev/null; then
     mkdir -p "$tmp/run-kotlin"
-    cp "$tmp/examples/Example.kt" "$tmp/run-kotlin/"
-    check "kotlin: kotlinc Example.kt against the jar" bash -c "cd '$tmp/run-kotlin' && kotlinc -nowarn Example.kt -cp '$jar' -d example.jar 2>&1 | grep -v 'warning: Options -Xverify'; test -f example.jar"
+    cp "$tmp/examples/Example.kt" "$tmp/examples/Primitives.kt" "$tmp/run-kotlin/"
+    check "kotlin: kotlinc Example.kt and PORTING.md §3's Primitives.kt against the jar" bash -c "cd '$tmp/run-kotlin' && kotlinc -nowarn Example.kt Primitives.kt -cp '$jar' -d example.jar 2>&1 | grep -v 'warning: Options -Xverify'; test -f example.jar"
     check "kotlin: example opens pushseal's payload, pushseal opens its reply" round_trip kotlin kotlin -cp "$jar:example.jar" ExampleKt
 else
     failed=$((failed + 1)); echo "FAIL kotlin: kotlinc is not installed (scripts/bootstrap.sh --ports installs Debian's kotlin)"
