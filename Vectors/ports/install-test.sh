@@ -58,9 +58,10 @@ round_trip() {  # name, command...
 echo "== python: a fresh virtual environment"
 mkdir -p "$tmp/run-python"
 python3 -m venv "$tmp/venv"
-check "python: pip install Vectors/ports/python" "$tmp/venv/bin/pip" install --quiet --disable-pip-version-check "$here/python" pytest
+check "python: pip install Vectors/ports/python" "$tmp/venv/bin/pip" install --quiet --disable-pip-version-check "$here/python" pytest mypy
 cp "$tmp/examples/example.py" "$tmp/run-python/"
 check "python: example opens pushseal's payload, pushseal opens its reply" round_trip python "$tmp/venv/bin/python" example.py
+check "python: mypy checks the example against the installed, typed package (py.typed)" bash -c "cd '$tmp/run-python' && '$tmp/venv/bin/mypy' --no-incremental --strict example.py"
 check "python: the installed package is the one imported" bash -c "cd '$tmp' && '$tmp/venv/bin/python' -c 'import pushseal, sys; assert \"site-packages\" in pushseal.__file__, pushseal.__file__'"
 check "python: pytest against the installed package" bash -c "cd '$tmp' && PUSHSEAL_VECTORS='$root/Vectors' '$tmp/venv/bin/python' -m pytest -q -p no:cacheprovider '$here/python/tests'"
 check "python: pushseal-vectors-python (console script)" "$tmp/venv/bin/pushseal-vectors-python" "${vectors[@]}"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from typing import List, Optional, Tuple, Union
 
 import regex
 
@@ -63,9 +63,9 @@ class APNsOptions:
     """The visible parts of an APNs body (everything here is visible to Apple). ``thread_id``:
     :data:`OPAQUE` (the default), ``None`` (omitted), or an explicit string."""
 
-    placeholder: object = TextPlaceholder()
+    placeholder: Union[TextPlaceholder, LocalizedPlaceholder] = TextPlaceholder()
     sound: Optional[str] = None
-    thread_id: object = OPAQUE
+    thread_id: Union[str, None, _OpaqueThreadID] = OPAQUE
     category: Optional[str] = None
     interruption_level: Optional[str] = None
     relevance_score: Optional[float] = None
@@ -94,7 +94,7 @@ class APNsOptions:
             raise SealError("invalid_option", "interruption-level must be passive, active, time-sensitive or critical")
         if self.relevance_score is not None and not (0 <= self.relevance_score <= 1):
             raise SealError("invalid_option", "relevance-score must be a number from 0 to 1")
-        if self.thread_id is not OPAQUE and self.thread_id is not None and (
+        if not isinstance(self.thread_id, _OpaqueThreadID) and self.thread_id is not None and (
                 not isinstance(self.thread_id, str) or not self.thread_id):
             raise SealError("invalid_option", "thread-id: empty (use None for none)")
 
@@ -278,7 +278,7 @@ def _apns_frame(options: APNsOptions, key: bytes) -> _Frame:
     if options.sound is not None:
         out.append(f',"sound":{json_string(options.sound)}')
     if options.thread_id is not None:
-        tid = opaque_thread_id(key) if options.thread_id is OPAQUE else options.thread_id
+        tid = opaque_thread_id(key) if isinstance(options.thread_id, _OpaqueThreadID) else options.thread_id
         out.append(f',"thread-id":{json_string(tid)}')
     if options.category is not None:
         out.append(f',"category":{json_string(options.category)}')

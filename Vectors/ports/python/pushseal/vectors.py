@@ -188,7 +188,7 @@ def run_file(path: Path) -> tuple:
         print(f"FAIL file {path}: not strict JSON: {e}")
         return 0, 1
     schema = doc.get("schema") if isinstance(doc, dict) else None
-    runner = {RECEIVER_SCHEMA: run_receiver_case, PROVIDER_SCHEMA: run_provider_case}.get(schema)
+    runner = {RECEIVER_SCHEMA: run_receiver_case, PROVIDER_SCHEMA: run_provider_case}.get(str(schema))
     if runner is None or doc.get("schemaVersion") != 1:
         print(f"FAIL file {path}: schema is not {RECEIVER_SCHEMA} or {PROVIDER_SCHEMA} version 1")
         return 0, 1
@@ -208,8 +208,8 @@ def run_file(path: Path) -> tuple:
             errs = [f"malformed case: {type(e).__name__}: {e}"]
         if errs:
             failed += 1
-            for e in errs:
-                print(f"FAIL tcId {tc}: {e}")
+            for message in errs:
+                print(f"FAIL tcId {tc}: {message}")
         else:
             passed += 1
     return passed, failed
