@@ -7,7 +7,9 @@
 public struct ProviderVectorCase: Sendable {
     /// The transport a case seals for.
     public enum Transport: Sendable, Equatable {
+        /// An APNs body with these options.
         case apns(APNsOptions)
+        /// An FCM HTTP v1 message with these options.
         case fcm(FCMOptions)
     }
 

@@ -116,6 +116,20 @@ public enum VectorVerifier {
                 problems.append("resealable case lacks sealKey, salt or plaintextHex")
             }
         }
+        // Intermediates: the decoded wire, its header and tag, and the thread id of the sealing key.
+        let envelope = string("wire").flatMap { try? Base64URL.decode($0) }.flatMap { $0.isEmpty ? nil : $0 }
+        let expectedIntermediates: [(String, [UInt8]?)] = [
+            ("envelopeHex", envelope),
+            ("headerHex", envelope.flatMap { $0.count >= Envelope.headerByteCount ? Array($0.prefix(Envelope.headerByteCount)) : nil }),
+            ("tagHex", envelope.flatMap { $0.count >= Envelope.minimumByteCount ? Array($0.suffix(ChaChaPoly.tagByteCount)) : nil }),
+        ]
+        for (name, value) in expectedIntermediates where bytes(name) != value || (value == nil && test[name] != .null) {
+            problems.append("\(name) differs")
+        }
+        let sealKeyThreadID = bytes("sealKey").flatMap { try? ConversationKey(rawBytes: $0) }?.opaqueThreadID
+        if string("threadId") != sealKeyThreadID || (sealKeyThreadID == nil && test["threadId"] != .null) {
+            problems.append("threadId differs")
+        }
         if let block = integer("padBlock"), let content = bytes("contentHex"), let plaintext = bytes("plaintextHex"), block >= 1 {
             let length = Padding.paddedLength(contentLength: content.count, blockSize: Int(block))
             if Padding.pad(content, toLength: length) != plaintext { problems.append("padding differs") }

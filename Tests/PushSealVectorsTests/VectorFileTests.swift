@@ -82,6 +82,22 @@ struct VectorVerificationTests {
         #expect(report.failures.first?.hasPrefix("tcId 1:") == true)
     }
 
+    @Test("a wrong intermediate (tag, header, envelope, thread id) is caught")
+    func catchesWrongIntermediates() throws {
+        let text = VectorSuite.render()
+        for field in ["tagHex", "headerHex", "envelopeHex", "threadId"] {
+            let marker = "\"\(field)\": \""
+            let range = try #require(text.range(of: marker))
+            // Change the first character of the value: hex stays hex, base64url stays base64url.
+            let first = text.index(range.upperBound, offsetBy: 0)
+            let replacement = text[first] == "0" ? "1" : "0"
+            let mutated = text.replacingCharacters(in: first...first, with: replacement)
+            let report = try VectorVerifier.verify(fileBytes: Array(mutated.utf8))
+            #expect(report.failed == 1, "\(field)")
+            #expect(report.failures.first?.contains("\(field) differs") == true, "\(field)")
+        }
+    }
+
     @Test("a file that is not in the schema is refused")
     func refusesOtherFiles() {
         #expect(throws: VectorVerifier.FileError.self) { try VectorVerifier.verify(fileBytes: Array("{}".utf8)) }
