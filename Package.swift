@@ -10,7 +10,9 @@ let package = Package(
         .library(name: "PushSealReceiver", targets: ["PushSealReceiver"]),
         .library(name: "PushSealNotificationService", targets: ["PushSealNotificationService"]),
         .library(name: "PushSealProvider", targets: ["PushSealProvider"]),
+        .library(name: "PushSealDelivery", targets: ["PushSealDelivery"]),
         .executable(name: "pushseal", targets: ["pushseal"]),
+        .executable(name: "pushseal-deliver", targets: ["pushseal-deliver"]),
     ],
     targets: [
         // C libraries from the system (Debian: libsodium-dev, libsqlite3-dev). Never part of the public API.
@@ -23,6 +25,17 @@ let package = Package(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        // Delivery only (libcurl4-openssl-dev, libssl-dev): HTTP/2 with TLS, and ES256/RS256 tokens.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
 
         // Wire format v1 and the cryptography it is built from.
@@ -42,6 +55,16 @@ let package = Package(
 
         // The provider side: seal contents into APNs / FCM payloads that always fit.
         .target(name: "PushSealProvider", dependencies: ["PushSealCore", "PushSealKeyStore"]),
+
+        // Sending sealed notifications to APNs and FCM over HTTP/2 (Docs/PROVIDER.md, "Sending").
+        // The receiver never links it.
+        .target(name: "PushSealDelivery", dependencies: ["PushSealCore", "PushSealProvider", "CCurl", "COpenSSL"]),
+
+        // The delivering half of `pushseal send`: `pushseal` seals and streams the requests to this
+        // helper (started next to itself), so that libcurl, which cannot be linked statically
+        // here, stays out of the static `pushseal` (Docs/CLI.md, `send`).
+        .executableTarget(
+            name: "pushseal-deliver", dependencies: ["PushSealCore", "PushSealProvider", "PushSealDelivery", "PushSealCLIKit"]),
 
         // Deterministic test vectors (Vectors/pushseal-v1.json).
         .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealProvider", "PushSealReceiver"]),
@@ -82,13 +105,15 @@ let package = Package(
         // Runs the built `pushseal` executable (depending on it makes `swift test` build it), and
         // unit-tests PushSealCLIKit and the command declarations in process. CSQLite: store tests
         // tamper with a store file directly.
-        .testTarget(name: "PushSealCLITests", dependencies: ["PushSealCore", "PushSealCLIKit", "pushseal", "CSQLite"]),
+        .testTarget(name: "PushSealCLITests", dependencies: ["PushSealCore", "PushSealCLIKit", "pushseal", "pushseal-deliver", "CSQLite"]),
         .testTarget(
             name: "PushSealKeyStoreTests",
             // The worker executable is a dependency so that `swift test` builds it next to the test bundle.
             dependencies: ["PushSealCore", "PushSealKeyStore", "CSQLite", "pushseal-store-worker"]
         ),
         .testTarget(name: "PushSealProviderTests", dependencies: ["PushSealCore", "PushSealProvider"]),
+        // Against the local APNs/FCM emulator that scripts/with-push-emulator.sh starts.
+        .testTarget(name: "PushSealDeliveryTests", dependencies: ["PushSealCore", "PushSealProvider", "PushSealDelivery"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -100,7 +100,7 @@ enum Files {
 }
 
 /// The running executable's path (for spawning `pushseal` itself).
-func currentExecutablePath() -> String? {
+public func currentExecutablePath() -> String? {
     #if os(Linux)
     var buffer = [CChar](repeating: 0, count: 4096)
     let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)

@@ -1,3 +1,5 @@
+import PushSealCore
+
 /// How an APNs notification is presented before (or instead of) decryption, and the request
 /// headers. Everything here is visible to Apple: it must never contain message content.
 public struct APNsOptions: Sendable, Equatable {
@@ -142,6 +144,15 @@ public struct APNsOptions: Sendable, Equatable {
         }
         if case let .plain(threadID) = threadID, threadID.isEmpty {
             throw .invalidOption(field: "thread-id", detail: "empty (use .omitted for none)")
+        }
+    }
+
+    /// `apns-expiration` as UNIX time for a notification sealed now.
+    func expirationTime(clock: SecondsClock) -> Int64 {
+        switch expiration {
+        case let .at(time): time
+        case let .after(seconds): clock() + seconds
+        case .deliverOnce: 0
         }
     }
 

@@ -1,6 +1,11 @@
 /// The FCM HTTP v1 message around the sealed data: the registration token, Android priority and
 /// time to live. The message is data-only (no `notification` block), so the app's own messaging
 /// service receives it in every app state, decrypts and displays.
+///
+/// With ``apns`` set, the message is for an iOS device reached through FCM instead: an `apns`
+/// block with the APNs headers and an APNs payload (placeholder alert, `mutable-content: 1`,
+/// the envelope under `pushseal`), which the app's notification service extension opens like a
+/// direct APNs notification.
 public struct FCMOptions: Sendable, Equatable {
     /// Longest accepted registration token, in bytes (real tokens are a few hundred).
     public static let maximumTokenByteCount = 4096
@@ -19,14 +24,18 @@ public struct FCMOptions: Sendable, Equatable {
     public var token: String
     /// `message.android.priority`.
     public var priority: AndroidPriority
-    /// `message.android.ttl` in whole seconds, `0...2419200`.
+    /// `message.android.ttl` in whole seconds, `0...2419200` (Android messages only).
     public var timeToLive: Int64
+    /// For an iOS device: the placeholder, outer fields and headers of the `apns` block. nil
+    /// (the default): an Android data message.
+    public var apns: APNsOptions?
 
     /// Options for one device; by default high priority and the longest time to live (28 days).
-    public init(token: String, priority: AndroidPriority = .high, timeToLive: Int64 = FCMOptions.maximumTimeToLive) {
+    public init(token: String, priority: AndroidPriority = .high, timeToLive: Int64 = FCMOptions.maximumTimeToLive, apns: APNsOptions? = nil) {
         self.token = token
         self.priority = priority
         self.timeToLive = timeToLive
+        self.apns = apns
     }
 
     /// Checks the token's shape and the time to live. A token must be 1 to 4096 bytes of visible
@@ -52,5 +61,6 @@ public struct FCMOptions: Sendable, Equatable {
         guard timeToLive >= 0, timeToLive <= Self.maximumTimeToLive else {
             throw .invalidOption(field: "ttl", detail: "must be 0 to \(Self.maximumTimeToLive) seconds")
         }
+        try apns?.validate()
     }
 }

@@ -315,6 +315,7 @@ extension FCMOptions: UnsharedCopying {
     package func unsharedCopy() -> FCMOptions {
         var copy = self
         copy.token = UTF8Bytes.unsharedCopy(token)
+        copy.apns = apns?.unsharedCopy()
         return copy
     }
 }

@@ -88,11 +88,7 @@ public struct NotificationSealer: Sendable {
         try options.validate()
         let frame = PayloadFrame.apns(options: options, key: key)
         let sealed = try seal(content, key: key, frame: frame, salt: salt)
-        let expiration: Int64 = switch options.expiration {
-        case let .at(time): time
-        case let .after(seconds): clock() + seconds
-        case .deliverOnce: 0
-        }
+        let expiration = options.expirationTime(clock: clock)
         return APNsRequest(
             body: sealed.payload, path: sealed.path, sizes: sealed.sizes, keyID: key.id, topic: options.topic,
             priority: options.priority, expiration: expiration, collapseID: options.collapseID)
@@ -124,7 +120,8 @@ public struct NotificationSealer: Sendable {
     func sealFCM(_ content: NotificationContent, key: ConversationKey, options: FCMOptions, salt: UnsafeRawBufferPointer?) throws(ProviderError) -> FCMMessage {
         try SizePolicy.validate(content)
         try options.validate()
-        let sealed = try seal(content, key: key, frame: PayloadFrame.fcm(options: options), salt: salt)
+        let frame = PayloadFrame.fcm(options: options, key: key, clock: clock)
+        let sealed = try seal(content, key: key, frame: frame, salt: salt)
         return FCMMessage(body: sealed.payload, path: sealed.path, sizes: sealed.sizes, keyID: key.id)
     }
 
@@ -136,10 +133,13 @@ public struct NotificationSealer: Sendable {
         completeSize(content, frame: PayloadFrame.apns(options: options, key: key))
     }
 
-    /// The exact FCM data size (keys plus values) for a content that is sealed whole, or nil
-    /// when it would not fit whole.
+    /// The exact FCM data size (keys plus values) for an Android message whose content is
+    /// sealed whole, or nil when it would not fit whole. For the iOS form (``FCMOptions/apns``)
+    /// it is nil: the limit applies to the APNs payload, which
+    /// ``apnsBodyByteCount(ofComplete:key:options:)`` measures with the same ``APNsOptions``.
     public func fcmDataByteCount(ofComplete content: NotificationContent, options: FCMOptions) -> Int? {
-        completeSize(content, frame: PayloadFrame.fcm(options: options))
+        guard options.apns == nil else { return nil }
+        return completeSize(content, frame: PayloadFrame.fcmAndroid(options: options))
     }
 
     private func completeSize(_ content: NotificationContent, frame: PayloadFrame) -> Int? {
@@ -284,10 +284,11 @@ extension NotificationSealer {
         return PayloadFrame.apns(options: options, key: key).wrap(wire)
     }
 
-    /// The exact FCM v1 message around an existing wire string (for test vectors).
+    /// The exact FCM v1 Android message around an existing wire string (for test vectors).
     @_spi(Vectors)
     public static func fcmBody(wrapping wire: String, options: FCMOptions) throws(ProviderError) -> [UInt8] {
         try options.validate()
-        return PayloadFrame.fcm(options: options).wrap(wire)
+        guard options.apns == nil else { throw .invalidOption(field: "apns", detail: "the iOS form is made by sealing") }
+        return PayloadFrame.fcmAndroid(options: options).wrap(wire)
     }
 }

@@ -160,9 +160,43 @@ struct PayloadFrame {
 
     // MARK: FCM
 
+    /// The FCM message for `options`: the Android data message, or with ``FCMOptions/apns`` the
+    /// iOS form.
+    static func fcm(options: FCMOptions, key: ConversationKey, clock: SecondsClock) -> PayloadFrame {
+        guard let apns = options.apns else { return fcmAndroid(options: options) }
+        return fcmApple(token: options.token, apns: apns, key: key, expiration: apns.expirationTime(clock: clock))
+    }
+
+    /// `{"message":{"token":"…","apns":{"headers":{"apns-push-type":"alert","apns-priority":"10",`
+    /// `"apns-expiration":"…"[,"apns-topic":…][,"apns-collapse-id":…]},"payload":` + the APNs
+    /// payload + `}}}`. The 4096-byte limit applies to the APNs payload, as for direct APNs.
+    static func fcmApple(token: String, apns: APNsOptions, key: ConversationKey, expiration: Int64) -> PayloadFrame {
+        let payload = PayloadFrame.apns(options: apns, key: key)
+        var writer = JSONWriter(capacity: 160 + token.utf8.count + payload.prefix.count)
+        writer.appendRaw("{\"message\":{\"token\":")
+        writer.appendString(token)
+        writer.appendRaw(",\"apns\":{\"headers\":{\"apns-push-type\":\"alert\",\"apns-priority\":")
+        writer.appendString(String(apns.priority.rawValue))
+        writer.appendRaw(",\"apns-expiration\":")
+        writer.appendString(String(expiration))
+        if let topic = apns.topic {
+            writer.appendRaw(",\"apns-topic\":")
+            writer.appendString(topic)
+        }
+        if let collapseID = apns.collapseID {
+            writer.appendRaw(",\"apns-collapse-id\":")
+            writer.appendString(collapseID)
+        }
+        writer.appendRaw("},\"payload\":")
+        writer.appendRaw(bytes: payload.prefix)
+        return PayloadFrame(
+            prefix: writer.bytes, suffix: payload.suffix + Array("}}}".utf8), limitedOverhead: payload.limitedOverhead,
+            limit: payload.limit)
+    }
+
     /// `{"message":{"token":"…","data":{"pushseal":"` … `"},"android":{"priority":"high","ttl":"…s"}}}`.
     /// The token needs no escaping (``FCMOptions/validate()`` admits no `"`, `\` or control bytes).
-    static func fcm(options: FCMOptions) -> PayloadFrame {
+    static func fcmAndroid(options: FCMOptions) -> PayloadFrame {
         var writer = JSONWriter(capacity: 48 + options.token.utf8.count)
         writer.appendRaw("{\"message\":{\"token\":")
         writer.appendString(options.token)

@@ -27,6 +27,7 @@ enum PushSealTool {
         subcommands: [
             KeygenCommand.spec,
             SealCommand.spec,
+            SendCommand.spec,
             OpenCommand.spec,
             InspectCommand.spec,
             StoreCommand.spec,

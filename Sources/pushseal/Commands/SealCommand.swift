@@ -87,17 +87,7 @@ enum SealCommand {
     /// Checks and converts every option; usage errors exit 64 before any input is read.
     static func options(_ context: CommandContext) throws(CLIError) -> Options {
         let arguments = context.arguments
-        let hasDirectKey = arguments.isPresent("key") || arguments.isPresent("key-file")
-        let keySource: KeySource
-        if let directory = arguments.value("store") {
-            guard !hasDirectKey else { throw .usage("Give either a key (--key, --key-file) or '--store <dir>', not both.") }
-            let given = arguments.value("master-key-file")
-            keySource = .store(
-                directory: directory, masterKeyFile: given ?? StoreCommand.defaultMasterKeyFile(in: directory), masterKeyFileGiven: given != nil)
-        } else if let key = try ArgumentDecoding.conversationKey(context) {
-            if arguments.isPresent("master-key-file") { throw .usage("'--master-key-file <file>' is only used with '--store <dir>'.") }
-            keySource = .key(key)
-        } else {
+        guard let keySource = try keySource(context) else {
             throw .usage("Missing key: give '--key <key>', '--key-file <file>', or '--store <dir>'.")
         }
         let salt = try arguments.value("salt", ArgumentDecoding.salt(fromBase64URL:))
@@ -122,6 +112,21 @@ enum SealCommand {
             inputPath: arguments.argument("file"))
     }
 
+    /// The key source named by `--key`, `--key-file` or `--store` (with `--master-key-file`),
+    /// or nil when none is given.
+    static func keySource(_ context: CommandContext) throws(CLIError) -> KeySource? {
+        let arguments = context.arguments
+        let hasDirectKey = arguments.isPresent("key") || arguments.isPresent("key-file")
+        if let directory = arguments.value("store") {
+            guard !hasDirectKey else { throw .usage("Give either a key (--key, --key-file) or '--store <dir>', not both.") }
+            let given = arguments.value("master-key-file")
+            return .store(
+                directory: directory, masterKeyFile: given ?? StoreCommand.defaultMasterKeyFile(in: directory), masterKeyFileGiven: given != nil)
+        }
+        if arguments.isPresent("master-key-file") { throw .usage("'--master-key-file <file>' is only used with '--store <dir>'.") }
+        return try ArgumentDecoding.conversationKey(context).map(KeySource.key)
+    }
+
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let options = try options(context)
         let input = try context.readInput(from: options.inputPath, what: "content")
@@ -131,7 +136,7 @@ enum SealCommand {
         } catch {
             throw .failure("\(error)")
         }
-        let keyProvider = try makeKeyProvider(options)
+        let keyProvider = try makeKeyProvider(options.keySource)
         if options.batch {
             return try runBatch(&context, options: options, sealer: sealer, keyProvider: keyProvider, input: input)
         }
@@ -185,8 +190,8 @@ enum SealCommand {
     }
 
     /// The command's key source as a provider of current keys.
-    static func makeKeyProvider(_ options: Options) throws(CLIError) -> any CurrentKeyProvider {
-        switch options.keySource {
+    static func makeKeyProvider(_ source: KeySource) throws(CLIError) -> any CurrentKeyProvider {
+        switch source {
         case let .key(key):
             return DirectKey(key: key)
         case let .store(directory, masterKeyFile, masterKeyFileGiven):

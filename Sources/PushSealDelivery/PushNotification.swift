@@ -1,0 +1,63 @@
+public import PushSealProvider
+
+/// One sealed notification to send: where it goes and the exact body bytes (resent unchanged
+/// on every retry).
+public struct PushNotification: Sendable, Equatable {
+    /// The service and, for APNs, the device and request headers.
+    public enum Destination: Sendable, Equatable {
+        /// `POST /3/device/<deviceToken>` with these headers (``APNsRequest/headers()``).
+        case apns(deviceToken: String, headers: [HTTPHeader])
+        /// `POST <send URL>`; the device's registration token is inside the message body.
+        case fcm
+    }
+
+    /// The caller's identifier, echoed in the ``DeliveryReport`` (`pushseal send` uses line numbers).
+    public var tag: Int
+    /// Where it goes.
+    public var destination: Destination
+    /// The exact request body.
+    public var body: [UInt8]
+
+    /// An APNs notification sealed by ``NotificationSealer``; the request must have a topic.
+    public init(tag: Int, apns request: APNsRequest, deviceToken: String) throws(DeliveryError) {
+        let headers: [HTTPHeader]
+        do {
+            headers = try request.headers()
+        } catch {
+            throw .invalidOption(field: "apns-topic", detail: "missing: APNs needs the app's bundle id (APNsOptions.topic)")
+        }
+        try self.init(tag: tag, apnsBody: request.body, deviceToken: deviceToken, headers: headers)
+    }
+
+    /// An APNs body sealed elsewhere (e.g. by `pushseal seal --with-headers`), with its headers.
+    public init(tag: Int, apnsBody body: [UInt8], deviceToken: String, headers: [HTTPHeader]) throws(DeliveryError) {
+        try APNsConfiguration.validate(deviceToken: deviceToken)
+        guard headers.contains(where: { $0.name == "apns-topic" }) else {
+            throw .invalidOption(field: "apns-topic", detail: "missing: APNs needs the app's bundle id")
+        }
+        for header in headers where !Self.isHeaderSafe(header) {
+            throw .invalidOption(field: "header \(header.name)", detail: "names and values must be visible ASCII (values may hold spaces)")
+        }
+        self.tag = tag
+        self.destination = .apns(deviceToken: deviceToken, headers: headers)
+        self.body = body
+    }
+
+    /// An FCM HTTP v1 message sealed by ``NotificationSealer`` (Android data message or the
+    /// `apns` form for iOS devices).
+    public init(tag: Int, fcm message: FCMMessage) {
+        self.init(tag: tag, fcmBody: message.body)
+    }
+
+    /// An FCM HTTP v1 request body `{"message":{…}}` sealed elsewhere.
+    public init(tag: Int, fcmBody body: [UInt8]) {
+        self.tag = tag
+        self.destination = .fcm
+        self.body = body
+    }
+
+    private static func isHeaderSafe(_ header: HTTPHeader) -> Bool {
+        !header.name.isEmpty && header.name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }
+            && header.value.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+    }
+}

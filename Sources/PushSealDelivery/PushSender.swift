@@ -1,0 +1,261 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+internal import PushSealCore
+
+/// Sends sealed notifications to APNs and FCM over HTTP/2: one connection per service, many
+/// streams on it, at most ``SenderOptions/maximumInFlight`` notifications in progress, retries
+/// with exponential backoff and jitter (the same bytes resent), one token refresh on an
+/// authentication failure, and one ``DeliveryReport`` per notification.
+///
+/// ```swift
+/// var p8 = try Array(readFile("AuthKey_ABC123DEFG.p8"))
+/// let credentials = try APNsCredentials(privateKeyPEM: &p8, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+/// let sender = try PushSender(apns: APNsConfiguration(credentials: credentials, environment: .sandbox))
+/// let request = try sealer.seal(content, with: key, options: APNsOptions(topic: "com.example.chat"))
+/// let reports = sender.send([try PushNotification(tag: 1, apns: request, deviceToken: token)])
+/// if reports[0].outcome == .tokenDead { forget(token) }
+/// ```
+///
+/// A sender is driven by one thread at a time (``send(next:report:)`` runs until its input is
+/// done); use one sender per thread.
+public final class PushSender {
+    private let client: HTTPClient
+    private let options: SenderOptions
+    private let apns: (configuration: APNsConfiguration, tokens: APNsTokenCache)?
+    private let fcm: (configuration: FCMConfiguration, tokens: FCMAccessTokens)?
+
+    /// A notification in progress.
+    private struct Pending {
+        var notification: PushNotification
+        var attempts = 0
+        var refreshedCredentials = false
+        /// The authorization token the last attempt carried.
+        var credential = ""
+    }
+
+    private var pending: [Int: Pending] = [:]
+    /// Notifications waiting for a retry: (due time in monotonic milliseconds, id).
+    private var waiting: [(due: UInt64, id: Int)] = []
+    private var nextID = 0
+
+    /// A sender for the configured services (at least one).
+    public init(apns: APNsConfiguration? = nil, fcm: FCMConfiguration? = nil, options: SenderOptions = SenderOptions()) throws(DeliveryError) {
+        try options.validate()
+        guard apns != nil || fcm != nil else { throw .invalidOption(field: "services", detail: "configure APNs, FCM or both") }
+        self.options = options
+        self.client = try HTTPClient(options: HTTPClient.Options(
+            caFile: options.caFile, requestTimeoutMilliseconds: options.requestTimeoutMilliseconds,
+            connectTimeoutMilliseconds: options.connectTimeoutMilliseconds, maximumStreams: options.maximumInFlight))
+        self.apns = apns.map {
+            ($0, APNsTokenCache(credentials: $0.credentials, lifetime: options.apnsTokenLifetime, minimumRefreshInterval: options.apnsMinimumRefreshInterval))
+        }
+        self.fcm = fcm.map { ($0, FCMAccessTokens(configuration: $0, refreshMargin: options.fcmTokenRefreshMargin)) }
+    }
+
+    /// Sends every notification and returns their reports in the same order.
+    public func send(_ notifications: [PushNotification]) -> [DeliveryReport] {
+        var iterator = notifications.enumerated().makeIterator()
+        var reports = [DeliveryReport?](repeating: nil, count: notifications.count)
+        var tags: [Int] = []
+        tags.reserveCapacity(notifications.count)
+        send(next: { () -> PushNotification? in
+            guard let (index, notification) = iterator.next() else { return nil }
+            tags.append(notification.tag)
+            var renumbered = notification
+            renumbered.tag = index
+            return renumbered
+        }, report: { report in
+            reports[report.tag] = DeliveryReport(
+                tag: tags[report.tag], outcome: report.outcome, status: report.status, reason: report.reason,
+                identifier: report.identifier, attempts: report.attempts, retryAfter: report.retryAfter)
+        })
+        return reports.map { $0! }
+    }
+
+    /// Pulls notifications from `next` (until it returns nil) while fewer than
+    /// ``SenderOptions/maximumInFlight`` are in progress, and calls `report` for each as it
+    /// settles (in completion order, on this thread). Returns when every one is reported.
+    public func send(next: () -> PushNotification?, report: (DeliveryReport) -> Void) {
+        send(input: { next().map(PushInput.notification) ?? .finished }, report: report)
+    }
+
+    /// Like ``send(next:report:)`` for a source that may have nothing ready yet (a pipe, a
+    /// queue): when `input` answers ``PushInput/waiting``, the sender keeps the transfers in
+    /// flight moving and asks again when `readiness` is readable (or within a second).
+    public func send(input: () -> PushInput, readiness: Int32? = nil, report: (DeliveryReport) -> Void) {
+        var exhausted = false
+        while true {
+            var inputWaiting = false
+            while !exhausted && !inputWaiting && pending.count < options.maximumInFlight {
+                switch input() {
+                case let .notification(notification): admit(notification, report: report)
+                case .waiting: inputWaiting = true
+                case .finished: exhausted = true
+                }
+            }
+            var now = Self.monotonicMilliseconds()
+            if !waiting.isEmpty {
+                let due = waiting.filter { $0.due <= now }
+                waiting.removeAll { $0.due <= now }
+                for entry in due { startAttempt(entry.id, report: report) }
+            }
+            if pending.isEmpty && exhausted { return }
+            if pending.isEmpty && !inputWaiting { continue }
+            now = Self.monotonicMilliseconds()
+            var wait: UInt64 = 1000
+            if let soonest = waiting.lazy.map(\.due).min() { wait = min(wait, soonest > now ? soonest - now : 0) }
+            let wake = inputWaiting ? readiness : nil
+            client.run(waitMilliseconds: Int(wait), wakeOn: wake) { id, result in complete(id, result, report: report) }
+        }
+    }
+
+    private func admit(_ notification: PushNotification, report: (DeliveryReport) -> Void) {
+        let id = nextID
+        nextID += 1
+        pending[id] = Pending(notification: notification)
+        switch notification.destination {
+        case .apns where apns == nil: finish(id, .rejected, status: nil, reason: "no APNs credentials configured", report: report)
+        case .fcm where fcm == nil: finish(id, .rejected, status: nil, reason: "no FCM service account configured", report: report)
+        default: startAttempt(id, report: report)
+        }
+    }
+
+    private func startAttempt(_ id: Int, report: (DeliveryReport) -> Void) {
+        guard var entry = pending[id] else { return }
+        let now = options.clock()
+        let request: HTTPRequest
+        switch entry.notification.destination {
+        case let .apns(deviceToken, headers):
+            guard let apns else { return }
+            do {
+                entry.credential = try apns.tokens.current(now: now)
+            } catch {
+                finish(id, .authenticationFailed, status: nil, reason: "\(error)", report: report)
+                return
+            }
+            var lines = ["authorization: bearer \(entry.credential)", "content-type: application/json"]
+            for header in headers { lines.append("\(header.name): \(header.value)") }
+            request = HTTPRequest(url: apns.configuration.environment.baseURL + "/3/device/" + deviceToken, headers: lines, body: entry.notification.body)
+        case .fcm:
+            guard let fcm else { return }
+            do {
+                entry.credential = try fcm.tokens.current(now: now, client: client)
+            } catch {
+                entry.attempts += 1
+                pending[id] = entry
+                tokenUnavailable(id, error, report: report)
+                return
+            }
+            request = HTTPRequest(
+                url: fcm.configuration.sendURL,
+                headers: ["authorization: Bearer \(entry.credential)", "content-type: application/json; charset=UTF-8"],
+                body: entry.notification.body)
+        }
+        entry.attempts += 1
+        pending[id] = entry
+        client.start(request, tag: id)
+    }
+
+    private func tokenUnavailable(_ id: Int, _ failure: FCMAccessTokens.Failure, report: (DeliveryReport) -> Void) {
+        switch failure {
+        case let .refused(status, reason):
+            finish(id, .authenticationFailed, status: status == 0 ? nil : status, reason: reason, report: report)
+        case let .unavailable(status, reason):
+            retryOrFinish(id, status: status, reason: reason, retryAfter: nil, report: report)
+        }
+    }
+
+    private func complete(_ id: Int, _ result: Result<HTTPResponse, TransportFailure>, report: (DeliveryReport) -> Void) {
+        guard var entry = pending[id] else { return }
+        let response: HTTPResponse
+        switch result {
+        case let .failure(failure):
+            retryOrFinish(id, status: nil, reason: failure.message, retryAfter: nil, report: report)
+            return
+        case let .success(answer):
+            response = answer
+        }
+        let isAPNs = if case .apns = entry.notification.destination { true } else { false }
+        let (kind, reason) = isAPNs ? ResponseClassifier.apns(response) : ResponseClassifier.fcm(response)
+        switch kind {
+        case let .delivered(identifier):
+            finish(id, .delivered, status: response.status, reason: nil, identifier: identifier, report: report)
+        case .retry:
+            retryOrFinish(id, status: response.status, reason: reason, retryAfter: response.retryAfter, report: report)
+        case .tokenDead:
+            finish(id, .tokenDead, status: response.status, reason: reason, report: report)
+        case .rejected:
+            finish(id, .rejected, status: response.status, reason: reason, report: report)
+        case .authentication:
+            guard !entry.refreshedCredentials, entry.attempts < options.maximumAttempts else {
+                finish(id, .authenticationFailed, status: response.status, reason: reason, report: report)
+                return
+            }
+            entry.refreshedCredentials = true
+            pending[id] = entry
+            let now = options.clock()
+            if let apns, isAPNs {
+                let fresh: String?
+                do { fresh = try apns.tokens.afterRejection(of: entry.credential, now: now) } catch { fresh = nil }
+                guard fresh != nil else {
+                    finish(id, .authenticationFailed, status: response.status, reason: reason, report: report)
+                    return
+                }
+            } else if let fcm {
+                do {
+                    _ = try fcm.tokens.afterRejection(of: entry.credential, now: now, client: client)
+                } catch {
+                    finish(id, .authenticationFailed, status: response.status, reason: reason, report: report)
+                    return
+                }
+            }
+            startAttempt(id, report: report)
+        }
+    }
+
+    /// Schedules another attempt after the backoff (at least `Retry-After`), or reports `retry`
+    /// when the attempts are used up or the service asks for a longer wait than allowed.
+    private func retryOrFinish(_ id: Int, status: Int?, reason: String?, retryAfter: Int?, report: (DeliveryReport) -> Void) {
+        guard let entry = pending[id] else { return }
+        if entry.attempts >= options.maximumAttempts || (retryAfter ?? 0) > options.maximumRetryAfterSeconds {
+            finish(id, .retry, status: status, reason: reason, retryAfter: retryAfter, report: report)
+            return
+        }
+        let exponent = min(entry.attempts - 1, 30)
+        let ceiling = min(UInt64(options.initialBackoffMilliseconds) << UInt64(max(exponent, 0)), UInt64(options.maximumBackoffMilliseconds))
+        var delay = ceiling / 2 + (ceiling > 1 ? UInt64.random(in: 0...(ceiling - ceiling / 2)) : ceiling)
+        if let retryAfter { delay = max(delay, UInt64(retryAfter) * 1000) }
+        waiting.append((Self.monotonicMilliseconds() + delay, id))
+    }
+
+    private func finish(
+        _ id: Int, _ outcome: DeliveryOutcome, status: Int?, reason: String?, identifier: String? = nil, retryAfter: Int? = nil,
+        report: (DeliveryReport) -> Void
+    ) {
+        guard let entry = pending.removeValue(forKey: id) else { return }
+        report(DeliveryReport(
+            tag: entry.notification.tag, outcome: outcome, status: status, reason: reason, identifier: identifier,
+            attempts: entry.attempts, retryAfter: retryAfter))
+    }
+
+    static func monotonicMilliseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1000 + UInt64(now.tv_nsec) / 1_000_000
+    }
+}
+
+/// What a source of notifications has for a ``PushSender`` right now.
+public enum PushInput: Sendable {
+    /// The next notification.
+    case notification(PushNotification)
+    /// Nothing yet; more may come.
+    case waiting
+    /// No more.
+    case finished
+}

@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PushSealCLIKit
+import PushSealDelivery
+
+// The delivering half of `pushseal send` (Docs/CLI.md): configuration line, then frames on
+// standard input; one JSON result line per input line on standard output.
+signal(SIGPIPE, SIG_IGN)
+
+func fail(_ error: CLIError) -> Never {
+    StandardStreams.writeStandardError("pushseal: error: \(error)\n")
+    if case let .failure(diagnostic) = error {
+        for hint in diagnostic.hints { StandardStreams.writeStandardError("hint: \(hint)\n") }
+    }
+    exit(1)
+}
+
+if isatty(0) == 1 {
+    fail(.failure("pushseal-deliver is started by 'pushseal send', not by hand", hints: "run: pushseal send --help"))
+}
+var reader = FrameReader(descriptor: 0)
+guard let configurationLine = reader.configurationLine() else { exit(1) }
+let configuration: DeliverConfiguration
+do {
+    configuration = try DeliverConfiguration(line: configurationLine)
+} catch {
+    fail(error)
+}
+let sender: PushSender
+do {
+    sender = try PushSender(apns: configuration.apns, fcm: configuration.fcm, options: configuration.options)
+} catch {
+    fail(.failure("\(error)"))
+}
+reader.makeNonBlocking()
+var writer = ReportWriter()
+var malformed: String?
+sender.send(input: { () -> PushInput in
+    while true {
+        switch reader.next() {
+        case .waiting: return .waiting
+        case .finished: return .finished
+        case let .frame(.notification(notification, _)): return .notification(notification)
+        case let .frame(.invalid(line, error)): writer.writeInvalid(line: line, error: error)
+        case let .frame(.malformed(problem)):
+            malformed = problem
+            return .finished
+        }
+    }
+}, readiness: 0, report: { writer.write($0) })
+writer.finish()
+if let malformed { fail(.failure("pushseal-deliver: \(malformed)", hints: "pushseal and pushseal-deliver must come from the same build")) }
+exit(writer.notDelivered > 0 || writer.writeFailed ? 1 : 0)

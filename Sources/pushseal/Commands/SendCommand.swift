@@ -1,0 +1,212 @@
+import PushSealCLIKit
+import PushSealCore
+import PushSealKeyStore
+import PushSealProvider
+
+/// `pushseal send`: JSON lines in (device token, transport, content or an already sealed
+/// payload), each sealed here and delivered by the `pushseal-deliver` helper over HTTP/2;
+/// one JSON result line per input line out.
+enum SendCommand {
+    static let transport = OptionSpec.option(
+        "transport", valueName: "transport", abstract: "The transport of lines that name none.", defaultValue: "apns",
+        allowedValues: ["apns", "fcm", "fcm-apns"])
+    static let apnsKeyFile = OptionSpec.option(
+        "apns-key-file", valueName: "p8", abstract: "The team's APNs signing key (AuthKey_<key id>.p8).")
+    static let apnsKeyID = OptionSpec.option("apns-key-id", valueName: "id", abstract: "The signing key's key id (10 characters).")
+    static let apnsTeamID = OptionSpec.option("apns-team-id", valueName: "id", abstract: "The Apple developer team id (10 characters).")
+    static let apnsTopic = OptionSpec.option(
+        "apns-topic", valueName: "bundle-id", abstract: "apns-topic for sealed contents: the app's bundle id.")
+    static let apnsEnvironment = OptionSpec.option(
+        "apns-environment", valueName: "env", abstract: "APNs production or sandbox (development builds).",
+        defaultValue: "production", allowedValues: ["production", "sandbox"])
+    static let apnsURL = OptionSpec.option(
+        "apns-url", valueName: "url", abstract: "Another APNs base URL (https://host[:port]); overrides --apns-environment.")
+    static let fcmServiceAccount = OptionSpec.option(
+        "fcm-service-account", valueName: "json", abstract: "The Firebase service-account JSON file.")
+    static let fcmURL = OptionSpec.option(
+        "fcm-url", valueName: "url", abstract: "The FCM messages:send URL (default: the project's on fcm.googleapis.com).")
+    static let fcmTokenURL = OptionSpec.option(
+        "fcm-token-url", valueName: "url", abstract: "The OAuth2 token URL (default: the service account's token_uri).")
+    static let caFile = OptionSpec.option(
+        "ca-file", valueName: "pem", abstract: "Trust these CA certificates instead of the system's (a test server, a relay).")
+    static let maxInFlight = OptionSpec.option(
+        "max-in-flight", valueName: "n", abstract: "Notifications in progress at once (HTTP/2 streams per connection).",
+        defaultValue: "256")
+    static let maxAttempts = OptionSpec.option(
+        "max-attempts", valueName: "n", abstract: "Requests per notification, retries included.", defaultValue: "5")
+    static let timeout = OptionSpec.option(
+        "timeout", valueName: "seconds", abstract: "Whole-request timeout.", defaultValue: "30")
+    static let backoff = OptionSpec.option(
+        "backoff-ms", valueName: "ms", abstract: "First retry delay (doubling, with jitter).", defaultValue: "500")
+
+    static let spec = CommandSpec(
+        name: "send",
+        abstract: "Seal notifications and deliver them to APNs and FCM over HTTP/2.",
+        discussion: """
+            Reads JSON lines, one notification each:
+              {"token":"<device token>","content":{…}}                  sealed here (--key, --key-file, --store)
+              {"token":"…","transport":"fcm","content":{…},"key":"<K>"}  a per-line key and transport
+              {"token":"…","headers":{"apns-topic":…},"payload":{…}}     an already sealed payload
+            "transport" is apns, fcm (Android data message) or fcm-apns (an iOS device through \
+            FCM); lines without one use --transport. The output of 'pushseal seal \
+            --with-headers' plus a "token" is a valid line.
+
+            Writes one JSON line per input line, as each settles (not in input order):
+              {"line":N,"outcome":"delivered","transport":"apns","status":200,"id":"…","attempts":1}
+            outcome is delivered, retry (send it again later), token_dead (remove the token), \
+            rejected (with the service's reason), authentication_failed, or invalid (the line \
+            itself is wrong; with an error object). 429 and 5xx answers and connection \
+            failures are retried with exponential backoff and jitter (honouring Retry-After) up \
+            to --max-attempts; a 403 refreshes the provider or access token once.
+
+            Memory stays constant whatever the input's length: at most --max-in-flight \
+            notifications are in progress. Progress goes to standard error when it is a \
+            terminal. Exit status 1 when any line was not delivered.
+
+            Examples:
+              pushseal send --store keys --apns-key-file AuthKey_ABC123DEFG.p8 \\
+                --apns-key-id ABC123DEFG --apns-team-id DEF123GHIJ --apns-topic com.example.chat < batch.jsonl
+              pushseal send --key-file c.key --transport fcm --fcm-service-account sa.json < batch.jsonl
+            """,
+        usage: "[--key <key> | --key-file <file> | --store <dir>] (--apns-key-file <p8> … | --fcm-service-account <json> …) [<options>] [<file>]",
+        arguments: [CommonOptions.inputFile("notifications (JSON lines)")],
+        options: [
+            CommonOptions.key, CommonOptions.keyFile, SealCommand.store, CommonOptions.masterKeyFile, transport,
+            apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL,
+            fcmServiceAccount, fcmURL, fcmTokenURL,
+            SealCommand.placeholderTitle, SealCommand.placeholderBody, SealCommand.padBlock,
+            caFile, maxInFlight, maxAttempts, timeout, backoff,
+        ],
+        run: run)
+
+    /// The validated command line.
+    struct Options {
+        var keySource: SealCommand.KeySource?
+        var transport: String
+        var apnsTopic: String?
+        var placeholderTitle: String?
+        var placeholderBody: String
+        var padBlock: Int
+        var inputPath: String?
+        /// The helper's configuration line (paths, ids, URLs, limits).
+        var configuration: [UInt8]
+    }
+
+    static func options(_ context: CommandContext) throws(CLIError) -> Options {
+        let arguments = context.arguments
+        let apnsGiven = arguments.isPresent("apns-key-file")
+        for name in ["apns-key-id", "apns-team-id", "apns-url"] where arguments.isPresent(name) && !apnsGiven {
+            throw .usage("'--\(name)' needs '--apns-key-file <p8>'.")
+        }
+        if apnsGiven && (!arguments.isPresent("apns-key-id") || !arguments.isPresent("apns-team-id")) {
+            throw .usage("'--apns-key-file <p8>' needs '--apns-key-id <id>' and '--apns-team-id <id>'.")
+        }
+        let fcmGiven = arguments.isPresent("fcm-service-account")
+        for name in ["fcm-url", "fcm-token-url"] where arguments.isPresent(name) && !fcmGiven {
+            throw .usage("'--\(name)' needs '--fcm-service-account <json>'.")
+        }
+        guard apnsGiven || fcmGiven else {
+            throw .usage("Nothing to send with: give '--apns-key-file <p8>' (with its ids), '--fcm-service-account <json>', or both.")
+        }
+        var writer = JSONWriter(capacity: 512)
+        writer.appendRaw("{")
+        if apnsGiven {
+            writer.appendRaw("\"apns\":{\"key_file\":")
+            writer.appendString(arguments.value("apns-key-file")!)
+            writer.appendRaw(",\"key_id\":")
+            writer.appendString(arguments.value("apns-key-id")!)
+            writer.appendRaw(",\"team_id\":")
+            writer.appendString(arguments.value("apns-team-id")!)
+            writer.appendRaw(",\"environment\":")
+            writer.appendString(arguments.value("apns-environment")!)
+            if let url = arguments.value("apns-url") {
+                writer.appendRaw(",\"base_url\":")
+                writer.appendString(url)
+            }
+            writer.appendRaw("},")
+        }
+        if fcmGiven {
+            writer.appendRaw("\"fcm\":{\"service_account\":")
+            writer.appendString(arguments.value("fcm-service-account")!)
+            for (option, member) in [("fcm-url", "send_url"), ("fcm-token-url", "token_url")] {
+                if let url = arguments.value(option) {
+                    writer.appendRaw(",")
+                    writer.appendString(member)
+                    writer.appendRaw(":")
+                    writer.appendString(url)
+                }
+            }
+            writer.appendRaw("},")
+        }
+        if let caFile = arguments.value("ca-file") {
+            writer.appendRaw("\"ca_file\":")
+            writer.appendString(caFile)
+            writer.appendRaw(",")
+        }
+        writer.appendRaw("\"max_in_flight\":")
+        writer.appendInteger(try arguments.integer("max-in-flight", in: 1...1000)!)
+        writer.appendRaw(",\"max_attempts\":")
+        writer.appendInteger(try arguments.integer("max-attempts", in: 1...20)!)
+        writer.appendRaw(",\"timeout_ms\":")
+        writer.appendInteger(try arguments.integer("timeout", in: 1...3600)! * 1000)
+        writer.appendRaw(",\"backoff_ms\":")
+        writer.appendInteger(try arguments.integer("backoff-ms", in: 0...600_000)!)
+        writer.appendRaw("}\n")
+        return Options(
+            keySource: try SealCommand.keySource(context),
+            transport: arguments.value("transport")!,
+            apnsTopic: arguments.value("apns-topic"),
+            placeholderTitle: arguments.value("placeholder-title"),
+            placeholderBody: arguments.value("placeholder-body")!,
+            padBlock: Int(try arguments.integer("pad-block", in: 1...Int64(Envelope.maximumByteCount))!),
+            inputPath: arguments.argument("file"),
+            configuration: writer.bytes)
+    }
+
+    static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
+        let options = try options(context)
+        let sealer: NotificationSealer
+        do {
+            sealer = try NotificationSealer(padBlock: options.padBlock)
+        } catch {
+            throw .failure("\(error)")
+        }
+        let keyProvider = try options.keySource.map(SealCommand.makeKeyProvider)
+        var reader = try LineReader(path: options.inputPath)
+        defer { reader.finish() }
+        if options.inputPath == nil && StandardStreams.standardInputIsTerminal {
+            context.note("reading notifications from the terminal, one JSON line each; end with Ctrl-D")
+        }
+        var helper = try DeliverProcess()
+        guard helper.send(options.configuration) else { return helper.finish() }
+        var lineNumber = 0
+        while let line = try reader.next() {
+            lineNumber += 1
+            let frame: [UInt8]
+            switch line {
+            case .tooLong:
+                frame = invalidFrame(line: lineNumber, code: "line_too_long", message: "the line is longer than \(LineReader.maximumLineByteCount) bytes")
+            case let .text(bytes):
+                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+                do throws(SendLine.Failure) {
+                    frame = try SendLine(parsing: bytes, options: options).frame(
+                        line: lineNumber, sealer: sealer, keyProvider: keyProvider, options: options)
+                } catch {
+                    frame = invalidFrame(line: lineNumber, code: error.code, message: error.message)
+                }
+            }
+            guard helper.send(frame) else { break }
+        }
+        return helper.finish()
+    }
+
+    static func invalidFrame(line: Int, code: String, message: String) -> [UInt8] {
+        var writer = JSONWriter(capacity: 64 + message.utf8.count)
+        writer.appendRaw("{\"code\":")
+        writer.appendString(code)
+        writer.appendRaw(",\"message\":")
+        writer.appendString(message)
+        writer.appendRaw("}")
+        return Array("\(line) invalid \(writer.bytes.count)\n".utf8) + writer.bytes
+    }
+}

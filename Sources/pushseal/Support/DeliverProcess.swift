@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PushSealBench
+import PushSealCLIKit
+
+/// The `pushseal-deliver` helper that `pushseal send` streams its sealed requests to. It sits
+/// next to the `pushseal` executable; it links libcurl, which the static `pushseal` cannot.
+struct DeliverProcess {
+    /// The helper's file name.
+    static let executableName = "pushseal-deliver"
+
+    private let pid: pid_t
+    private let input: Int32
+    private(set) var broken = false
+
+    /// Starts the helper with its standard input on a pipe; its output and errors are ours.
+    init() throws(CLIError) {
+        guard let me = currentExecutablePath() else { throw .failure("cannot find the pushseal executable's directory") }
+        let path = FileSystem.directoryName(of: me) + "/" + Self.executableName
+        guard access(path, X_OK) == 0 else {
+            throw .failure(
+                "'pushseal send' needs \(Self.executableName) next to pushseal (\(path) is missing)",
+                hints: "build or install both products: swift build --product pushseal --product \(Self.executableName)")
+        }
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else { throw .failure("cannot create a pipe: \(String(cString: strerror(errno)))") }
+        _ = fcntl(pipeEnds[1], F_SETFD, FD_CLOEXEC)
+        #if canImport(Glibc)
+        var actions = posix_spawn_file_actions_t()
+        #else
+        var actions: posix_spawn_file_actions_t?
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
+        defer { for pointer in argv { free(pointer) } }
+        var child = pid_t()
+        let status = argv.withUnsafeBufferPointer { posix_spawn(&child, path, &actions, nil, $0.baseAddress!, environ) }
+        close(pipeEnds[0])
+        guard status == 0 else {
+            close(pipeEnds[1])
+            throw .failure("cannot start \(path): \(String(cString: strerror(status)))")
+        }
+        signal(SIGPIPE, SIG_IGN)
+        pid = child
+        input = pipeEnds[1]
+    }
+
+    /// Writes `bytes` to the helper; false (from then on) once it has stopped reading.
+    @discardableResult
+    mutating func send(_ bytes: [UInt8]) -> Bool {
+        guard !broken else { return false }
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { write(input, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                broken = true
+                return false
+            }
+            offset += count
+        }
+        return true
+    }
+
+    /// Ends the input and waits; the helper's exit status.
+    func finish() -> ExitCode {
+        close(input)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exited = status & 0x7F == 0
+        return ExitCode(rawValue: exited ? (status >> 8) & 0xFF : 1)
+    }
+}
