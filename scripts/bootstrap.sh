@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what PushSeal needs and is missing: the C libraries (Debian packages) and, with
-# --ports, the runtimes of the reference ports. Idempotent; safe to run on every invocation.
+# --ports, the runtimes of the reference ports and the test servers' Python packages (the
+# APNs/FCM emulator needs h2 and cryptography). Idempotent; safe to run on every invocation.
 set -euo pipefail
 
 want_ports=0
@@ -9,6 +10,9 @@ want_ports=0
 missing=()
 pkg-config --exists libsodium 2>/dev/null || missing+=(libsodium-dev)
 pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
+# Delivery (PushSealDelivery, pushseal-deliver): libcurl with HTTP/2, and libcrypto for the tokens.
+pkg-config --exists libcurl 2>/dev/null || missing+=(libcurl4-openssl-dev)
+pkg-config --exists libcrypto 2>/dev/null || missing+=(libssl-dev)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 # Static archives for the fully static release link of `pushseal` (Package.swift): glibc's
 # libc.a and libstdc++.a (the Swift runtime needs it); the -dev packages above bring
@@ -35,10 +39,19 @@ if (( ${#missing[@]} )); then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if (( want_ports )) && ! python3 -c 'import cryptography, regex, pytest' 2>/dev/null; then
-    echo "bootstrap: installing the Python packages cryptography, regex and pytest" >&2
-    python3 -m pip install --quiet cryptography regex pytest 2>/dev/null \
-        || python3 -m pip install --quiet --break-system-packages cryptography regex pytest 2>/dev/null \
-        || { command -v apt-get >/dev/null && apt-get install -y -qq python3-cryptography python3-regex python3-pytest >/dev/null; }
+# Python packages: cryptography, regex and pytest (the ports), cryptography and h2 (the emulator).
+python_install() {
+    local module="$1" package="$2" debian="$3"
+    python3 -c "import $module" 2>/dev/null && return 0
+    echo "bootstrap: installing the Python '$package' package" >&2
+    python3 -m pip install --quiet "$package" 2>/dev/null \
+        || python3 -m pip install --quiet --break-system-packages "$package" 2>/dev/null \
+        || { command -v apt-get >/dev/null && apt-get install -y -qq "$debian" >/dev/null; }
+}
+if (( want_ports )); then
+    python_install cryptography cryptography python3-cryptography
+    python_install regex regex python3-regex
+    python_install pytest pytest python3-pytest
+    python_install h2 h2 python3-h2
 fi
 command -v swift >/dev/null || { echo "bootstrap: the Swift toolchain is not on PATH (see README.md)" >&2; exit 1; }

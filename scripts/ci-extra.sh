@@ -47,7 +47,7 @@ asan_tests() {
     # LeakSanitizer stays on: scripts/lsan-suppressions.txt lists only allocations that are
     # immortal by design (test fixtures in globals) or Foundation's own (tests only).
     LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=1${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
-        swift test --scratch-path .build-asan --sanitize=address --disable-xctest > "$log" 2>&1
+        scripts/with-push-emulator.sh swift test --scratch-path .build-asan --sanitize=address --disable-xctest > "$log" 2>&1
     local status=$?
     grep -E '^✘|^↳|^(✔|✘) Test run|ERROR: AddressSanitizer|ERROR: LeakSanitizer|SUMMARY: |Fatal error' "$log" || true
     if (( status != 0 )) || ! grep -qE '^✔ Test run with [0-9]+ tests? .*passed' "$log"; then

@@ -244,6 +244,7 @@ class Connection(asyncio.Protocol):
         self.id = next(state.connections)
         self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
         self.streams = {}
+        self.unanswered = set()          # streams received in full and not answered yet
         self.transport = None
 
     def connection_made(self, transport):
@@ -280,6 +281,7 @@ class Connection(asyncio.Protocol):
 
     def handle(self, stream_id):
         headers, body = self.streams.pop(stream_id)
+        self.unanswered.add(stream_id)
         path = headers.get(":path", "")
         state = self.state
         if path == "/token":
@@ -297,10 +299,12 @@ class Connection(asyncio.Protocol):
                      auth=hashlib.sha256(authorization.encode()).hexdigest()[:16] if authorization else None,
                      topic=headers.get("apns-topic"), priority=headers.get("apns-priority"),
                      expiration=headers.get("apns-expiration"), collapse=headers.get("apns-collapse-id"),
-                     body_sha=hashlib.sha256(bytes(body)).hexdigest()[:16])
+                     body=bytes(body).decode("utf-8", "replace") if kind != "token" else None,
+                     inflight=len(self.unanswered))
         action = step.get("action")
         if action == "reset":
             state.record(**entry, action="reset")
+            self.unanswered.discard(stream_id)
             self.conn.reset_stream(stream_id, error_code=h2.errors.ErrorCodes.INTERNAL_ERROR)
             return
         if action == "goaway":
@@ -333,6 +337,7 @@ class Connection(asyncio.Protocol):
             respond()
 
     def respond(self, stream_id, status, extra, answer):
+        self.unanswered.discard(stream_id)
         data = json.dumps(answer, separators=(",", ":")).encode() if answer is not None else b""
         response = [(":status", str(status))] + list(extra.items())
         if data:

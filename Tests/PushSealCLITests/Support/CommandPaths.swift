@@ -2,7 +2,7 @@
 enum CommandPaths {
     /// Commands that run.
     static let leaves: [[String]] = [
-        ["keygen"], ["seal"], ["open"], ["inspect"],
+        ["keygen"], ["seal"], ["send"], ["open"], ["inspect"],
         ["store", "init"], ["store", "add"], ["store", "get"], ["store", "list"],
         ["store", "rotate"], ["store", "remove"], ["store", "purge"],
         ["vectors", "generate"], ["vectors", "verify"],
@@ -17,7 +17,7 @@ enum CommandPaths {
 
     /// The direct subcommands of each group, in help order.
     static let children: [[String]: [String]] = [
-        []: ["keygen", "seal", "open", "inspect", "store", "vectors", "demo", "bench"],
+        []: ["keygen", "seal", "send", "open", "inspect", "store", "vectors", "demo", "bench"],
         ["store"]: ["init", "add", "get", "list", "rotate", "remove", "purge"],
         ["vectors"]: ["generate", "verify"],
     ]

@@ -1,0 +1,90 @@
+import Foundation
+import PushSealCore
+import PushSealDelivery
+import PushSealProvider
+import Testing
+
+@Suite("Credentials and bad input")
+struct CredentialTests {
+    @Test("A .p8 that is not a PEM key, or not EC P-256, is refused with a clear error that holds no key bytes")
+    func badAPNsKeys() throws {
+        let emulator = try Emulator()
+        var garbage = Array("not a key".utf8)
+        #expect(throws: DeliveryError.invalidAPNsKey("not a PEM private key (expected -----BEGIN PRIVATE KEY-----, unencrypted)")) {
+            try APNsCredentials(privateKeyPEM: &garbage, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        }
+        #expect(garbage.allSatisfy { $0 == 0 }, "the key bytes are wiped")
+        let account = try emulator.serviceAccountJSON()
+        var rsa = Array((account["private_key"] as! String).utf8)
+        do {
+            _ = try APNsCredentials(privateKeyPEM: &rsa, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+            Issue.record("an RSA key was accepted as an APNs key")
+        } catch {
+            #expect(error == .invalidAPNsKey("not an EC P-256 key (APNs signs provider tokens with ES256)"))
+            #expect(!error.description.contains("PRIVATE"))
+        }
+        var good = Array(try Data(contentsOf: URL(fileURLWithPath: emulator.apnsKeyFile)))
+        #expect(throws: DeliveryError.invalidAPNsIdentity(field: "team id", detail: "must be letters and digits only (Apple's ids are 10 of them)")) {
+            try APNsCredentials(privateKeyPEM: &good, keyID: "ABC123DEFG", teamID: "DEF 123")
+        }
+    }
+
+    @Test("A service account with a missing or wrong member names the member", arguments: [
+        ("client_email", DeliveryError.invalidServiceAccount(field: "client_email", detail: "is missing")),
+        ("project_id", .invalidServiceAccount(field: "project_id", detail: "is missing")),
+        ("private_key", .invalidServiceAccount(field: "private_key", detail: "is missing")),
+    ])
+    func missingMember(member: String, expected: DeliveryError) throws {
+        let emulator = try Emulator()
+        #expect(throws: expected) { try emulator.serviceAccount { $0.removeValue(forKey: member) } }
+    }
+
+    @Test("A service account whose key is not RSA, or is not JSON, is refused")
+    func wrongServiceAccounts() throws {
+        let emulator = try Emulator()
+        let ec = try String(contentsOfFile: emulator.apnsKeyFile, encoding: .utf8)
+        #expect(throws: DeliveryError.invalidServiceAccount(field: "private_key", detail: "is not an RSA key of at least 2048 bits (Google signs with RS256)")) {
+            try emulator.serviceAccount { $0["private_key"] = ec }
+        }
+        #expect(throws: DeliveryError.invalidServiceAccount(field: "type", detail: "is 'authorized_user', expected 'service_account'")) {
+            try emulator.serviceAccount { $0["type"] = "authorized_user" }
+        }
+        var text = Array("{\"project_id\":".utf8)
+        #expect(throws: DeliveryError.self) { try FCMServiceAccount(json: &text) }
+    }
+
+    @Test("Malformed device tokens and URLs are refused before anything is sent")
+    func malformed() throws {
+        let emulator = try Emulator()
+        let request = try Sealing.sealer.seal(Sealing.content(), with: Sealing.key, options: Sealing.apnsOptions)
+        for token in ["", "abc", "zz" + Emulator.deviceToken(), Emulator.deviceToken() + " "] {
+            #expect(throws: DeliveryError.self) { try PushNotification(tag: 0, apns: request, deviceToken: token) }
+        }
+        let noTopic = try Sealing.sealer.seal(Sealing.content(), with: Sealing.key, options: APNsOptions())
+        #expect(throws: DeliveryError.invalidOption(field: "apns-topic", detail: "missing: APNs needs the app's bundle id (APNsOptions.topic)")) {
+            try PushNotification(tag: 0, apns: noTopic, deviceToken: Emulator.deviceToken())
+        }
+        #expect(throws: DeliveryError.invalidURL(field: "APNs base URL", detail: "must start with https:// and name a host")) {
+            try APNsConfiguration(credentials: emulator.apnsCredentials(), environment: .custom(baseURL: "http://127.0.0.1:1"))
+        }
+        var options = SenderOptions()
+        options.maximumInFlight = 0
+        #expect(throws: DeliveryError.invalidOption(field: "maximum in flight", detail: "must be 1 to 1000")) {
+            try PushSender(apns: APNsConfiguration(credentials: emulator.apnsCredentials()), options: options)
+        }
+    }
+
+    @Test("A notification for a service that was not configured is rejected, not sent")
+    func notConfigured() throws {
+        let emulator = try Emulator()
+        let report = try emulator.apnsSender().send([try Sealing.fcm("fcm-token")])[0]
+        #expect(report.outcome == .rejected)
+        #expect(report.reason == "no FCM service account configured")
+        #expect(report.attempts == 0)
+    }
+
+    @Test("The outcome strings are the documented vocabulary")
+    func vocabulary() {
+        #expect(DeliveryOutcome.allCases.map(\.rawValue) == ["delivered", "retry", "token_dead", "rejected", "authentication_failed"])
+    }
+}

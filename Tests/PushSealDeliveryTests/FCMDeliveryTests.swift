@@ -1,0 +1,85 @@
+import Foundation
+import PushSealCore
+import PushSealDelivery
+import PushSealProvider
+import Testing
+
+@Suite("FCM delivery against the emulator")
+struct FCMDeliveryTests {
+    static func token() -> String { "fcm-" + Emulator.deviceToken() }
+
+    @Test("Android data messages and the iOS form are delivered with one access token; the report carries the message name")
+    func delivered() throws {
+        let emulator = try Emulator()
+        let tokens = (0..<10).map { _ in Self.token() }
+        let notifications = try tokens.enumerated().map { try Sealing.fcm($1, tag: $0, iOS: $0 % 2 == 1) }
+        let reports = try emulator.fcmSender().send(notifications)
+        #expect(reports.allSatisfy { $0.outcome == .delivered && $0.attempts == 1 })
+        #expect(reports.allSatisfy { $0.identifier?.hasPrefix("projects/pushseal-emulator/messages/") == true })
+        let logged = try tokens.flatMap { try emulator.requests($0) }
+        #expect(logged.count == 10)
+        #expect(Set(logged.compactMap { $0["auth"] as? String }).count == 1, "the access token is cached")
+        let iOS = try #require(try emulator.requests(tokens[1]).first?["body"] as? String)
+        #expect(iOS.contains(#""apns":{"headers":{"apns-push-type":"alert""#))
+        #expect(iOS.contains(#""mutable-content":1"#))
+    }
+
+    @Test("UNREGISTERED and NOT_FOUND are token_dead; INVALID_ARGUMENT is rejected", arguments: [
+        (#"[{"status": 404, "fcm_status": "NOT_FOUND", "fcm_error": "UNREGISTERED"}]"#, DeliveryOutcome.tokenDead, "UNREGISTERED"),
+        (#"[{"status": 404, "fcm_status": "NOT_FOUND"}]"#, .tokenDead, "NOT_FOUND"),
+        (#"[{"status": 400, "fcm_status": "INVALID_ARGUMENT", "fcm_error": "INVALID_ARGUMENT"}]"#, .rejected, "INVALID_ARGUMENT"),
+    ])
+    func finalAnswers(script: String, outcome: DeliveryOutcome, reason: String) throws {
+        let emulator = try Emulator()
+        let token = Self.token()
+        try emulator.script(token, script)
+        let report = try emulator.fcmSender().send([try Sealing.fcm(token)])[0]
+        #expect(report.outcome == outcome)
+        #expect(report.reason == reason)
+        #expect(report.attempts == 1)
+    }
+
+    @Test("401 fetches a new access token once and succeeds; 403 twice is authentication_failed")
+    func authentication() throws {
+        let emulator = try Emulator()
+        let refreshed = Self.token()
+        try emulator.script(refreshed, #"[{"status": 401, "fcm_status": "UNAUTHENTICATED"}, {"status": 200}]"#)
+        let sender = try emulator.fcmSender()
+        let report = sender.send([try Sealing.fcm(refreshed)])[0]
+        #expect(report.outcome == .delivered)
+        #expect(report.attempts == 2)
+        let auths = try emulator.requests(refreshed).compactMap { $0["auth"] as? String }
+        #expect(auths.count == 2 && auths[0] != auths[1])
+
+        let denied = Self.token()
+        try emulator.script(denied, #"[{"status": 403, "fcm_status": "PERMISSION_DENIED", "fcm_error": "SENDER_ID_MISMATCH"}]"#)
+        let failed = sender.send([try Sealing.fcm(denied)])[0]
+        #expect(failed.outcome == .authenticationFailed)
+        #expect(failed.reason == "SENDER_ID_MISMATCH")
+        #expect(failed.attempts == 2)
+    }
+
+    @Test("QUOTA_EXCEEDED (429) is retried")
+    func quota() throws {
+        let emulator = try Emulator()
+        let token = Self.token()
+        try emulator.script(token, #"[{"status": 429, "fcm_status": "RESOURCE_EXHAUSTED", "fcm_error": "QUOTA_EXCEEDED"}, {"status": 200}]"#)
+        let report = try emulator.fcmSender().send([try Sealing.fcm(token)])[0]
+        #expect(report.outcome == .delivered)
+        #expect(report.attempts == 2)
+    }
+
+    @Test("A service account whose key the token endpoint does not know: authentication_failed, without a send")
+    func refusedGrant() throws {
+        let emulator = try Emulator()
+        let other = try emulator.serviceAccount { object in
+            object["client_email"] = "someone-else@example.iam.gserviceaccount.com"
+        }
+        let sender = try PushSender(fcm: FCMConfiguration(serviceAccount: other, sendURL: emulator.fcmSendURL), options: emulator.options())
+        let token = Self.token()
+        let reports = sender.send([try Sealing.fcm(token, tag: 0), try Sealing.fcm(token, tag: 1)])
+        #expect(reports.allSatisfy { $0.outcome == .authenticationFailed })
+        #expect(reports[0].reason == "token endpoint: invalid_grant")
+        #expect(try emulator.requests(token).isEmpty)
+    }
+}
