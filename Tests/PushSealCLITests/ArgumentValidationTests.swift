@@ -36,7 +36,7 @@ import Testing
         expectUsageError(try runPushSeal(["seal", "--key", key, "--salt", salt, "--batch"]), command: "pushseal seal",
                          message: "'--salt <salt>' cannot be used with '--batch': every notification needs a fresh salt.")
         expectUsageError(try runPushSeal(["seal", "--key", key, "--fcm-token", "t"]), command: "pushseal seal",
-                         message: "'--fcm-token <token>' applies to '--transport fcm' only.")
+                         message: "'--fcm-token <token>' applies to '--transport fcm' and 'fcm-apns' only.")
     }
 
     @Test func openNeedsAKeyWithConversationOrAStore() throws {

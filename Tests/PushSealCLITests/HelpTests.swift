@@ -110,7 +110,7 @@ import Testing
         #expect(run.stdout.contains("  --pad-block <n>         Pad the content"))
         #expect(run.stdout.contains("(default: 256)"))
         let flowing = run.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
-        #expect(flowing.contains("--transport <transport> The payload to produce. (values: apns, fcm; default: apns)"))
+        #expect(flowing.contains("--transport <transport> The payload to produce: APNs, FCM for Android, or FCM for an iOS device (fcm-apns). (values: apns, fcm, fcm-apns; default: apns)"))
         // A label too long for the column puts its help on the next line, at column 26.
         #expect(run.stdout.contains("  --placeholder-title <text>\n                          The visible APNs alert title"))
     }

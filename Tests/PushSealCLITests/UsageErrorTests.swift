@@ -92,7 +92,7 @@ import Testing
     @Test func valueOutsideTheAllowedValues() throws {
         let run = try runPushSeal(["seal", "--key", "x", "--transport", "webpush"])
         expectUsageError(run, command: "pushseal seal",
-                         message: "The value 'webpush' is invalid for '--transport <transport>'. Please provide one of 'apns' and 'fcm'.")
+                         message: "The value 'webpush' is invalid for '--transport <transport>'. Please provide one of 'apns', 'fcm' or 'fcm-apns'.")
     }
 
     @Test func optionGivenTwice() throws {

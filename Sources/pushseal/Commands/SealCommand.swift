@@ -15,8 +15,9 @@ enum SealCommand {
         "pad-block", valueName: "n", abstract: "Pad the content to a multiple of n bytes (never past the transport limit).",
         defaultValue: "256")
     static let transport = OptionSpec.option(
-        "transport", valueName: "transport", abstract: "The payload to produce.", defaultValue: "apns",
-        allowedValues: ["apns", "fcm"])
+        "transport", valueName: "transport",
+        abstract: "The payload to produce: APNs, FCM for Android, or FCM for an iOS device (fcm-apns).", defaultValue: "apns",
+        allowedValues: ["apns", "fcm", "fcm-apns"])
     static let fcmToken = OptionSpec.option(
         "fcm-token", valueName: "token", abstract: "The device registration token for message.token (FCM only).")
     static let placeholderTitle = OptionSpec.option(
@@ -24,6 +25,8 @@ enum SealCommand {
     static let placeholderBody = OptionSpec.option(
         "placeholder-body", valueName: "text", abstract: "The visible APNs alert body (what Apple sees).",
         defaultValue: "New message")
+    static let withHeaders = OptionSpec.flag(
+        "with-headers", abstract: "APNs: print the request headers with the body (needs --apns-topic).")
     static let batch = OptionSpec.flag(
         "batch", abstract: "Read one content per line (JSON lines); write one payload per line.")
 
@@ -35,7 +38,8 @@ enum SealCommand {
             thread, category, badge, x), encodes it deterministically, pads it, seals it under \
             the conversation key and prints the exact payload bytes: an APNs JSON body \
             (placeholder alert, mutable-content 1, opaque thread-id) or an FCM HTTP v1 \
-            data-only message. A body too long for the transport is shortened at a character \
+            data-only message, or with --transport fcm-apns an FCM message for an iOS device \
+            (an apns block with the APNs headers and payload). A body too long for the transport is shortened at a character \
             boundary and marked trunc; if even an empty body does not fit, a content-free \
             wake-and-fetch payload is sent instead.
 
@@ -47,16 +51,23 @@ enum SealCommand {
             payload or {"error":{"line":N,"code":…,"message":…}}, in input order, sealed on \
             all cores. Exit status 1 when any line failed (see Docs/PROVIDER.md §5).
 
+            With --with-headers (APNs), each payload is printed as \
+            {"headers":{…},"payload":{…}}, the headers being apns-push-type, apns-topic, \
+            apns-priority, apns-expiration and apns-collapse-id when set; add a "token" and \
+            the line is ready for 'pushseal send'.
+
             Examples:
               pushseal seal --key-file conversation.key < content.json > payload.json
               pushseal seal --store keys --conversation c1 < content.json
               pushseal seal --key-file c.key --transport fcm --fcm-token "$T" < content.json
+              pushseal seal --key-file c.key --apns-topic com.example.chat \\
+                --with-headers < content.json
             """,
         usage: "(--key <key> | --key-file <file> | --store <dir>) [<options>] [<file>]",
         arguments: [CommonOptions.inputFile("content (JSON, or JSON lines with --batch)")],
         options: [
             CommonOptions.key, CommonOptions.keyFile, store, CommonOptions.conversation, CommonOptions.masterKeyFile,
-            salt, padBlock, transport, fcmToken, placeholderTitle, placeholderBody, batch,
+            salt, padBlock, transport, fcmToken, SendCommand.apnsTopic, placeholderTitle, placeholderBody, withHeaders, batch,
         ],
         run: run)
 
@@ -76,6 +87,8 @@ enum SealCommand {
         var salt: [UInt8]?
         var padBlock: Int
         var transport: String
+        var apnsTopic: String?
+        var withHeaders: Bool
         var fcmToken: String?
         var placeholderTitle: String?
         var placeholderBody: String
@@ -96,8 +109,11 @@ enum SealCommand {
             throw .usage("'--salt <salt>' cannot be used with '--batch': every notification needs a fresh salt.")
         }
         let transport = arguments.value("transport")!
-        if arguments.isPresent("fcm-token") && transport != "fcm" {
-            throw .usage("'--fcm-token <token>' applies to '--transport fcm' only.")
+        if arguments.isPresent("fcm-token") && transport == "apns" {
+            throw .usage("'--fcm-token <token>' applies to '--transport fcm' and 'fcm-apns' only.")
+        }
+        if arguments.flag("with-headers") && (transport != "apns" || !arguments.isPresent("apns-topic")) {
+            throw .usage("'--with-headers' needs '--transport apns' and '--apns-topic <bundle-id>' (FCM messages carry their headers inside).")
         }
         return Options(
             keySource: keySource,
@@ -105,6 +121,8 @@ enum SealCommand {
             salt: salt,
             padBlock: Int(try arguments.integer("pad-block", in: 1...Int64(Envelope.maximumByteCount))!),
             transport: transport,
+            apnsTopic: arguments.value("apns-topic"),
+            withHeaders: arguments.flag("with-headers"),
             fcmToken: arguments.value("fcm-token"),
             placeholderTitle: arguments.value("placeholder-title"),
             placeholderBody: arguments.value("placeholder-body")!,
@@ -211,19 +229,21 @@ enum SealCommand {
     }
 
     static func apnsOptions(_ options: Options, item: Item) -> APNsOptions {
-        APNsOptions(placeholder: .text(title: options.placeholderTitle, body: options.placeholderBody), collapseID: item.collapseID)
+        APNsOptions(
+            placeholder: .text(title: options.placeholderTitle, body: options.placeholderBody), topic: options.apnsTopic,
+            collapseID: item.collapseID)
     }
 
     static func fcmOptions(_ options: Options, item: Item) throws(ProviderError) -> FCMOptions {
         guard let token = item.fcmToken ?? options.fcmToken else {
             throw .invalidFCMToken("missing: give --fcm-token, or fcm_token in the request wrapper")
         }
-        return FCMOptions(token: token)
+        return FCMOptions(token: token, apns: options.transport == "fcm-apns" ? apnsOptions(options, item: item) : nil)
     }
 
     /// Seals one item with `key` (with `--salt`: deterministically).
     static func seal(_ item: Item, key: ConversationKey, options: Options, sealer: NotificationSealer) throws(ProviderError) -> (body: [UInt8], path: SealPath) {
-        if options.transport == "fcm" {
+        if options.transport != "apns" {
             let fcm = try fcmOptions(options, item: item)
             let message = if let salt = options.salt {
                 try sealer.seal(item.content, with: key, options: fcm, salt: salt)
@@ -238,7 +258,24 @@ enum SealCommand {
         } else {
             try sealer.seal(item.content, with: key, options: apns)
         }
-        return (request.body, request.path)
+        return (options.withHeaders ? try withHeaders(request) : request.body, request.path)
+    }
+
+    /// `{"headers":{…},"payload":<body>}` (`--with-headers`): the exact body, and its headers as
+    /// strings in ``APNsRequest/headers()`` order.
+    static func withHeaders(_ request: APNsRequest) throws(ProviderError) -> [UInt8] {
+        var writer = JSONWriter(capacity: request.body.count + 160)
+        writer.appendRaw("{\"headers\":{")
+        for (index, header) in try request.headers().enumerated() {
+            if index > 0 { writer.appendRaw(",") }
+            writer.appendString(header.name)
+            writer.appendRaw(":")
+            writer.appendString(header.value)
+        }
+        writer.appendRaw("},\"payload\":")
+        writer.appendRaw(bytes: request.body)
+        writer.appendRaw("}")
+        return writer.bytes
     }
 
     /// `--batch`: one request per input line, one payload or error object per output line.
@@ -257,7 +294,7 @@ enum SealCommand {
                     throw .invalidOption(field: "cid", detail: "is not the conversation given with --conversation")
                 }
                 let item = Item(content: request.content, key: request.key, fcmToken: request.fcmToken, collapseID: request.collapseID)
-                if options.transport == "fcm" {
+                if options.transport != "apns" {
                     fcmItems.append((index, BatchItem(content: item.content, key: item.key, options: try fcmOptions(options, item: item))))
                 } else {
                     apnsItems.append((index, BatchItem(content: item.content, key: item.key, options: apnsOptions(options, item: item))))
@@ -267,7 +304,10 @@ enum SealCommand {
             }
         }
         for (entry, result) in zip(apnsItems, sealer.seal(batch: apnsItems.map(\.item), keyProvider: keyProvider)) {
-            outputs[entry.line] = result.map(\.body).unwrapped(line: entry.line)
+            let output = result.flatMap { request in
+                Result { () throws(ProviderError) in options.withHeaders ? try withHeaders(request) : request.body }
+            }
+            outputs[entry.line] = output.unwrapped(line: entry.line)
         }
         for (entry, result) in zip(fcmItems, sealer.seal(batch: fcmItems.map(\.item), keyProvider: keyProvider)) {
             outputs[entry.line] = result.map(\.body).unwrapped(line: entry.line)

@@ -44,15 +44,19 @@ enum SendCommand {
         abstract: "Seal notifications and deliver them to APNs and FCM over HTTP/2.",
         discussion: """
             Reads JSON lines, one notification each:
-              {"token":"<device token>","content":{…}}                  sealed here (--key, --key-file, --store)
-              {"token":"…","transport":"fcm","content":{…},"key":"<K>"}  a per-line key and transport
-              {"token":"…","headers":{"apns-topic":…},"payload":{…}}     an already sealed payload
+              {"token":"<device token>","content":{…}}
+                  sealed here with --key, --key-file or --store
+              {"token":"…","transport":"fcm","content":{…},"key":"<K>"}
+                  a per-line key and transport
+              {"token":"…","headers":{"apns-topic":…},"payload":{…}}
+                  an already sealed payload
             "transport" is apns, fcm (Android data message) or fcm-apns (an iOS device through \
             FCM); lines without one use --transport. The output of 'pushseal seal \
             --with-headers' plus a "token" is a valid line.
 
-            Writes one JSON line per input line, as each settles (not in input order):
-              {"line":N,"outcome":"delivered","transport":"apns","status":200,"id":"…","attempts":1}
+            Writes one JSON line per input line, as each settles (not in input order), e.g.
+              {"line":1,"outcome":"delivered","transport":"apns","status":200,
+               "id":"…","attempts":1}
             outcome is delivered, retry (send it again later), token_dead (remove the token), \
             rejected (with the service's reason), authentication_failed, or invalid (the line \
             itself is wrong; with an error object). 429 and 5xx answers and connection \
@@ -65,8 +69,10 @@ enum SendCommand {
 
             Examples:
               pushseal send --store keys --apns-key-file AuthKey_ABC123DEFG.p8 \\
-                --apns-key-id ABC123DEFG --apns-team-id DEF123GHIJ --apns-topic com.example.chat < batch.jsonl
-              pushseal send --key-file c.key --transport fcm --fcm-service-account sa.json < batch.jsonl
+                --apns-key-id ABC123DEFG --apns-team-id DEF123GHIJ \\
+                --apns-topic com.example.chat < batch.jsonl
+              pushseal send --key-file c.key --transport fcm \\
+                --fcm-service-account sa.json < batch.jsonl
             """,
         usage: "[--key <key> | --key-file <file> | --store <dir>] (--apns-key-file <p8> … | --fcm-service-account <json> …) [<options>] [<file>]",
         arguments: [CommonOptions.inputFile("notifications (JSON lines)")],

@@ -1,0 +1,219 @@
+import Foundation
+import PushSealCore
+import Testing
+
+/// `pushseal send` against the local APNs/FCM emulator (scripts/with-push-emulator.sh; the
+/// tests fail without it).
+@Suite("pushseal send")
+struct SendTests {
+    struct Emulator {
+        let directory: String
+        let url: String
+
+        init() throws {
+            guard let directory = ProcessInfo.processInfo.environment["PUSHSEAL_EMULATOR_DIR"],
+                let url = try? String(contentsOfFile: directory + "/url", encoding: .utf8)
+            else {
+                throw RunPushSealError(description: "the APNs/FCM emulator is not running: run the tests through scripts/test.sh")
+            }
+            self.directory = directory
+            self.url = url
+        }
+
+        var apnsArguments: [String] {
+            ["--apns-key-file", directory + "/apns-key.p8", "--apns-key-id", "EMUKEY1234", "--apns-team-id", "EMUTEAM123",
+             "--apns-url", url, "--ca-file", directory + "/ca.pem"]
+        }
+        var fcmArguments: [String] {
+            ["--fcm-service-account", directory + "/fcm-service-account.json",
+             "--fcm-url", url + "/v1/projects/pushseal-emulator/messages:send"]
+        }
+
+        func script(_ token: String, _ steps: String) throws {
+            try steps.write(toFile: directory + "/script/" + token, atomically: true, encoding: .utf8)
+        }
+
+        func bodies(_ token: String) throws -> [String] {
+            try String(contentsOfFile: directory + "/requests.jsonl", encoding: .utf8).split(separator: "\n").compactMap { line in
+                guard line.contains(token), let entry = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    entry["token"] as? String == token
+                else { return nil }
+                return entry["body"] as? String
+            }
+        }
+    }
+
+    static func token() -> String { (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined() }
+
+    static func content(_ mid: String) -> String { #"{"cid":"c1","mid":"\#(mid)","ts":1700000000,"body":"hello"}"# }
+
+    /// The output lines as objects, by line number.
+    static func results(_ run: PushSealRun) throws -> [Int: JSONObject] {
+        var results: [Int: JSONObject] = [:]
+        for line in run.stdout.split(separator: "\n") {
+            let object = try #require(try JSONParser.parse(Array(line.utf8)).objectValue)
+            let number = try #require(object["line"]?.integerValue)
+            #expect(results[Int(number)] == nil, "line \(number) reported twice")
+            results[Int(number)] = object
+        }
+        return results
+    }
+
+    @Test("Content lines for APNs, FCM and FCM-for-iOS are sealed and delivered; bad lines get their own result")
+    func mixed() throws {
+        let emulator = try Emulator()
+        let apns = Self.token(), fcm = "fcm-" + Self.token(), ios = "fcm-" + Self.token(), dead = Self.token()
+        try emulator.script(dead, #"[{"status": 410, "reason": "Unregistered"}]"#)
+        let input = [
+            #"{"token":"\#(apns)","content":\#(Self.content("m1"))}"#,
+            #"{"token":"\#(fcm)","transport":"fcm","content":\#(Self.content("m2"))}"#,
+            #"{"token":"\#(ios)","transport":"fcm-apns","content":\#(Self.content("m3"))}"#,
+            "not json",
+            "",
+            #"{"token":"short","content":\#(Self.content("m4"))}"#,
+            #"{"token":"\#(dead)","content":\#(Self.content("m5"))}"#,
+            #"{"token":"\#(apns)","content":{"cid":"c1"}}"#,
+        ].joined(separator: "\n") + "\n"
+        let run = try runPushSeal(
+            ["send", "--key", Fixtures.keyBase64URL, "--apns-topic", "com.example.chat"] + emulator.apnsArguments + emulator.fcmArguments,
+            stdin: input)
+        #expect(run.status == 1, "\(run)")
+        let results = try Self.results(run)
+        #expect(results.keys.sorted() == [1, 2, 3, 4, 6, 7, 8], "one result per non-empty line: \(run)")
+        #expect(results[1]?["outcome"]?.stringValue == "delivered")
+        #expect(results[1]?["transport"]?.stringValue == "apns")
+        #expect(results[1]?["id"]?.stringValue?.isEmpty == false)
+        #expect(results[2]?["outcome"]?.stringValue == "delivered")
+        #expect(results[2]?["id"]?.stringValue?.hasPrefix("projects/pushseal-emulator/messages/") == true)
+        #expect(results[3]?["outcome"]?.stringValue == "delivered")
+        #expect(results[3]?["transport"]?.stringValue == "fcm-apns")
+        #expect(results[4]?["outcome"]?.stringValue == "invalid")
+        #expect(results[4]?["error"]?.objectValue?["code"]?.stringValue == "invalid_json")
+        #expect(results[6]?["error"]?.objectValue?["code"]?.stringValue == "invalid_device_token")
+        #expect(results[7]?["outcome"]?.stringValue == "token_dead")
+        #expect(results[7]?["reason"]?.stringValue == "Unregistered")
+        #expect(results[7]?["status"]?.integerValue == 410)
+        #expect(results[8]?["error"]?.objectValue?["code"]?.stringValue == "invalid_content")
+        #expect(run.stderr.contains("pushseal: note: 4 of 7 notifications not delivered (token_dead 1, invalid 3)"), "\(run)")
+        // What reached the emulator opens with the key.
+        let body = try #require(try emulator.bodies(apns).first)
+        let opened = try runPushSeal(["open", "--key", Fixtures.keyBase64URL, "--conversation", "c1", "--now", "1700000000"], stdin: body)
+        #expect(opened.status == 0, "\(opened)")
+        #expect(opened.stdout.contains(#""body":"hello""#))
+    }
+
+    @Test("The output of seal --with-headers, with a token, is sent byte for byte")
+    func sealedPayload() throws {
+        let emulator = try Emulator()
+        let sealed = try runPushSeal(
+            ["seal", "--key", Fixtures.keyBase64URL, "--apns-topic", "com.example.chat", "--with-headers"], stdin: Self.content("m1"))
+        #expect(sealed.status == 0, "\(sealed)")
+        let object = try sealed.stdoutJSONObject()
+        let headers = try #require(object["headers"]?.objectValue)
+        #expect(headers.members.map(\.name) == ["apns-push-type", "apns-topic", "apns-priority", "apns-expiration"])
+        #expect(headers["apns-topic"]?.stringValue == "com.example.chat")
+        let payloadText = try #require(sealed.stdout.components(separatedBy: #""payload":"#).last?.dropLast(2))
+        let token = Self.token()
+        let line = #"{"token":"\#(token)","# + sealed.stdout.dropFirst()
+        let run = try runPushSeal(["send"] + emulator.apnsArguments, stdin: line)
+        #expect(run.status == 0, "\(run)")
+        #expect(try Self.results(run)[1]?["outcome"]?.stringValue == "delivered")
+        #expect(try emulator.bodies(token) == [String(payloadText)])
+    }
+
+    @Test("Retries and rejections are reported with the service's reason and the attempts")
+    func retriesAndRejections() throws {
+        let emulator = try Emulator()
+        let flaky = Self.token(), rejected = Self.token(), down = Self.token()
+        try emulator.script(flaky, #"[{"status": 503, "reason": "ServiceUnavailable"}, {"status": 200}]"#)
+        try emulator.script(rejected, #"[{"status": 400, "reason": "BadCollapseId"}]"#)
+        try emulator.script(down, #"[{"status": 500, "reason": "InternalServerError"}]"#)
+        let input = [flaky, rejected, down].map { #"{"token":"\#($0)","content":\#(Self.content("m"))}"# }.joined(separator: "\n")
+        let run = try runPushSeal(
+            ["send", "--key", Fixtures.keyBase64URL, "--apns-topic", "com.example.chat", "--max-attempts", "2", "--backoff-ms", "10"]
+                + emulator.apnsArguments,
+            stdin: input)
+        #expect(run.status == 1)
+        let results = try Self.results(run)
+        #expect(results[1]?["outcome"]?.stringValue == "delivered")
+        #expect(results[1]?["attempts"]?.integerValue == 2)
+        #expect(results[2]?["outcome"]?.stringValue == "rejected")
+        #expect(results[2]?["reason"]?.stringValue == "BadCollapseId")
+        #expect(results[2]?["attempts"]?.integerValue == 1)
+        #expect(results[3]?["outcome"]?.stringValue == "retry")
+        #expect(results[3]?["attempts"]?.integerValue == 2)
+    }
+
+    @Test("Bad credentials are clear errors that print no secret", arguments: ["garbage-p8", "wrong-p8", "missing-field"])
+    func badCredentials(kind: String) throws {
+        let emulator = try Emulator()
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        var arguments = ["send", "--key", Fixtures.keyBase64URL, "--apns-topic", "com.example.chat"]
+        switch kind {
+        case "garbage-p8":
+            try "-----BEGIN PRIVATE KEY-----\nnot base64\n-----END PRIVATE KEY-----\n".write(toFile: directory + "/k.p8", atomically: true, encoding: .utf8)
+            arguments += emulator.apnsArguments.map { $0.hasSuffix("apns-key.p8") ? directory + "/k.p8" : $0 }
+        case "wrong-p8":
+            arguments += emulator.apnsArguments.map { $0.hasSuffix("apns-key.p8") ? emulator.directory + "/apns-wrong-key.p8" : $0 }
+        default:
+            var account = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: emulator.directory + "/fcm-service-account.json"))) as! [String: Any]
+            account.removeValue(forKey: "client_email")
+            try JSONSerialization.data(withJSONObject: account).write(to: URL(fileURLWithPath: directory + "/sa.json"))
+            arguments += ["--transport", "fcm", "--fcm-service-account", directory + "/sa.json", "--ca-file", emulator.directory + "/ca.pem"]
+        }
+        let run = try runPushSeal(arguments, stdin: #"{"token":"\#(Self.token())","content":\#(Self.content("m"))}"#)
+        #expect(run.status == 1, "\(run)")
+        switch kind {
+        case "garbage-p8":
+            #expect(run.stderr.hasPrefix("pushseal: error: invalid APNs signing key: not a PEM private key"), "\(run)")
+            #expect(run.stderr.contains("hint: "))
+            #expect(run.stdout.isEmpty)
+        case "wrong-p8":
+            let result = try #require(try Self.results(run)[1])
+            #expect(result["outcome"]?.stringValue == "authentication_failed")
+            #expect(result["reason"]?.stringValue == "InvalidProviderToken")
+        default:
+            #expect(run.stderr.hasPrefix("pushseal: error: invalid FCM service account: client_email is missing"), "\(run)")
+        }
+        // Key material (the .p8's and the service account's base64 lines), JWTs and access tokens.
+        let p8 = try String(contentsOfFile: emulator.directory + "/apns-key.p8", encoding: .utf8).split(separator: "\n")[1]
+        let account = try String(contentsOfFile: emulator.directory + "/fcm-service-account.json", encoding: .utf8)
+        let rsaLine = try #require(account.components(separatedBy: "\\n").dropFirst().first)
+        for secret in [String(p8), rsaLine, "not base64", "eyJ", "ya29."] {
+            #expect(!run.stdout.contains(secret) && !run.stderr.contains(secret))
+        }
+    }
+
+    @Test("Usage errors exit 64 before anything is read", arguments: [
+        ["send"],
+        ["send", "--apns-key-file", "k.p8"],
+        ["send", "--apns-key-id", "ABC"],
+        ["send", "--fcm-url", "https://x"],
+        ["send", "--fcm-service-account", "sa.json", "--max-in-flight", "0"],
+        ["send", "--fcm-service-account", "sa.json", "--transport", "web"],
+    ])
+    func usage(arguments: [String]) throws {
+        let run = try runPushSeal(arguments, stdin: "")
+        #expect(run.status == 64, "\(run)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test("seal --transport fcm-apns: an FCM message whose apns payload opens like an APNs payload")
+    func fcmForIOS() throws {
+        let sealed = try runPushSeal(
+            ["seal", "--key", Fixtures.keyBase64URL, "--transport", "fcm-apns", "--fcm-token", "t1", "--apns-topic", "com.example.chat"],
+            stdin: Self.content("m1"))
+        #expect(sealed.status == 0, "\(sealed)")
+        let message = try #require(try sealed.stdoutJSONObject()["message"]?.objectValue)
+        #expect(message.members.map(\.name) == ["token", "apns"])
+        let apns = try #require(message["apns"]?.objectValue)
+        #expect(apns["headers"]?.objectValue?["apns-push-type"]?.stringValue == "alert")
+        #expect(apns["headers"]?.objectValue?["apns-topic"]?.stringValue == "com.example.chat")
+        var writer = JSONWriter()
+        writer.append(try #require(apns["payload"]))
+        let opened = try runPushSeal(["open", "--key", Fixtures.keyBase64URL, "--conversation", "c1", "--now", "1700000000"], stdin: writer.bytes)
+        #expect(opened.status == 0, "\(opened)")
+        #expect(opened.stdout.contains(#""outcome":"decrypted""#))
+    }
+}
