@@ -17,6 +17,7 @@ import asyncio
 import base64
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -86,6 +87,7 @@ def run_pushseal(pushseal, emulator_dir, key, lines, concurrency):
     command = [pushseal, "send", "--key", key, "--apns-key-file", os.path.join(emulator_dir, "apns-key.p8"),
                "--apns-key-id", "EMUKEY1234", "--apns-team-id", "EMUTEAM123", "--apns-topic", TOPIC,
                "--apns-url", url, "--ca-file", os.path.join(emulator_dir, "ca.pem"), "--max-in-flight", str(concurrency)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=1 << 16)
     peaks = {"pushseal": 0, "pushseal-deliver": 0}
@@ -128,9 +130,12 @@ def run_pushseal(pushseal, emulator_dir, key, lines, concurrency):
             outcomes[outcome] = outcomes.get(outcome, 0) + 1
     process.wait()
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     done.set()
     sampler.join()
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return {"lines": lines, "delivered": delivered, "other": outcomes, "seconds": elapsed, "rate": lines / elapsed,
+            "cpu_us_per_notification": cpu / lines * 1e6,
             "peak_rss_kib": peaks, "status": process.returncode, "stderr": b"".join(errors).decode(errors="replace")[-2000:]}
 
 
@@ -176,8 +181,12 @@ def run_reference(pushseal, emulator_dir, key, lines, concurrency):
             await asyncio.gather(*(worker() for _ in range(concurrency)))
             return delivered, time.perf_counter() - started
 
+    before = resource.getrusage(resource.RUSAGE_SELF)
     delivered, elapsed = asyncio.run(main())
-    return {"lines": lines, "delivered": delivered, "seconds": elapsed, "rate": lines / elapsed}
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return {"lines": lines, "delivered": delivered, "seconds": elapsed, "rate": lines / elapsed,
+            "cpu_us_per_notification": cpu / lines * 1e6}
 
 
 def main():
@@ -212,8 +221,8 @@ def main():
         print(json.dumps(result))
     else:
         print(f"send.apns  {args.concurrency} streams on one connection, {os.path.basename(os.path.dirname(os.path.dirname(args.pushseal)))}/{os.path.basename(os.path.dirname(args.pushseal))} build")
-        print(f"  pushseal send      {ours['lines']:>9,} lines  {ours['rate']:>9,.0f}/s  (sealed and sent; {ours['delivered']:,} delivered)")
-        print(f"  httpx (reference)  {reference['lines']:>9,} lines  {reference['rate']:>9,.0f}/s  (sent only; {reference['delivered']:,} delivered)")
+        print(f"  pushseal send      {ours['lines']:>9,} lines  {ours['rate']:>9,.0f}/s  {ours['cpu_us_per_notification']:>6.0f} µs CPU each  (sealed and sent; {ours['delivered']:,} delivered)")
+        print(f"  httpx (reference)  {reference['lines']:>9,} lines  {reference['rate']:>9,.0f}/s  {reference['cpu_us_per_notification']:>6.0f} µs CPU each  (sent only; {reference['delivered']:,} delivered)")
         print(f"  ratio              {ratio:.2f}x  (target >= 3x: {'met' if ratio >= 3 else 'NOT met'})")
         print(f"  peak RSS           pushseal {ours['peak_rss_kib']['pushseal'] / 1024:.1f} MiB, "
               f"pushseal-deliver {ours['peak_rss_kib']['pushseal-deliver'] / 1024:.1f} MiB  (target <= 64 MiB: {'met' if peak <= 64 else 'NOT met'})")

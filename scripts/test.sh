@@ -33,4 +33,7 @@ Vectors/ports/install-test.sh .build/debug/pushseal
 echo "== one version: VERSION, pushseal --version, the packages, CHANGELOG.md"
 python3 scripts/check_version.py .build/debug/pushseal
 
+echo "== pushseal send: 10,000 lines through the emulator, every line delivered, peak RSS <= 64 MiB"
+scripts/send-bench.py --pushseal .build/debug/pushseal --lines 10000 --reference-lines 1000 --check
+
 echo "== all tests passed"

@@ -10,8 +10,10 @@ import PushSealCore
 import PushSealDelivery
 
 /// Writes one JSON line per input line as each settles, counts outcomes, and shows progress on
-/// standard error when it is a terminal.
+/// standard error when it is a terminal. Lines are written in one batch per turn of the
+/// sender's loop (``flush()``), so a co-process sees each result within that turn.
 struct ReportWriter {
+    private var pending: [UInt8] = []
     private var counts: [String: Int] = [:]
     private(set) var total = 0
     private(set) var notDelivered = 0
@@ -67,8 +69,22 @@ struct ReportWriter {
         total += 1
         counts[outcome, default: 0] += 1
         if outcome != DeliveryOutcome.delivered.rawValue { notDelivered += 1 }
-        if !writeFailed {
-            let failure: IOError? = bytes.withUnsafeBytes { buffer in
+        pending.append(contentsOf: bytes)
+        if pending.count >= 32 * 1024 { flush() }
+        if showsProgress {
+            let now = monotonicSeconds()
+            if now - lastProgress >= 0.5 {
+                lastProgress = now
+                progress(now: now, final: false)
+            }
+        }
+    }
+
+    /// Writes the lines not yet written.
+    mutating func flush() {
+        defer { pending.removeAll(keepingCapacity: true) }
+        if !writeFailed && !pending.isEmpty {
+            let failure: IOError? = pending.withUnsafeBytes { buffer in
                 do throws(IOError) {
                     try StandardStreams.write(buffer, to: 1)
                     return nil
@@ -81,13 +97,6 @@ struct ReportWriter {
                 StandardStreams.writeStandardError("pushseal: error: \(failure)\n")
             }
         }
-        if showsProgress {
-            let now = monotonicSeconds()
-            if now - lastProgress >= 0.5 {
-                lastProgress = now
-                progress(now: now, final: false)
-            }
-        }
     }
 
     private func progress(now: Double, final: Bool) {
@@ -97,7 +106,8 @@ struct ReportWriter {
     }
 
     /// The closing progress line, and a summary of what was not delivered.
-    func finish() {
+    mutating func finish() {
+        flush()
         if showsProgress { progress(now: monotonicSeconds(), final: true) }
         guard notDelivered > 0 else { return }
         let parts = (DeliveryOutcome.allCases.map(\.rawValue) + ["invalid"]).filter { $0 != "delivered" }.compactMap { name in

@@ -41,6 +41,7 @@ reader.makeNonBlocking()
 var writer = ReportWriter()
 var malformed: String?
 sender.send(input: { () -> PushInput in
+    writer.flush()
     while true {
         switch reader.next() {
         case .waiting: return .waiting
@@ -52,7 +53,10 @@ sender.send(input: { () -> PushInput in
             return .finished
         }
     }
-}, readiness: 0, report: { writer.write($0) })
+}, readiness: 0, report: { report in
+    writer.write(report)
+    if reader.atEnd { writer.flush() }  // the input is done: nothing else flushes now
+})
 writer.finish()
 if let malformed { fail(.failure("pushseal-deliver: \(malformed)", hints: "pushseal and pushseal-deliver must come from the same build")) }
 exit(writer.notDelivered > 0 || writer.writeFailed ? 1 : 0)

@@ -202,6 +202,7 @@ enum SendCommand {
                 }
             }
             guard helper.send(frame) else { break }
+            if !reader.hasBufferedLine && !helper.flush() { break }
         }
         return helper.finish()
     }

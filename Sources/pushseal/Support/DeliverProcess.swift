@@ -14,8 +14,12 @@ struct DeliverProcess {
     /// The helper's file name.
     static let executableName = "pushseal-deliver"
 
+    /// Frames are written in batches of about this many bytes (one pipe write for hundreds).
+    static let batchByteCount = 64 * 1024
+
     private let pid: pid_t
     private let input: Int32
+    private var pending: [UInt8] = []
     private(set) var broken = false
 
     /// Starts the helper with its standard input on a pipe; its output and errors are ours.
@@ -52,10 +56,22 @@ struct DeliverProcess {
         input = pipeEnds[1]
     }
 
-    /// Writes `bytes` to the helper; false (from then on) once it has stopped reading.
+    /// Queues `bytes` for the helper, writing when a batch is full; false (from then on) once
+    /// it has stopped reading.
     @discardableResult
     mutating func send(_ bytes: [UInt8]) -> Bool {
         guard !broken else { return false }
+        pending.append(contentsOf: bytes)
+        return pending.count < Self.batchByteCount || flush()
+    }
+
+    /// Writes what is queued (before waiting for more input, so a co-process's line is sent at
+    /// once); false once the helper has stopped reading.
+    @discardableResult
+    mutating func flush() -> Bool {
+        guard !broken else { return false }
+        defer { pending.removeAll(keepingCapacity: true) }
+        let bytes = pending
         var offset = 0
         while offset < bytes.count {
             let count = bytes.withUnsafeBytes { write(input, $0.baseAddress! + offset, $0.count - offset) }
@@ -70,7 +86,8 @@ struct DeliverProcess {
     }
 
     /// Ends the input and waits; the helper's exit status.
-    func finish() -> ExitCode {
+    mutating func finish() -> ExitCode {
+        flush()
         close(input)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

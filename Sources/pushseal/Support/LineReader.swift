@@ -49,6 +49,9 @@ struct LineReader {
         if ownsDescriptor { close(descriptor) }
     }
 
+    /// Whether ``next()`` can return a line without reading (and so without waiting).
+    var hasBufferedLine: Bool { buffer[start...].contains(10) }
+
     /// The next line, or nil at the end of the input.
     mutating func next() throws(CLIError) -> Line? {
         while true {
