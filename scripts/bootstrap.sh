@@ -39,7 +39,8 @@ if (( ${#missing[@]} )); then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Python packages: cryptography, regex and pytest (the ports), cryptography and h2 (the emulator).
+# Python packages: cryptography, regex and pytest (the ports), cryptography and h2 (the emulator),
+# httpx (scripts/send-bench.py's reference client).
 python_install() {
     local module="$1" package="$2" debian="$3"
     python3 -c "import $module" 2>/dev/null && return 0
@@ -53,5 +54,6 @@ if (( want_ports )); then
     python_install regex regex python3-regex
     python_install pytest pytest python3-pytest
     python_install h2 h2 python3-h2
+    python_install httpx 'httpx[http2]' python3-httpx   # the send benchmark's reference client
 fi
 command -v swift >/dev/null || { echo "bootstrap: the Swift toolchain is not on PATH (see README.md)" >&2; exit 1; }
