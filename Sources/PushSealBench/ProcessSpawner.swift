@@ -6,6 +6,26 @@ import Musl
 import Darwin
 #endif
 
+/// Starts `arguments[0]` (a path) with `arguments` and this process's environment; each
+/// `(descriptor, target)` pair is duplicated onto `target` in the child. Returns the child's pid
+/// and `posix_spawn`'s status (0 on success, else an errno value).
+public func spawnProcess(_ arguments: [String], descriptors: [(Int32, Int32)]) -> (pid: pid_t, status: Int32) {
+    #if canImport(Glibc)
+    var actions = posix_spawn_file_actions_t()
+    #else
+    var actions: posix_spawn_file_actions_t?
+    #endif
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for (descriptor, target) in descriptors { posix_spawn_file_actions_adddup2(&actions, descriptor, target) }
+    let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    var child = pid_t()
+    let environment = currentEnvironment()
+    let status = argv.withUnsafeBufferPointer { posix_spawn(&child, arguments[0], &actions, nil, $0.baseAddress!, environment) }
+    return (child, status)
+}
+
 /// The process environment, for spawning children with it.
 func currentEnvironment() -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
     #if canImport(Darwin)
@@ -46,21 +66,7 @@ final class SpawnClient {
         var fromServer: [Int32] = [0, 0]
         guard pipe(&toServer) == 0, pipe(&fromServer) == 0 else { throw BenchError("cannot create pipes") }
         for fd in [toServer[1], fromServer[0]] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        #if canImport(Glibc)
-        var actions = posix_spawn_file_actions_t()
-        #else
-        var actions: posix_spawn_file_actions_t?
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toServer[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromServer[1], 1)
-        let words: [String] = [executable, "bench", "--spawn-server"]
-        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var child = pid_t()
-        let environment = currentEnvironment()
-        let status = argv.withUnsafeBufferPointer { posix_spawn(&child, executable, &actions, nil, $0.baseAddress!, environment) }
+        let (child, status) = spawnProcess([executable, "bench", "--spawn-server"], descriptors: [(toServer[0], 0), (fromServer[1], 1)])
         close(toServer[0])
         close(fromServer[1])
         guard status == 0 else {

@@ -13,7 +13,7 @@ import PushSealProvider
 ///
 ///     <line> apns <device token> <body length> [<header>:<value> …]\n<body>
 ///     <line> fcm <body length> <transport name>\n<body>
-///     <line> invalid <length>\n<{"code":…,"message":…}>
+///     <line> invalid <code> <message length>\n<message>
 ///
 /// The first line of the input (before any frame) is the configuration.
 enum Frame {
@@ -123,7 +123,7 @@ struct FrameReader {
             start = newline + 1
             return .malformed("unreadable frame header")
         }
-        let lengthField = fields[1] == "apns" ? 3 : 2
+        let lengthField = fields[1] == "fcm" ? 2 : 3
         guard fields.count > lengthField, let length = Int(fields[lengthField]), length >= 0 else {
             start = newline + 1
             return .malformed("unreadable frame header")
@@ -154,7 +154,7 @@ struct FrameReader {
             let transport: Transport = fields.count > 3 && fields[3] == "fcm-apns" ? .fcmAPNs : .fcm
             return .notification(PushNotification(tag: Transport.tag(line: line, transport), fcmBody: body), transport: transport)
         case "invalid":
-            return .invalid(line: line, error: body)
+            return .invalid(line: line, error: Self.errorObject(code: fields[2], message: String(decoding: body, as: UTF8.self)))
         default:
             return .malformed("unknown frame kind '\(fields[1])'")
         }

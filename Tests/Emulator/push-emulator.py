@@ -316,15 +316,13 @@ class Connection(asyncio.Protocol):
         if action == "stall":
             state.record(**entry, action="stall")
             return
-        if status == 200 and "status" in step:
+        if status == 200 and step.get("status", 200) != 200:   # a scripted failure (a scripted 200 is the real answer)
             status, extra = step["status"], {}
             if kind == "fcm" and status != 200:
                 name = step.get("fcm_status", "INTERNAL")
                 code = step.get("fcm_error")
                 answer = {"error": {"code": status, "message": name, "status": name,
                                     "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": code}] if code else []}}
-            elif status == 200:
-                answer = None
             else:
                 answer = {"reason": step.get("reason", "InternalServerError")}
             if "retry_after" in step:

@@ -207,13 +207,9 @@ enum SendCommand {
         return helper.finish()
     }
 
+    /// `<line> invalid <code> <message length>\n<message>`: the helper writes the line's
+    /// `invalid` result.
     static func invalidFrame(line: Int, code: String, message: String) -> [UInt8] {
-        var writer = JSONWriter(capacity: 64 + message.utf8.count)
-        writer.appendRaw("{\"code\":")
-        writer.appendString(code)
-        writer.appendRaw(",\"message\":")
-        writer.appendString(message)
-        writer.appendRaw("}")
-        return Array("\(line) invalid \(writer.bytes.count)\n".utf8) + writer.bytes
+        Array("\(line) invalid \(code) \(message.utf8.count)\n\(message)".utf8)
     }
 }

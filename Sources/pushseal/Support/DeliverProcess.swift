@@ -34,18 +34,7 @@ struct DeliverProcess {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw .failure("cannot create a pipe: \(String(cString: strerror(errno)))") }
         _ = fcntl(pipeEnds[1], F_SETFD, FD_CLOEXEC)
-        #if canImport(Glibc)
-        var actions = posix_spawn_file_actions_t()
-        #else
-        var actions: posix_spawn_file_actions_t?
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
-        defer { for pointer in argv { free(pointer) } }
-        var child = pid_t()
-        let status = argv.withUnsafeBufferPointer { posix_spawn(&child, path, &actions, nil, $0.baseAddress!, environ) }
+        let (child, status) = spawnProcess([path], descriptors: [(pipeEnds[0], 0)])
         close(pipeEnds[0])
         guard status == 0 else {
             close(pipeEnds[1])
