@@ -5,7 +5,7 @@ public import PushSealProvider
 public struct PushNotification: Sendable, Equatable {
     /// The service and, for APNs, the device and request headers.
     public enum Destination: Sendable, Equatable {
-        /// `POST /3/device/<deviceToken>` with these headers (``APNsRequest/headers()``).
+        /// `POST /3/device/<deviceToken>` with these headers (`APNsRequest.headers()`).
         case apns(deviceToken: String, headers: [HTTPHeader])
         /// `POST <send URL>`; the device's registration token is inside the message body.
         case fcm
@@ -18,7 +18,7 @@ public struct PushNotification: Sendable, Equatable {
     /// The exact request body.
     public var body: [UInt8]
 
-    /// An APNs notification sealed by ``NotificationSealer``; the request must have a topic.
+    /// An APNs notification sealed by `NotificationSealer`; the request must have a topic.
     public init(tag: Int, apns request: APNsRequest, deviceToken: String) throws(DeliveryError) {
         let headers: [HTTPHeader]
         do {
@@ -43,7 +43,7 @@ public struct PushNotification: Sendable, Equatable {
         self.body = body
     }
 
-    /// An FCM HTTP v1 message sealed by ``NotificationSealer`` (Android data message or the
+    /// An FCM HTTP v1 message sealed by `NotificationSealer` (Android data message or the
     /// `apns` form for iOS devices).
     public init(tag: Int, fcm message: FCMMessage) {
         self.init(tag: tag, fcmBody: message.body)
