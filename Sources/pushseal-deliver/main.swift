@@ -15,7 +15,7 @@ signal(SIGPIPE, SIG_IGN)
 func fail(_ error: CLIError) -> Never {
     StandardStreams.writeStandardError("pushseal: error: \(error)\n")
     if case let .failure(diagnostic) = error {
-        for hint in diagnostic.hints { StandardStreams.writeStandardError("hint: \(hint)\n") }
+        for hint in diagnostic.hints { StandardStreams.writeStandardError("pushseal: hint: \(hint)\n") }
     }
     exit(1)
 }

@@ -167,7 +167,7 @@ struct SendTests {
         switch kind {
         case "garbage-p8":
             #expect(run.stderr.hasPrefix("pushseal: error: invalid APNs signing key: not a PEM private key"), "\(run)")
-            #expect(run.stderr.contains("hint: "))
+            #expect(run.stderr.contains("\npushseal: hint: "))
             #expect(run.stdout.isEmpty)
         case "wrong-p8":
             let result = try #require(try Self.results(run)[1])
