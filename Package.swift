@@ -1,6 +1,12 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Where the C libraries come from the system (pkg-config, Debian packages): everywhere but Apple
+// platforms, which use CryptoKit and the SDK's SQLite3 instead. Xcode has been reported to ignore
+// platform conditions on C targets, so every `import CSodium` / `import CSQLite` is also inside
+// an `#if` in the Swift code.
+let systemLibraryPlatforms: [Platform] = [.linux, .android, .windows, .wasi, .openbsd]
+
 let package = Package(
     name: "PushSeal",
     platforms: [.macOS(.v13), .iOS(.v16)],
@@ -15,7 +21,8 @@ let package = Package(
         .executable(name: "pushseal-deliver", targets: ["pushseal-deliver"]),
     ],
     targets: [
-        // C libraries from the system (Debian: libsodium-dev, libsqlite3-dev). Never part of the public API.
+        // C libraries from the system (Debian: libsodium-dev, libsqlite3-dev), not on Apple
+        // platforms. Never part of the public API.
         .systemLibrary(
             name: "CSodium",
             pkgConfig: "libsodium",
@@ -37,12 +44,18 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
+        // The two wrappers Swift needs around SQLite's C API (a variadic call, a macro), for the
+        // system's SQLite and the SDK's alike.
+        .target(name: "CSQLiteShims", linkerSettings: [.linkedLibrary("sqlite3")]),
 
-        // Wire format v1 and the cryptography it is built from.
-        .target(name: "PushSealCore", dependencies: ["CSodium"]),
+        // Wire format v1 and the cryptography it is built from. Primitives/ is the only code that
+        // touches a crypto library: CryptoKit on Apple platforms, libsodium elsewhere.
+        .target(name: "PushSealCore", dependencies: [.target(name: "CSodium", condition: .when(platforms: systemLibraryPlatforms))]),
 
         // The keychain-like key store on SQLite (Docs/KEY-STORE.md).
-        .target(name: "PushSealKeyStore", dependencies: ["PushSealCore", "CSodium", "CSQLite"]),
+        .target(
+            name: "PushSealKeyStore",
+            dependencies: ["PushSealCore", "CSQLiteShims", .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms))]),
 
         // Helper process for the key store's multi-process and kill -9 tests (not a product).
         .executableTarget(name: "pushseal-store-worker", dependencies: ["PushSealCore", "PushSealKeyStore"]),
@@ -72,9 +85,9 @@ let package = Package(
         // Thread processor affinity for the bench's one-core figures (glibc's _GNU_SOURCE calls).
         .target(name: "CBenchAffinity"),
 
-        // `pushseal bench`: measures sealing, opening and key store lookups next to raw libsodium
-        // (internal module, not a product; it calls libsodium directly for the limit figures).
-        .target(name: "PushSealBench", dependencies: ["CBenchAffinity", "CSodium", "PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
+        // `pushseal bench`: measures sealing, opening and key store lookups next to the raw AEAD of
+        // the crypto backend (internal module, not a product).
+        .target(name: "PushSealBench", dependencies: ["CBenchAffinity", "PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
 
         // Hand-written argument parsing, help and diagnostics in swift-argument-parser's style,
         // and a small I/O layer over Glibc/Darwin (no Foundation: cold start matters).
@@ -105,11 +118,19 @@ let package = Package(
         // Runs the built `pushseal` executable (depending on it makes `swift test` build it), and
         // unit-tests PushSealCLIKit and the command declarations in process. CSQLite: store tests
         // tamper with a store file directly.
-        .testTarget(name: "PushSealCLITests", dependencies: ["PushSealCore", "PushSealCLIKit", "pushseal", "pushseal-deliver", "CSQLite"]),
+        .testTarget(
+            name: "PushSealCLITests",
+            dependencies: [
+                "PushSealCore", "PushSealCLIKit", "pushseal", "pushseal-deliver",
+                .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms)),
+            ]),
         .testTarget(
             name: "PushSealKeyStoreTests",
             // The worker executable is a dependency so that `swift test` builds it next to the test bundle.
-            dependencies: ["PushSealCore", "PushSealKeyStore", "CSQLite", "pushseal-store-worker"]
+            dependencies: [
+                "PushSealCore", "PushSealKeyStore", "pushseal-store-worker",
+                .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms)),
+            ]
         ),
         .testTarget(name: "PushSealProviderTests", dependencies: ["PushSealCore", "PushSealProvider"]),
         // Against the local APNs/FCM emulator that scripts/with-push-emulator.sh starts.

@@ -22,14 +22,14 @@ public struct BenchReport: Sendable {
         return [
             "machine: \(machine.processors) online processors"
                 + (machine.usableProcessors < machine.processors ? " (this process may run on \(machine.usableProcessors))" : "")
-                + ", \(machine.cpuModel), libsodium \(machine.libsodiumVersion)",
+                + ", \(machine.cpuModel), \(machine.cryptoBackend)",
             "load average (1/5/15 min): \(load(machine.loadAverageAtStart)) at start, \(load(machine.loadAverageAtEnd)) at end",
             options.profile ? "profile run: one sample of \(options.iterations ?? 0) iterations per figure" :
             "samples: median of \(options.effectiveRepetitions) rounds"
                 + (options.iterations.map { ", \($0) iterations each" } ?? ", each calibrated to ~\(Int(options.sampleNanoseconds / 1_000_000)) ms")
                 + "; \(options.effectiveRepetitions * options.effectiveSpawns) spawns per process figure"
                 + (options.quick ? " (--quick: indicative only)" : ""),
-            "ratio = raw AEAD time / figure time (throughput relative to libsodium ChaCha20-Poly1305-IETF on the same padded size), median of per-round ratios;",
+            "ratio = raw AEAD time / figure time (throughput relative to the backend's ChaCha20-Poly1305-IETF on the same padded size), median of per-round ratios;",
             "median and ratio by the wall clock, CPU and CPU ratio by process CPU time (not slowed down by other processes);",
             "a 1-core figure is measured on each processor in turn, pinned, and is the average processor's time (harmonic mean); an all-core figure's speedup is over that average processor",
         ]

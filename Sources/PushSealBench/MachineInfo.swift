@@ -1,4 +1,4 @@
-internal import CSodium
+import PushSealCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -20,14 +20,15 @@ public struct MachineInfo: Sendable {
     public var loadAverageAtStart: [Double]
     /// The same at the end of the run.
     public var loadAverageAtEnd: [Double] = []
-    /// libsodium's version string.
-    public var libsodiumVersion: String
+    /// The cryptography library PushSeal was built on, with its version where it has one
+    /// (`libsodium 1.0.18`, `CryptoKit`).
+    public var cryptoBackend: String
 
     static func current() -> MachineInfo {
         MachineInfo(
             processors: onlineProcessors(), allowedProcessors: Affinity.allowedProcessors(), cpuModel: cpuModel(),
             loadAverageAtStart: loadAverage(),
-            libsodiumVersion: String(cString: sodium_version_string()))
+            cryptoBackend: PrimitivesBackend.description)
     }
 
     /// The processors the all-core figures use: the allowed ones, or every online one.

@@ -1,6 +1,7 @@
-internal import CSodium
+import PushSealCore
 
-/// The limit: libsodium's ChaCha20-Poly1305-IETF called directly, on the padded sizes the
+/// The limit: the primitives' ChaCha20-Poly1305-IETF called directly (libsodium's
+/// `crypto_aead_chacha20poly1305_ietf_*_detached` on the libsodium backend), on the padded sizes the
 /// envelopes use, with the envelope's 41-byte associated data (version, kid, salt) and a fixed
 /// key and nonce. Nothing else: no allocation, no key derivation, no encoding.
 enum RawAEAD {
@@ -25,16 +26,15 @@ enum RawAEAD {
         let count: Int
 
         init(paddedBytes: Int) {
-            _ = sodium_init()
             count = paddedBytes
             plaintext = .allocate(capacity: paddedBytes)
             ciphertext = .allocate(capacity: paddedBytes + 16)
             associatedData = .allocate(capacity: RawAEAD.associatedDataByteCount)
             key = .allocate(capacity: 32)
             nonce = .allocate(capacity: 12)
-            randombytes_buf(plaintext, paddedBytes)
-            randombytes_buf(associatedData, RawAEAD.associatedDataByteCount)
-            randombytes_buf(key, 32)
+            SystemRandom.fill(UnsafeMutableRawBufferPointer(start: plaintext, count: paddedBytes))
+            SystemRandom.fill(UnsafeMutableRawBufferPointer(start: associatedData, count: RawAEAD.associatedDataByteCount))
+            SystemRandom.fill(UnsafeMutableRawBufferPointer(start: key, count: 32))
             nonce.initialize(repeating: 0, count: 12)
             encrypt()
         }
@@ -45,16 +45,20 @@ enum RawAEAD {
 
         @inline(__always)
         func encrypt() {
-            crypto_aead_chacha20poly1305_ietf_encrypt_detached(
-                ciphertext, ciphertext + count, nil, plaintext, UInt64(count),
-                associatedData, UInt64(RawAEAD.associatedDataByteCount), nil, nonce, key)
+            ChaCha20Poly1305.sealDetachedInPlace(
+                output: UnsafeMutableRawBufferPointer(start: ciphertext, count: count + 16),
+                plaintext: UnsafeRawBufferPointer(start: plaintext, count: count),
+                key: UnsafeRawBufferPointer(start: key, count: 32), nonce: UnsafeRawBufferPointer(start: nonce, count: 12),
+                authenticatedData: UnsafeRawBufferPointer(start: associatedData, count: RawAEAD.associatedDataByteCount))
         }
 
         @inline(__always)
         func decrypt() -> Int32 {
-            crypto_aead_chacha20poly1305_ietf_decrypt_detached(
-                plaintext, nil, ciphertext, UInt64(count), ciphertext + count,
-                associatedData, UInt64(RawAEAD.associatedDataByteCount), nonce, key)
+            ChaCha20Poly1305.openInPlace(
+                output: UnsafeMutableRawBufferPointer(start: plaintext, count: count),
+                ciphertextAndTag: UnsafeRawBufferPointer(start: ciphertext, count: count + 16),
+                key: UnsafeRawBufferPointer(start: key, count: 32), nonce: UnsafeRawBufferPointer(start: nonce, count: 12),
+                authenticatedData: UnsafeRawBufferPointer(start: associatedData, count: RawAEAD.associatedDataByteCount)) ? 0 : 1
         }
     }
 

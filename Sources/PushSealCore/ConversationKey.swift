@@ -1,5 +1,3 @@
-internal import CSodium
-
 /// A conversation key K: 32 uniformly random bytes shared by the sender and the receivers of one
 /// conversation (one epoch of it).
 ///
@@ -18,15 +16,15 @@ public struct ConversationKey: Sendable {
     /// Everything the key holds, behind one reference: a key is passed and copied on every seal
     /// and open, and one reference costs one retain/release pair instead of four.
     private final class Storage: Sendable {
-        let material: SymmetricKey
-        /// `crypto_auth_hmacsha256_state` keyed with K, in secure memory.
-        let hmacState: SecureBytes
+        let material: SecretKey
+        /// HMAC-SHA256 keyed with K, wiped when released.
+        let keyed: KeyedHMAC
         let id: KeyID
         let opaqueThreadIDBytes: [UInt8]
 
-        init(material: SymmetricKey, hmacState: SecureBytes, id: KeyID, opaqueThreadIDBytes: [UInt8]) {
+        init(material: SecretKey, keyed: KeyedHMAC, id: KeyID, opaqueThreadIDBytes: [UInt8]) {
             self.material = material
-            self.hmacState = hmacState
+            self.keyed = keyed
             self.id = id
             self.opaqueThreadIDBytes = opaqueThreadIDBytes
         }
@@ -34,8 +32,7 @@ public struct ConversationKey: Sendable {
 
     private let storage: Storage
 
-    private var material: SymmetricKey { storage.material }
-    private var hmacState: SecureBytes { storage.hmacState }
+    private var material: SecretKey { storage.material }
 
     /// The key's identifier (not secret).
     public var id: KeyID { storage.id }
@@ -45,27 +42,21 @@ public struct ConversationKey: Sendable {
     package var opaqueThreadIDBytes: [UInt8] { storage.opaqueThreadIDBytes }
 
     /// Wraps existing key bytes; they must be exactly 32 uniformly random bytes.
-    public init(_ key: SymmetricKey) throws(CryptoError) {
+    package init(_ key: SecretKey) throws(WireFormatError) {
         guard key.byteCount == Self.byteCount else {
             throw .incorrectKeySize(expected: Self.byteCount, actual: key.byteCount)
         }
-        let hmacState = key.withUnsafeBytes { k in
-            SecureBytes(count: MemoryLayout<crypto_auth_hmacsha256_state>.size) { storage in
-                let state = KeyedHMACState(key: k)
-                storage.baseAddress!.storeBytes(of: state.raw, as: crypto_auth_hmacsha256_state.self)
-            }
-        }
-        let keyedState = KeyedHMACState(raw: hmacState.baseAddress.load(as: crypto_auth_hmacsha256_state.self))
+        let keyed = key.withUnsafeBytes { KeyedHMAC(key: $0) }
         var idBytes = [UInt8](repeating: 0, count: KeyID.byteCount)
         Self.keyIDInfo.withUnsafeBytes { info in
-            idBytes.withUnsafeMutableBytes { HKDFSHA256.expand(keyedState: keyedState, infoParts: [info], into: $0) }
+            idBytes.withUnsafeMutableBytes { HKDFSHA256.expand(keyed: keyed, infoParts: [info], into: $0) }
         }
         let id = KeyID(bytes: idBytes)!
         var threadIDBytes = [UInt8](repeating: 0, count: 16)
         Self.threadIDInfo.withUnsafeBytes { info in
-            threadIDBytes.withUnsafeMutableBytes { HKDFSHA256.expand(keyedState: keyedState, infoParts: [info], into: $0) }
+            threadIDBytes.withUnsafeMutableBytes { HKDFSHA256.expand(keyed: keyed, infoParts: [info], into: $0) }
         }
-        storage = Storage(material: key, hmacState: hmacState, id: id, opaqueThreadIDBytes: threadIDBytes)
+        storage = Storage(material: key, keyed: keyed, id: id, opaqueThreadIDBytes: threadIDBytes)
     }
 
     /// A copy that shares no memory with this key: K and the HMAC state in new secure storage.
@@ -73,8 +64,8 @@ public struct ConversationKey: Sendable {
     /// shared key, every retain and release would move the same cache line between cores.
     package func privateCopy() -> ConversationKey {
         ConversationKey(storage: Storage(
-            material: material.withUnsafeBytes { SymmetricKey(storage: SecureBytes(copying: $0)) },
-            hmacState: hmacState.withUnsafeBytes { SecureBytes(copying: $0) },
+            material: material.withUnsafeBytes { SecretKey(storage: SecureBytes(copying: $0)) },
+            keyed: storage.keyed.privateCopy(),
             id: id,
             opaqueThreadIDBytes: opaqueThreadIDBytes.withUnsafeBufferPointer { Array($0) }))
     }
@@ -88,13 +79,13 @@ public struct ConversationKey: Sendable {
     }
 
     /// Copies raw key bytes (for example decoded from base64url); they must be exactly 32 bytes.
-    public init(rawBytes: some Sequence<UInt8>) throws(CryptoError) {
-        try self.init(SymmetricKey(bytes: rawBytes))
+    public init(rawBytes: some Sequence<UInt8>) throws(WireFormatError) {
+        try self.init(SecretKey(bytes: rawBytes))
     }
 
-    /// A fresh key from libsodium's CSPRNG (`randombytes_buf`).
+    /// A fresh key from the system CSPRNG.
     public static func generate() -> ConversationKey {
-        try! ConversationKey(SymmetricKey.random(byteCount: byteCount))
+        try! ConversationKey(SecretKey.random(byteCount: byteCount))
     }
 
     /// Gives `body` read access to K; the pointer must not escape the closure.
@@ -102,8 +93,8 @@ public struct ConversationKey: Sendable {
         try material.withUnsafeBytes(body)
     }
 
-    /// K as a ``SymmetricKey`` (shares the same zeroing storage).
-    public var symmetricKey: SymmetricKey { material }
+    /// K as a ``SecretKey`` (shares the same zeroing storage).
+    package var secretKey: SecretKey { material }
 
     /// The opaque APNs `thread-id`: base64url(HKDF-Expand(K, "pushseal v1 thread id", 16)).
     public var opaqueThreadID: String {
@@ -113,15 +104,15 @@ public struct ConversationKey: Sendable {
     /// HKDF-Expand(K, concatenated info parts, output.count) from the cached HMAC state.
     @inline(__always)
     package func expand(infoParts: [UnsafeRawBufferPointer], into output: UnsafeMutableRawBufferPointer) {
-        let keyed = KeyedHMACState(raw: hmacState.baseAddress.load(as: crypto_auth_hmacsha256_state.self))
-        HKDFSHA256.expand(keyedState: keyed, infoParts: infoParts, into: output)
+        HKDFSHA256.expand(keyed: storage.keyed, infoParts: infoParts, into: output)
     }
 
     /// mk = HKDF-Expand(K, "pushseal v1 message key" || salt, 32) written to `output` (32 bytes):
-    /// a single HMAC block, T(1) = HMAC(K, info || salt || 0x01), from the cached state.
+    /// a single HMAC block, T(1) = HMAC(K, info || salt || 0x01), from the cached state (the
+    /// running copy is wiped by `finalize`).
     @inline(__always)
     package func deriveMessageKey(salt: UnsafeRawBufferPointer, into output: UnsafeMutablePointer<UInt8>) {
-        var state = KeyedHMACState(raw: hmacState.baseAddress.load(as: crypto_auth_hmacsha256_state.self))
+        var state = storage.keyed.start()
         Self.messageKeyInfo.withUnsafeBytes { state.update($0) }
         state.update(salt)
         state.update(byte: 1)

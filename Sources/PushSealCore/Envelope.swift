@@ -11,13 +11,13 @@ public struct Envelope: Sendable, Equatable {
     /// Header length: version, key id, salt.
     public static let headerByteCount = 1 + KeyID.byteCount + saltByteCount
     /// Smallest envelope: header, one padded byte, tag.
-    public static let minimumByteCount = headerByteCount + 1 + ChaChaPoly.tagByteCount
+    public static let minimumByteCount = headerByteCount + 1 + ChaCha20Poly1305.tagByteCount
     /// Largest envelope.
     public static let maximumByteCount = 4096
     /// Longest wire string that can decode to ``maximumByteCount`` bytes.
     public static let maximumWireLength = Base64URL.encodedLength(of: maximumByteCount)
     /// Envelope bytes besides the padded plaintext: header and tag.
-    public static let overheadByteCount = headerByteCount + ChaChaPoly.tagByteCount
+    public static let overheadByteCount = headerByteCount + ChaCha20Poly1305.tagByteCount
 
     /// The envelope bytes E.
     public let bytes: [UInt8]
@@ -70,7 +70,7 @@ public struct Envelope: Sendable, Equatable {
     public func open(with key: ConversationKey) throws(OpenError) -> [UInt8] {
         let plaintext = UnsafeMutableRawBufferPointer.allocate(byteCount: paddedContentByteCount, alignment: 16)
         defer {
-            Sodium.zero(plaintext)
+            SecureMemory.wipe(plaintext)
             plaintext.deallocate()
         }
         let count = try openContent(with: key, into: plaintext)
@@ -85,10 +85,10 @@ public struct Envelope: Sendable, Equatable {
         precondition(plaintext.count == paddedContentByteCount)
         let outcome = bytes.withUnsafeBytes { e -> Result<Int, OpenError> in
             let headerKeyID = UnsafeRawBufferPointer(rebasing: e[1..<17])
-            let matches = key.id.withUnsafeBytes { Sodium.constantTimeEqual($0, headerKeyID) }
+            let matches = key.id.withUnsafeBytes { SecureMemory.constantTimeEqual($0, headerKeyID) }
             guard matches else { return .failure(.unknownKey(KeyID(exactly: headerKeyID)!)) }
             let authentic = Self.withMessageKey(key: key, salt: UnsafeRawBufferPointer(rebasing: e[17..<Self.headerByteCount])) { mk in
-                ChaChaPoly.openInPlace(
+                ChaCha20Poly1305.openInPlace(
                     output: plaintext, ciphertextAndTag: UnsafeRawBufferPointer(rebasing: e[Self.headerByteCount...]),
                     key: mk, nonce: Self.zeroNonceBuffer, authenticatedData: UnsafeRawBufferPointer(rebasing: e[0..<Self.headerByteCount]))
             }
@@ -107,7 +107,7 @@ public struct Envelope: Sendable, Equatable {
     /// Opens and decodes the content (see ``open(with:)``).
     public func openContent(with key: ConversationKey) throws(OpenError) -> NotificationContent {
         var bytes = try open(with: key)
-        defer { bytes.withUnsafeMutableBytes { Sodium.zero($0) } }
+        defer { bytes.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
         do {
             return try NotificationContent(decoding: bytes)
         } catch {
@@ -121,7 +121,7 @@ public struct Envelope: Sendable, Equatable {
     /// (`content.count < paddedLength`, and the envelope must stay within 4096 bytes).
     public static func seal(content: [UInt8], with key: ConversationKey, paddedLength: Int) -> Envelope {
         var salt = [UInt8](repeating: 0, count: saltByteCount)
-        salt.withUnsafeMutableBytes { Sodium.randomBytes($0) }
+        salt.withUnsafeMutableBytes { SystemRandom.fill($0) }
         return seal(content: content, with: key, paddedLength: paddedLength, salt: salt)
     }
 
@@ -137,7 +137,7 @@ public struct Envelope: Sendable, Equatable {
     @_spi(Vectors)
     public static func seal(plaintext: [UInt8], with key: ConversationKey, salt: [UInt8]) -> Envelope {
         precondition(salt.count == saltByteCount)
-        let total = headerByteCount + plaintext.count + ChaChaPoly.tagByteCount
+        let total = headerByteCount + plaintext.count + ChaCha20Poly1305.tagByteCount
         precondition(total >= minimumByteCount && total <= maximumByteCount, "envelope would be \(total) bytes")
         let bytes = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
             let out = UnsafeMutableRawBufferPointer(buffer)
@@ -156,12 +156,12 @@ public struct Envelope: Sendable, Equatable {
     package static func sealInto(
         _ output: UnsafeMutableRawBufferPointer, plaintext: UnsafeRawBufferPointer, key: ConversationKey, salt: UnsafeRawBufferPointer
     ) {
-        precondition(output.count == headerByteCount + plaintext.count + ChaChaPoly.tagByteCount && salt.count == saltByteCount)
+        precondition(output.count == headerByteCount + plaintext.count + ChaCha20Poly1305.tagByteCount && salt.count == saltByteCount)
         output[0] = version
         key.id.withUnsafeBytes { (output.baseAddress! + 1).copyMemory(from: $0.baseAddress!, byteCount: KeyID.byteCount) }
         (output.baseAddress! + 17).copyMemory(from: salt.baseAddress!, byteCount: saltByteCount)
         withMessageKey(key: key, salt: salt) { mk in
-            ChaChaPoly.sealDetachedInPlace(
+            ChaCha20Poly1305.sealDetachedInPlace(
                 output: UnsafeMutableRawBufferPointer(rebasing: output[headerByteCount...]), plaintext: plaintext,
                 key: mk, nonce: zeroNonceBuffer, authenticatedData: UnsafeRawBufferPointer(rebasing: output[0..<headerByteCount]))
         }
@@ -178,7 +178,7 @@ public struct Envelope: Sendable, Equatable {
     /// The all-zero nonce: safe because every mk is used for exactly one message.
     /// Allocated once, never written after initialisation, never freed.
     nonisolated(unsafe) private static let zeroNonceBuffer: UnsafeRawBufferPointer = {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ChaChaPoly.nonceByteCount, alignment: 16)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ChaCha20Poly1305.nonceByteCount, alignment: 16)
         buffer.initializeMemory(as: UInt8.self, repeating: 0)
         return UnsafeRawBufferPointer(buffer)
     }()
@@ -188,7 +188,7 @@ public struct Envelope: Sendable, Equatable {
     private static func withMessageKey<R>(key: ConversationKey, salt: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { mk in
             key.deriveMessageKey(salt: salt, into: mk.baseAddress!)
-            defer { Sodium.zero(UnsafeMutableRawBufferPointer(mk)) }
+            defer { SecureMemory.wipe(UnsafeMutableRawBufferPointer(mk)) }
             return body(UnsafeRawBufferPointer(mk))
         }
     }

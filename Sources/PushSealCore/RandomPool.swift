@@ -5,7 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-internal import CSodium
 
 /// Buffered CSPRNG output for values that are public and only need to be unique and
 /// unpredictable before use: the per-notification salts.
@@ -24,7 +23,7 @@ internal import CSodium
 ///   Where `MADV_WIPEONFORK` is unavailable (Linux before 4.14) — and on Apple platforms, whose
 ///   `randombytes_buf` is the user-space, fork-safe `arc4random_buf` anyway — every draw calls
 ///   `randombytes_buf` directly.
-/// - Not for secrets: keys come from `randombytes_buf` directly (``SymmetricKey/random(byteCount:)``).
+/// - Not for secrets: keys come from `randombytes_buf` directly (``SecretKey/random(byteCount:)``).
 ///   Buffered bytes are future salts, which are public once used; the used bytes are wiped.
 /// - Limitation shared by every user-space random buffer: a virtual machine snapshot that is
 ///   restored more than once would hand out the same buffered salts in each copy (at most one
@@ -43,15 +42,14 @@ package enum RandomPool {
     package static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
         guard buffer.count > 0 else { return }
         guard buffer.count <= largestBufferedRequest, let page = currentPage() else {
-            Sodium.randomBytes(buffer)
+            SystemRandom.fill(buffer)
             return
         }
         // Header: the number of unused bytes, which sit at the end of the page. A page wiped by
         // fork reads as 0: empty.
         var remaining = page.load(as: Int.self)
         if remaining < buffer.count {
-            Sodium.ensureInitialized()
-            randombytes_buf(page + 16, capacity)
+            SystemRandom.fill(UnsafeMutableRawBufferPointer(start: page + 16, count: capacity))
             remaining = capacity
         }
         let start = page + (pageByteCount - remaining)

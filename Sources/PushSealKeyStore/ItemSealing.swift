@@ -17,7 +17,7 @@ enum ItemSealing {
     /// Salt length.
     static let saltByteCount = 24
     /// Length of a sealed item: tag byte, salt, sealed K, AEAD tag.
-    static let sealedByteCount = 1 + saltByteCount + ConversationKey.byteCount + ChaChaPoly.tagByteCount
+    static let sealedByteCount = 1 + saltByteCount + ConversationKey.byteCount + ChaCha20Poly1305.tagByteCount
     /// Length of the verifier: tag byte, salt, check value.
     static let verifierByteCount = 1 + saltByteCount + 32
 
@@ -25,7 +25,7 @@ enum ItemSealing {
     static let verifierInfo: [UInt8] = Array("pushseal v1 store verifier".utf8)
     static let deliveryLogInfo: [UInt8] = Array("pushseal v1 store delivery log".utf8)
 
-    private static let zeroNonce = [UInt8](repeating: 0, count: ChaChaPoly.nonceByteCount)
+    private static let zeroNonce = [UInt8](repeating: 0, count: ChaCha20Poly1305.nonceByteCount)
 
     /// The associated data binding a sealed key to its row.
     static func associatedData(keyID: [UInt8], conversation: [UInt8], epoch: Int64) -> [UInt8] {
@@ -39,8 +39,8 @@ enum ItemSealing {
     }
 
     /// Seals `key` for the row (key.id, conversation, epoch) with a fresh salt.
-    static func seal(_ key: ConversationKey, conversation: String, epoch: Int64, masterKey: SymmetricKey) -> [UInt8] {
-        let salt = Sodium.randomBytes(count: saltByteCount)
+    static func seal(_ key: ConversationKey, conversation: String, epoch: Int64, masterKey: SecretKey) -> [UInt8] {
+        let salt = SystemRandom.bytes(count: saltByteCount)
         let itemKey = derive(masterKey, info: itemInfo, salt: salt)
         let ad = associatedData(keyID: key.id.bytes, conversation: Array(conversation.utf8), epoch: epoch)
         var blob = [UInt8](repeating: 0, count: sealedByteCount)
@@ -52,7 +52,7 @@ enum ItemSealing {
                 itemKey.withUnsafeBytes { ik in
                     zeroNonce.withUnsafeBytes { nonce in
                         ad.withUnsafeBytes { aad in
-                            ChaChaPoly.sealDetachedInPlace(output: sealed, plaintext: k, key: ik, nonce: nonce, authenticatedData: aad)
+                            ChaCha20Poly1305.sealDetachedInPlace(output: sealed, plaintext: k, key: ik, nonce: nonce, authenticatedData: aad)
                         }
                     }
                 }
@@ -63,7 +63,7 @@ enum ItemSealing {
 
     /// Opens a row's sealed key. Returns nil unless the blob is well formed, authenticates with
     /// the row's own kid, conversation and epoch, and the unsealed key has exactly that kid.
-    static func unseal(_ blob: [UInt8], keyID: KeyID, conversation: [UInt8], epoch: Int64, masterKey: SymmetricKey) -> ConversationKey? {
+    static func unseal(_ blob: [UInt8], keyID: KeyID, conversation: [UInt8], epoch: Int64, masterKey: SecretKey) -> ConversationKey? {
         guard blob.count == sealedByteCount, blob[0] == itemFormat else { return nil }
         let salt = Array(blob[1...saltByteCount])
         let itemKey = derive(masterKey, info: itemInfo, salt: salt)
@@ -75,7 +75,7 @@ enum ItemSealing {
                     zeroNonce.withUnsafeBytes { nonce in
                         ad.withUnsafeBytes { aad in
                             // On failure the output is left zeroed.
-                            ChaChaPoly.openInPlace(
+                            ChaCha20Poly1305.openInPlace(
                                 output: output, ciphertextAndTag: UnsafeRawBufferPointer(rebasing: raw[(1 + saltByteCount)...]),
                                 key: ik, nonce: nonce, authenticatedData: aad)
                         }
@@ -84,15 +84,15 @@ enum ItemSealing {
             }
         }
         guard opened else { return nil }
-        guard let key = try? ConversationKey(SymmetricKey(storage: storage)) else { return nil }
+        guard let key = try? ConversationKey(SecretKey(storage: storage)) else { return nil }
         // Key commitment at rest: the unsealed K must derive the row's kid (constant time).
-        let matches = key.id.withUnsafeBytes { a in keyID.withUnsafeBytes { b in Sodium.constantTimeEqual(a, b) } }
+        let matches = key.id.withUnsafeBytes { a in keyID.withUnsafeBytes { b in SecureMemory.constantTimeEqual(a, b) } }
         return matches ? key : nil
     }
 
     /// A fresh verifier for `masterKey`: 0x01 || s || HKDF-Expand(MK, "pushseal v1 store verifier" || s, 32).
-    static func makeVerifier(masterKey: SymmetricKey) -> [UInt8] {
-        let salt = Sodium.randomBytes(count: saltByteCount)
+    static func makeVerifier(masterKey: SecretKey) -> [UInt8] {
+        let salt = SystemRandom.bytes(count: saltByteCount)
         return [verifierFormat] + salt + checkValue(masterKey: masterKey, salt: salt)
     }
 
@@ -102,25 +102,25 @@ enum ItemSealing {
     }
 
     /// Whether `masterKey` is the key `verifier` was made with (constant-time comparison).
-    static func verify(_ verifier: [UInt8], masterKey: SymmetricKey) -> Bool {
+    static func verify(_ verifier: [UInt8], masterKey: SecretKey) -> Bool {
         guard isWellFormedVerifier(verifier) else { return false }
         let salt = Array(verifier[1...saltByteCount])
         let expected = checkValue(masterKey: masterKey, salt: salt)
         return expected.withUnsafeBytes { e in
             verifier.withUnsafeBytes { v in
-                Sodium.constantTimeEqual(e, UnsafeRawBufferPointer(rebasing: v[(1 + saltByteCount)...]))
+                SecureMemory.constantTimeEqual(e, UnsafeRawBufferPointer(rebasing: v[(1 + saltByteCount)...]))
             }
         }
     }
 
     /// The duplicate-log key: HKDF-Expand(MK, "pushseal v1 store delivery log", 32).
-    static func deliveryLogKey(masterKey: SymmetricKey) -> SymmetricKey {
+    static func deliveryLogKey(masterKey: SecretKey) -> SecretKey {
         derive(masterKey, info: deliveryLogInfo, salt: [])
     }
 
     /// The duplicate-log entry for (cid, mid):
     /// HMAC-SHA256(log key, uint32be(len cid) || cid || uint32be(len mid) || mid).
-    static func deliveryTag(conversation: String, messageID: String, logKey: SymmetricKey) -> [UInt8] {
+    static func deliveryTag(conversation: String, messageID: String, logKey: SecretKey) -> [UInt8] {
         let cid = Array(conversation.utf8), mid = Array(messageID.utf8)
         var message: [UInt8] = []
         message.reserveCapacity(8 + cid.count + mid.count)
@@ -131,12 +131,12 @@ enum ItemSealing {
         return HMACSHA256.authenticationCode(for: message, using: logKey)
     }
 
-    private static func checkValue(masterKey: SymmetricKey, salt: [UInt8]) -> [UInt8] {
+    private static func checkValue(masterKey: SecretKey, salt: [UInt8]) -> [UInt8] {
         let value = derive(masterKey, info: verifierInfo, salt: salt)
         return value.withUnsafeBytes { Array($0) }
     }
 
-    private static func derive(_ masterKey: SymmetricKey, info: [UInt8], salt: [UInt8]) -> SymmetricKey {
+    private static func derive(_ masterKey: SecretKey, info: [UInt8], salt: [UInt8]) -> SecretKey {
         // 32 bytes are always within HKDF's range.
         try! HKDFSHA256.expand(pseudoRandomKey: masterKey, info: info + salt, outputByteCount: 32)
     }

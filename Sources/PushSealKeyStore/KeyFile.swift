@@ -10,7 +10,7 @@ import Darwin
 /// The master key file: exactly 32 raw bytes, mode 0600.
 enum KeyFile {
     /// Reads the key at `path`; when it does not exist and `create` is set, creates it first.
-    static func load(path: String, create: Bool) throws(KeyStoreError) -> SymmetricKey {
+    static func load(path: String, create: Bool) throws(KeyStoreError) -> SecretKey {
         switch read(path: path) {
         case let .success(key):
             return key
@@ -29,7 +29,7 @@ enum KeyFile {
     }
 
     private enum ReadResult {
-        case success(SymmetricKey)
+        case success(SecretKey)
         case missing
         case failure(KeyStoreError)
     }
@@ -75,7 +75,7 @@ enum KeyFile {
             }
         }
         if let failure { return .failure(failure) }
-        return .success(SymmetricKey(storage: storage))
+        return .success(SecretKey(storage: storage))
     }
 
     /// Creates the key file without ever exposing a partially written file: the key goes to a
@@ -84,7 +84,7 @@ enum KeyFile {
     /// On file systems without hard links, falls back to O_CREAT|O_EXCL on `path` itself.
     private static func create(path: String) throws(KeyStoreError) {
         let directory = FileSystem.directoryName(of: path)
-        let temporary = path + ".tmp-\(getpid())-" + Hex.encode(Sodium.randomBytes(count: 8))
+        let temporary = path + ".tmp-\(getpid())-" + Hex.encode(SystemRandom.bytes(count: 8))
         try writeNewKey(to: temporary)
         let linked = link(temporary, path)
         let linkError = errno
@@ -111,7 +111,7 @@ enum KeyFile {
         }
         var failure: Int32?
         if fchmod(fd, 0o600) != 0 { failure = errno }
-        let key = SymmetricKey.random(byteCount: MasterKeySource.byteCount)
+        let key = SecretKey.random(byteCount: MasterKeySource.byteCount)
         key.withUnsafeBytes { bytes in
             var done = 0
             while failure == nil, done < bytes.count {

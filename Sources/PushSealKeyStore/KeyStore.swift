@@ -1,5 +1,9 @@
 import PushSealCore
+#if canImport(SQLite3)
+internal import SQLite3
+#else
 internal import CSQLite
+#endif
 
 /// A keychain-like store of conversation keys on SQLite, shared by several processes (an app and
 /// its notification extension, or several provider workers).
@@ -26,8 +30,8 @@ public final class KeyStore: Sendable {
     /// The database file (`directory/pushseal-keys.sqlite3`).
     public let path: String
 
-    let masterKey: SymmetricKey
-    let deliveryLogKey: SymmetricKey
+    let masterKey: SecretKey
+    let deliveryLogKey: SecretKey
     /// The verifier this instance checked its master key against.
     private let verifier: [UInt8]
     let clock: SecondsClock
@@ -48,7 +52,7 @@ public final class KeyStore: Sendable {
         // For a new store the master key comes before the store file, so that a source that
         // fails leaves no empty store behind (nor the directory, when it was just created:
         // the key file may live inside it).
-        var loadedKey: SymmetricKey?
+        var loadedKey: SecretKey?
         if try Self.directoryIsMissing(directory, create: create) {
             if let failure = FileSystem.makeDirectories(directory) {
                 throw .locked("cannot create directory \(failure.path): \(FileSystem.describe(failure.errno))")
@@ -84,7 +88,7 @@ public final class KeyStore: Sendable {
         }
         try Schema.validate(header, path: path)
 
-        let key: SymmetricKey
+        let key: SecretKey
         let verifier: [UInt8]
         if header.isUninitialized || header.version < Schema.currentVersion {
             if let loadedKey { key = loadedKey } else { key = try source.load(mayCreate: header.isUninitialized) }
@@ -381,7 +385,7 @@ public final class KeyStore: Sendable {
         }
     }
 
-    static func unseal(_ row: Row, masterKey: SymmetricKey) throws(KeyStoreError) -> StoredKey {
+    static func unseal(_ row: Row, masterKey: SecretKey) throws(KeyStoreError) -> StoredKey {
         let item = try row.item()
         guard let key = ItemSealing.unseal(
             row.sealed, keyID: item.keyID, conversation: row.conversation, epoch: row.epoch, masterKey: masterKey)

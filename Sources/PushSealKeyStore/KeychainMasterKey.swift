@@ -12,7 +12,7 @@ import Security
 /// boot), never synchronized to iCloud or restored to another device. Share it between the app
 /// and its extension with a Keychain access group listed in both targets' entitlements.
 enum KeychainMasterKey {
-    static func load(service: String, account: String, accessGroup: String?, create: Bool) throws(KeyStoreError) -> SymmetricKey {
+    static func load(service: String, account: String, accessGroup: String?, create: Bool) throws(KeyStoreError) -> SecretKey {
         let name = "\(service)/\(account)"
         switch copy(service: service, account: account, accessGroup: accessGroup) {
         case let .found(key):
@@ -32,7 +32,7 @@ enum KeychainMasterKey {
     }
 
     private enum CopyResult {
-        case found(SymmetricKey)
+        case found(SecretKey)
         case notFound
         case failed(KeyStoreError)
     }
@@ -69,7 +69,7 @@ enum KeychainMasterKey {
             guard data.count == MasterKeySource.byteCount else {
                 return .failed(.locked("keychain item \(service)/\(account) holds \(data.count) bytes; it must hold \(MasterKeySource.byteCount)"))
             }
-            let key = data.withUnsafeBytes { SymmetricKey(storage: SecureBytes(copying: $0)) }
+            let key = data.withUnsafeBytes { SecretKey(storage: SecureBytes(copying: $0)) }
             return .found(key)
         case errSecItemNotFound:
             return .notFound
@@ -82,7 +82,7 @@ enum KeychainMasterKey {
         var attributes = baseQuery(service: service, account: account, accessGroup: accessGroup)
         attributes[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
         var data = Data(count: MasterKeySource.byteCount)
-        data.withUnsafeMutableBytes { Sodium.randomBytes($0) }
+        data.withUnsafeMutableBytes { SystemRandom.fill($0) }
         defer { data.resetBytes(in: 0..<data.count) }
         attributes[kSecValueData as String] = data
         let status = SecItemAdd(attributes as CFDictionary, nil)

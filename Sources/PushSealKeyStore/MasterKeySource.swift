@@ -12,7 +12,7 @@ public struct MasterKeySource: Sendable, CustomStringConvertible {
 
     enum Kind: Sendable {
         case keyFile(path: String, createIfMissing: Bool)
-        case bytes(SymmetricKey)
+        case bytes(SecretKey)
         #if canImport(Security)
         case keychain(service: String, account: String, accessGroup: String?)
         #endif
@@ -32,7 +32,13 @@ public struct MasterKeySource: Sendable, CustomStringConvertible {
 
     /// Key bytes the app supplies: read from the iOS Keychain, unwrapped with an Android
     /// Keystore key, or from any other secret store. Must be 32 uniformly random bytes.
-    public static func bytes(_ key: SymmetricKey) -> MasterKeySource {
+    /// They are copied into memory that is zeroed when released; zero your own copy when done.
+    public static func bytes(_ keyBytes: some Sequence<UInt8>) -> MasterKeySource {
+        bytes(SecretKey(bytes: keyBytes))
+    }
+
+    /// A key already in secure storage (tests, tools of this package).
+    package static func bytes(_ key: SecretKey) -> MasterKeySource {
         MasterKeySource(kind: .bytes(key))
     }
 
@@ -61,8 +67,8 @@ public struct MasterKeySource: Sendable, CustomStringConvertible {
 
     /// Produces the master key. `mayCreate` is true only while a new store is being
     /// initialized. Every failure is ``KeyStoreError/locked(_:)``.
-    func load(mayCreate: Bool) throws(KeyStoreError) -> SymmetricKey {
-        let key: SymmetricKey
+    func load(mayCreate: Bool) throws(KeyStoreError) -> SecretKey {
+        let key: SecretKey
         switch kind {
         case let .keyFile(path, createIfMissing):
             key = try KeyFile.load(path: path, create: mayCreate && createIfMissing)

@@ -1,4 +1,9 @@
+#if canImport(SQLite3)
+internal import SQLite3
+#else
 internal import CSQLite
+#endif
+internal import CSQLiteShims
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

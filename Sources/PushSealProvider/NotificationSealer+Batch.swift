@@ -142,12 +142,12 @@ extension NotificationSealer {
                 let randomSalts = if case .random = saltSource { true } else { false }
                 var salts = [UInt8](repeating: 0, count: randomSalts ? claimSizes.upperBound * saltCount : 0)
                 defer {
-                    salts.withUnsafeMutableBytes { Sodium.zero($0) }
+                    salts.withUnsafeMutableBytes { SecureMemory.wipe($0) }
                     privateOptions.release()
                 }
                 while let claim = claims.next() {
                     if randomSalts {
-                        salts.withUnsafeMutableBytes { Sodium.randomBytes(UnsafeMutableRawBufferPointer(rebasing: $0[0..<claim.count * saltCount])) }
+                        salts.withUnsafeMutableBytes { SystemRandom.fill(UnsafeMutableRawBufferPointer(rebasing: $0[0..<claim.count * saltCount])) }
                     }
                     for index in claim {
                         let item = input + index

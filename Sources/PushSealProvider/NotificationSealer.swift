@@ -192,13 +192,13 @@ public struct NotificationSealer: Sendable {
             encoded = content.writeJSON(into: contentArea)
         }
         if encoded == nil {
-            Sodium.zero(contentArea)
+            SecureMemory.wipe(contentArea)
             guard let plan = SizePolicy.plan(content, budget: budget) else { throw Self.doesNotFit(content, frame: frame) }
             encoded = plan.content.writeJSON(into: contentArea)
             path = plan.path
         }
         guard let contentCount = encoded else {
-            Sodium.zero(contentArea)
+            SecureMemory.wipe(contentArea)
             let planned = SizePolicy.plan(content, budget: budget)?.content.encodedByteCount ?? 0
             throw .internalInconsistency("planned content of \(planned) bytes exceeds the \(budget)-byte budget")
         }
@@ -209,7 +209,7 @@ public struct NotificationSealer: Sendable {
         let wireLength = Base64URL.encodedLength(of: envelopeCount)
         let limited = frame.limitedByteCount(envelopeByteCount: envelopeCount)
         guard limited <= frame.limit else {
-            Sodium.zero(contentArea)
+            SecureMemory.wipe(contentArea)
             throw .internalInconsistency("payload would count \(limited) bytes against the \(frame.limit)-byte limit")
         }
         let total = frame.prefix.count + wireLength + frame.suffix.count
@@ -217,7 +217,7 @@ public struct NotificationSealer: Sendable {
         if salt == nil, case let .derived(derive) = saltSource {
             derivedSalt = derive(content)
             guard derivedSalt.count == Envelope.saltByteCount else {
-                Sodium.zero(contentArea)
+                SecureMemory.wipe(contentArea)
                 throw .invalidSalt(byteCount: derivedSalt.count)
             }
         }

@@ -92,7 +92,7 @@ public struct Receiver: Sendable {
         do {
             contentCount = try envelope.openContent(with: key, into: plaintext)
         } catch {
-            Sodium.zero(plaintext)
+            SecureMemory.wipe(plaintext)
             return fallback(parsed, error.reason, keyID: keyID, Self.safeDiagnostic(error))
         }
         return finish(decrypted: UnsafeMutableRawBufferPointer(rebasing: plaintext[..<contentCount]), conversation: conversation, keyID: keyID, parsed: parsed)
@@ -101,7 +101,7 @@ public struct Receiver: Sendable {
     /// Steps 8–11 on decrypted content bytes. On every path the bytes are zeroed before this
     /// returns (a copy is kept only with ``ReceiverConfiguration/retainsContentBytes``).
     func finish(decrypted mutableBytes: UnsafeMutableRawBufferPointer, conversation: String, keyID: KeyID, parsed: ParsedPayload) -> ReceivedNotification {
-        defer { Sodium.zero(mutableBytes) }
+        defer { SecureMemory.wipe(mutableBytes) }
         let bytes = UnsafeRawBufferPointer(mutableBytes)
 
         // 8. Strict JSON and schema.

@@ -78,20 +78,20 @@ extension VectorCaseBuilder {
         let plaintext = Padding.pad(basic(), toLength: 256)
         let salt = VectorSuite.salt("wrong construction")
         let header = [Envelope.version] + alice.id.bytes + salt
-        let mk = SymmetricKey(bytes: Envelope.messageKey(for: alice, salt: salt))
+        let mk = SecretKey(bytes: Envelope.messageKey(for: alice, salt: salt))
         let zeroNonce = [UInt8](repeating: 0, count: 12)
         handBuilt("Sealed without the header as associated data", flags: ["WrongConstruction"],
-                  bytes: header + (try! ChaChaPoly.seal(plaintext, using: mk, nonce: zeroNonce)), reason: .authenticationFailed)
+                  bytes: header + (try! ChaCha20Poly1305.seal(plaintext, using: mk, nonce: zeroNonce)), reason: .authenticationFailed)
         handBuilt("Sealed with the salt's first 12 bytes as nonce instead of zeros", flags: ["WrongConstruction"],
-                  bytes: header + (try! ChaChaPoly.seal(plaintext, using: mk, nonce: Array(salt.prefix(12)), authenticating: header)),
+                  bytes: header + (try! ChaCha20Poly1305.seal(plaintext, using: mk, nonce: Array(salt.prefix(12)), authenticating: header)),
                   reason: .authenticationFailed)
-        let extracted = HKDFSHA256.extract(salt: [], inputKeyMaterial: alice.symmetricKey)
+        let extracted = HKDFSHA256.extract(salt: [], inputKeyMaterial: alice.secretKey)
         let wrongKey = try! HKDFSHA256.expand(pseudoRandomKey: extracted, info: Array("pushseal v1 message key".utf8) + salt, outputByteCount: 32)
         handBuilt("Message key derived with HKDF Extract-then-Expand instead of Expand only", flags: ["WrongConstruction"],
-                  bytes: header + (try! ChaChaPoly.seal(plaintext, using: wrongKey, nonce: zeroNonce, authenticating: header)),
+                  bytes: header + (try! ChaCha20Poly1305.seal(plaintext, using: wrongKey, nonce: zeroNonce, authenticating: header)),
                   reason: .authenticationFailed)
         handBuilt("Sealed directly under K instead of the derived message key", flags: ["WrongConstruction"],
-                  bytes: header + (try! ChaChaPoly.seal(plaintext, using: alice.symmetricKey, nonce: zeroNonce, authenticating: header)),
+                  bytes: header + (try! ChaCha20Poly1305.seal(plaintext, using: alice.secretKey, nonce: zeroNonce, authenticating: header)),
                   reason: .authenticationFailed)
     }
 

@@ -81,7 +81,7 @@ extension ProviderVectorCase {
                 .init(name: "messageKey", value: .string(Hex.encode(Envelope.messageKey(for: key, salt: salt)))),
                 .init(name: "headerHex", value: .string(Hex.encode(Array(intermediates.envelope[0..<Envelope.headerByteCount])))),
                 .init(name: "envelopeHex", value: .string(Hex.encode(intermediates.envelope))),
-                .init(name: "tagHex", value: .string(Hex.encode(Array(intermediates.envelope.suffix(ChaChaPoly.tagByteCount))))),
+                .init(name: "tagHex", value: .string(Hex.encode(Array(intermediates.envelope.suffix(ChaCha20Poly1305.tagByteCount))))),
                 .init(name: "wire", value: .string(intermediates.wire)),
                 .init(name: "payload", value: .string(String(decoding: sealed.payload, as: UTF8.self))),
                 .init(name: "sizes", value: .object(JSONObject(members: [

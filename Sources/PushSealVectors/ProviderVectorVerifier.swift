@@ -38,7 +38,7 @@ enum ProviderVectorVerifier {
             let expected: [(String, String)] = [
                 ("wire", parts.wire), ("contentHex", Hex.encode(parts.content)), ("plaintextHex", Hex.encode(parts.plaintext)),
                 ("envelopeHex", Hex.encode(parts.envelope)), ("headerHex", Hex.encode(Array(parts.envelope.prefix(Envelope.headerByteCount)))),
-                ("tagHex", Hex.encode(Array(parts.envelope.suffix(ChaChaPoly.tagByteCount)))),
+                ("tagHex", Hex.encode(Array(parts.envelope.suffix(ChaCha20Poly1305.tagByteCount)))),
                 ("messageKey", Hex.encode(Envelope.messageKey(for: key, salt: salt))),
                 ("content", String(decoding: parts.content, as: UTF8.self)),
             ]

@@ -15,7 +15,7 @@ public enum VectorSuite {
     public static let defaultMaxFutureSkew: Int64 = 600
 
     /// Seed for every key and salt in the file; changing it changes every byte.
-    static let seed = SymmetricKey(bytes: Array("PushSeal v1 test vectors".utf8))
+    static let seed = SecretKey(bytes: Array("PushSeal v1 test vectors".utf8))
 
     /// A conversation key derived from the seed: HMAC-SHA256(seed, "key " || label).
     static func key(_ label: String) -> ConversationKey {
@@ -124,7 +124,7 @@ extension VectorCase {
             .init(name: "wire", value: stringOrNull(wire)),
             .init(name: "envelopeHex", value: hexOrNull(envelope)),
             .init(name: "headerHex", value: hexOrNull(envelope.flatMap { $0.count >= Envelope.headerByteCount ? Array($0.prefix(Envelope.headerByteCount)) : nil })),
-            .init(name: "tagHex", value: hexOrNull(envelope.flatMap { $0.count >= Envelope.minimumByteCount ? Array($0.suffix(ChaChaPoly.tagByteCount)) : nil })),
+            .init(name: "tagHex", value: hexOrNull(envelope.flatMap { $0.count >= Envelope.minimumByteCount ? Array($0.suffix(ChaCha20Poly1305.tagByteCount)) : nil })),
             .init(name: "threadId", value: stringOrNull(sealKey?.opaqueThreadID)),
             .init(name: "payload", value: .string(payload)),
             .init(name: "fcm", value: stringOrNull(fcm)),

@@ -121,7 +121,7 @@ public enum VectorVerifier {
         let expectedIntermediates: [(String, [UInt8]?)] = [
             ("envelopeHex", envelope),
             ("headerHex", envelope.flatMap { $0.count >= Envelope.headerByteCount ? Array($0.prefix(Envelope.headerByteCount)) : nil }),
-            ("tagHex", envelope.flatMap { $0.count >= Envelope.minimumByteCount ? Array($0.suffix(ChaChaPoly.tagByteCount)) : nil }),
+            ("tagHex", envelope.flatMap { $0.count >= Envelope.minimumByteCount ? Array($0.suffix(ChaCha20Poly1305.tagByteCount)) : nil }),
         ]
         for (name, value) in expectedIntermediates where bytes(name) != value || (value == nil && test[name] != .null) {
             problems.append("\(name) differs")

@@ -100,7 +100,7 @@ func run() {
     if let path = options["--key-file"] {
         source = .keyFile(path: path, createIfMissing: command == "init")
     } else if let hex = options["--key-hex"], let bytes = Hex.decode(hex) {
-        source = .bytes(SymmetricKey(bytes: bytes))
+        source = .bytes(SecretKey(bytes: bytes))
     } else {
         fail("need --key-file PATH or --key-hex HEX")
     }

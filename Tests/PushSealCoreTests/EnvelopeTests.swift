@@ -64,10 +64,10 @@ struct EnvelopeTests {
         let a = Envelope.seal(content: bytes, with: key, paddedLength: 128, salt: salt)
         #expect(a == Envelope.seal(content: bytes, with: key, paddedLength: 128, salt: salt))
         // Recompute from generic primitives.
-        let mk = HMACSHA256.authenticationCode(for: Array("pushseal v1 message key".utf8) + salt + [1], using: key.symmetricKey)
+        let mk = HMACSHA256.authenticationCode(for: Array("pushseal v1 message key".utf8) + salt + [1], using: key.secretKey)
         #expect(Envelope.messageKey(for: key, salt: salt) == mk)
         let header = [0x01] + key.id.bytes + salt
-        let sealed = try ChaChaPoly.seal(Padding.pad(bytes, toLength: 128), using: SymmetricKey(bytes: mk), nonce: [UInt8](repeating: 0, count: 12), authenticating: header)
+        let sealed = try ChaCha20Poly1305.seal(Padding.pad(bytes, toLength: 128), using: SecretKey(bytes: mk), nonce: [UInt8](repeating: 0, count: 12), authenticating: header)
         #expect(a.bytes == header + sealed)
     }
 
@@ -126,8 +126,8 @@ struct EnvelopeTests {
 
     @Test("keys must be exactly 32 bytes")
     func keySizes() throws {
-        #expect(throws: CryptoError.incorrectKeySize(expected: 32, actual: 31)) { try ConversationKey(rawBytes: [UInt8](repeating: 1, count: 31)) }
-        #expect(throws: CryptoError.incorrectKeySize(expected: 32, actual: 33)) { try ConversationKey(rawBytes: [UInt8](repeating: 1, count: 33)) }
+        #expect(throws: WireFormatError.incorrectKeySize(expected: 32, actual: 31)) { try ConversationKey(rawBytes: [UInt8](repeating: 1, count: 31)) }
+        #expect(throws: WireFormatError.incorrectKeySize(expected: 32, actual: 33)) { try ConversationKey(rawBytes: [UInt8](repeating: 1, count: 33)) }
         #expect(ConversationKey.generate() != ConversationKey.generate())
         #expect(try key == ConversationKey(rawBytes: (0..<32).map { UInt8($0) }))
     }

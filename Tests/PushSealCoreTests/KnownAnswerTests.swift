@@ -6,19 +6,19 @@ import PushSealCore
 struct KnownAnswerTests {
     @Test("RFC 8439 §2.8.2 AEAD example")
     func rfc8439() throws {
-        let key = SymmetricKey(bytes: hex("808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"))
+        let key = SecretKey(bytes: hex("808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"))
         let nonce = hex("070000004041424344454647")
         let aad = hex("50515253c0c1c2c3c4c5c6c7")
         let plaintext = Array("Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.".utf8)
         let expected = hex(
             "d31a8d34648e60db7b86afbc53ef7ec2a4aded51296e08fea9e2b5a736ee62d63dbea45e8ca9671282fafb69da92728b1a71de0a9e060b2905d6a5b67ecd3b3692ddbd7f2d778b8c9803aee328091b58fab324e4fad675945585808b4831d7bc3ff4def08e4b7a9de576d26586cec64b6116"
             + "1ae10b594f09e26a7e902ecbd0600691")
-        let sealed = try ChaChaPoly.seal(plaintext, using: key, nonce: nonce, authenticating: aad)
+        let sealed = try ChaCha20Poly1305.seal(plaintext, using: key, nonce: nonce, authenticating: aad)
         #expect(sealed == expected)
-        #expect(try ChaChaPoly.open(sealed, using: key, nonce: nonce, authenticating: aad) == plaintext)
+        #expect(try ChaCha20Poly1305.open(sealed, using: key, nonce: nonce, authenticating: aad) == plaintext)
         var tampered = sealed
         tampered[0] ^= 1
-        #expect(throws: CryptoError.authenticationFailure) { try ChaChaPoly.open(tampered, using: key, nonce: nonce, authenticating: aad) }
+        #expect(throws: PrimitiveError.authenticationFailure) { try ChaCha20Poly1305.open(tampered, using: key, nonce: nonce, authenticating: aad) }
     }
 
     @Test("RFC 5869 A.1–A.3", arguments: [
@@ -35,7 +35,7 @@ struct KnownAnswerTests {
          "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8"),
     ])
     func rfc5869(ikm: String, salt: String, info: String, length: Int, prk: String, okm: String) throws {
-        let derivedPRK = HKDFSHA256.extract(salt: hex(salt), inputKeyMaterial: SymmetricKey(bytes: hex(ikm)))
+        let derivedPRK = HKDFSHA256.extract(salt: hex(salt), inputKeyMaterial: SecretKey(bytes: hex(ikm)))
         #expect(derivedPRK.withUnsafeBytes { Array($0) } == hex(prk))
         let derivedOKM = try HKDFSHA256.expand(pseudoRandomKey: derivedPRK, info: hex(info), outputByteCount: length)
         #expect(derivedOKM.withUnsafeBytes { Array($0) } == hex(okm))
@@ -43,19 +43,19 @@ struct KnownAnswerTests {
 
     @Test("HKDF-Expand refuses more than 255 blocks and negative lengths")
     func expandLimits() throws {
-        let prk = SymmetricKey.random()
+        let prk = SecretKey.random()
         #expect(try HKDFSHA256.expand(pseudoRandomKey: prk, info: [], outputByteCount: 8160).byteCount == 8160)
-        #expect(throws: CryptoError.invalidOutputLength(8161)) { try HKDFSHA256.expand(pseudoRandomKey: prk, info: [], outputByteCount: 8161) }
-        #expect(throws: CryptoError.invalidOutputLength(-1)) { try HKDFSHA256.expand(pseudoRandomKey: prk, info: [], outputByteCount: -1) }
+        #expect(throws: PrimitiveError.invalidOutputLength(8161)) { try HKDFSHA256.expand(pseudoRandomKey: prk, info: [], outputByteCount: 8161) }
+        #expect(throws: PrimitiveError.invalidOutputLength(-1)) { try HKDFSHA256.expand(pseudoRandomKey: prk, info: [], outputByteCount: -1) }
     }
 
     @Test("Conversation key derivations match the generic HKDF-Expand")
     func conversationKeyDerivations() throws {
         let raw = hex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f")
         let key = try ConversationKey(rawBytes: raw)
-        let generic = try HKDFSHA256.expand(pseudoRandomKey: SymmetricKey(bytes: raw), info: Array("pushseal v1 key id".utf8), outputByteCount: 16)
+        let generic = try HKDFSHA256.expand(pseudoRandomKey: SecretKey(bytes: raw), info: Array("pushseal v1 key id".utf8), outputByteCount: 16)
         #expect(key.id.bytes == generic.withUnsafeBytes { Array($0) })
-        let thread = try HKDFSHA256.expand(pseudoRandomKey: SymmetricKey(bytes: raw), info: Array("pushseal v1 thread id".utf8), outputByteCount: 16)
+        let thread = try HKDFSHA256.expand(pseudoRandomKey: SecretKey(bytes: raw), info: Array("pushseal v1 thread id".utf8), outputByteCount: 16)
         #expect(key.opaqueThreadID == Base64URL.encode(thread.withUnsafeBytes { Array($0) }))
     }
 }

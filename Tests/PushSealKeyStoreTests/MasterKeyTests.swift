@@ -27,11 +27,11 @@ struct MasterKeyTests {
 
     @Test func appSuppliedBytesWork() throws {
         let dir = TemporaryDirectory()
-        let master = SymmetricKey.random()
+        let master = SecretKey.random()
         let store = try KeyStore(directory: dir.store, masterKey: .bytes(master), create: true)
         let key = ConversationKey.generate()
         try store.add(key, conversation: "c", epoch: 1)
-        let copy = SymmetricKey(bytes: master.withUnsafeBytes { Array($0) })
+        let copy = SecretKey(bytes: master.withUnsafeBytes { Array($0) })
         #expect(try KeyStore(directory: dir.store, masterKey: .bytes(copy)).key(for: key.id).key == key)
     }
 

@@ -41,7 +41,7 @@ struct OneTransactionDeliveryTests {
         let dir = TemporaryDirectory()
         _ = try makeStore(dir, clock: clock)
         let cases: [(String, TemporaryDirectory, MasterKeySource?, Int64?)] = [
-            ("wrong master key", dir, .bytes(SymmetricKey.random()), nil),
+            ("wrong master key", dir, .bytes(SecretKey.random()), nil),
             ("missing key file", dir, .keyFile(path: dir.file("absent.key")), nil),
             ("negative retention", dir, nil, -1),
             ("no store", TemporaryDirectory(), nil, nil),

@@ -7,8 +7,8 @@ import Testing
 /// the documented construction is the implemented one.
 @Suite("Sealing at rest")
 struct SealingFormatTests {
-    private func masterKey(_ dir: TemporaryDirectory) throws -> SymmetricKey {
-        SymmetricKey(bytes: try Data(contentsOf: URL(fileURLWithPath: dir.keyFile)))
+    private func masterKey(_ dir: TemporaryDirectory) throws -> SecretKey {
+        SecretKey(bytes: try Data(contentsOf: URL(fileURLWithPath: dir.keyFile)))
     }
 
     private func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
@@ -30,7 +30,7 @@ struct SealingFormatTests {
             pseudoRandomKey: try masterKey(dir), info: Array("pushseal v1 store item".utf8) + salt, outputByteCount: 32)
         let cid = Array(conversation.utf8)
         let ad = [0x01] + key.id.bytes + bigEndian(Int64(0x0102_0304_0506)) + bigEndian(UInt32(cid.count)) + cid
-        let opened = try ChaChaPoly.open(Array(blob[25...]), using: itemKey, nonce: [UInt8](repeating: 0, count: 12), authenticating: ad)
+        let opened = try ChaCha20Poly1305.open(Array(blob[25...]), using: itemKey, nonce: [UInt8](repeating: 0, count: 12), authenticating: ad)
         #expect(opened == key.withUnsafeBytes { Array($0) })
     }
 

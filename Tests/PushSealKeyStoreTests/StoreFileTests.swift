@@ -189,7 +189,7 @@ struct PermissionTests {
     private func prepare() throws -> (TemporaryDirectory, KeyID) {
         let dir = TemporaryDirectory()
         chmod(dir.path, 0o755)
-        let store = try KeyStore(directory: dir.store, masterKey: .bytes(SymmetricKey(bytes: Hex.decode(masterHex)!)), create: true)
+        let store = try KeyStore(directory: dir.store, masterKey: .bytes(SecretKey(bytes: Hex.decode(masterHex)!)), create: true)
         let key = ConversationKey.generate()
         try store.add(key, conversation: "c", epoch: 1)
         chmod(dir.store, 0o755)

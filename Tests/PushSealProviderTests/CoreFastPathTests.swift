@@ -81,10 +81,10 @@ struct CoreFastPathTests {
     func threadID() throws {
         let key = testKey(1)
         let mac = key.withUnsafeBytes { k in
-            HMACSHA256.authenticationCode(for: Array("pushseal v1 thread id".utf8) + [1], using: SymmetricKey(bytes: Array(k)))
+            HMACSHA256.authenticationCode(for: Array("pushseal v1 thread id".utf8) + [1], using: SecretKey(bytes: Array(k)))
         }
         #expect(key.opaqueThreadID == Base64URL.encode(mac.prefix(16)))
-        let expanded = try HKDFSHA256.expand(pseudoRandomKey: key.symmetricKey, info: Array("pushseal v1 thread id".utf8), outputByteCount: 16)
+        let expanded = try HKDFSHA256.expand(pseudoRandomKey: key.secretKey, info: Array("pushseal v1 thread id".utf8), outputByteCount: 16)
         #expect(key.opaqueThreadID == expanded.withUnsafeBytes { Base64URL.encode(Array($0)) })
     }
 }

@@ -60,13 +60,13 @@ struct KeyStoreKeySourceTests {
         let missing = makeReceiver(device.source(masterKey: .keyFile(path: device.directory + "/missing.key"))).open(json: payload)
         #expect(missing.reason == .storeLocked)
         #expect(missing.outcome == .fallback)
-        let wrong = makeReceiver(device.source(masterKey: .bytes(SymmetricKey.random()))).open(json: payload)
+        let wrong = makeReceiver(device.source(masterKey: .bytes(SecretKey.random()))).open(json: payload)
         #expect(wrong.reason == .storeLocked)
     }
 
     @Test("a missing store directory is store_locked for every notification")
     func missingStore() throws {
-        let source = KeyStoreKeySource(directory: "/nonexistent/pushseal-store", masterKey: .bytes(SymmetricKey.random()))
+        let source = KeyStoreKeySource(directory: "/nonexistent/pushseal-store", masterKey: .bytes(SecretKey.random()))
         let result = makeReceiver(source).open(json: Array(apns(wire: seal(contentA())).utf8))
         #expect(result.reason == .storeLocked)
     }

@@ -13,7 +13,7 @@ struct ReadmeExampleTests {
         let appGroupDirectory = NSTemporaryDirectory() + "pushseal-readme-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: appGroupDirectory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: appGroupDirectory) }
-        let masterKeyFromKeychain = SymmetricKey.random()
+        let masterKeyFromKeychain = (0..<32).map { _ in UInt8.random(in: 0...255) }
         let keyBytes = (0..<32).map { _ in UInt8.random(in: 0...255) }
         let now = Int64(Date().timeIntervalSince1970)
 

@@ -41,7 +41,7 @@ struct VectorFileTests {
             if vector.resealable {
                 let key = try #require(vector.sealKey), salt = try #require(vector.salt), plaintext = try #require(vector.plaintext)
                 #expect(Envelope.seal(plaintext: plaintext, with: key, salt: salt).wire == vector.wire, "tcId \(vector.tcId): reseal")
-                let mk = HMACSHA256.authenticationCode(for: Array("pushseal v1 message key".utf8) + salt + [1], using: key.symmetricKey)
+                let mk = HMACSHA256.authenticationCode(for: Array("pushseal v1 message key".utf8) + salt + [1], using: key.secretKey)
                 #expect(vector.messageKey == mk, "tcId \(vector.tcId): message key")
             }
             if vector.reason == nil {

@@ -11,7 +11,7 @@ enum ArgumentDecoding {
         guard bytes.count == ConversationKey.byteCount else {
             throw ValueError("decodes to \(bytes.count) bytes; a conversation key is exactly \(ConversationKey.byteCount)")
         }
-        do throws(CryptoError) {
+        do throws(WireFormatError) {
             return try ConversationKey(rawBytes: bytes)
         } catch {
             throw ValueError("\(error)")

@@ -1,5 +1,6 @@
-/// Errors from the cryptographic primitives, one flat enum as in swift-crypto.
-public enum CryptoError: Error, Sendable, Equatable {
+/// Why a primitive refused its input: one flat enum, as in swift-crypto (package-internal; the
+/// public API reports ``WireFormatError``, ``OpenError`` or the store's and provider's errors).
+package enum PrimitiveError: Error, Sendable, Equatable {
     /// A key does not have the length the primitive requires.
     case incorrectKeySize(expected: Int, actual: Int)
     /// A nonce does not have the length the primitive requires.
@@ -10,17 +11,21 @@ public enum CryptoError: Error, Sendable, Equatable {
     case invalidOutputLength(Int)
     /// Tag verification failed: the key, nonce, associated data or ciphertext is wrong.
     case authenticationFailure
+    /// X25519 produced the all-zero shared secret: the peer's public key is a point of small
+    /// order, and RFC 9180 §7.1.4 requires refusing it.
+    case zeroSharedSecret
 }
 
-extension CryptoError: CustomStringConvertible {
+extension PrimitiveError: CustomStringConvertible {
     /// A one-line explanation, for error messages.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .incorrectKeySize(expected, actual): "key must be \(expected) bytes, got \(actual)"
         case let .incorrectNonceSize(expected, actual): "nonce must be \(expected) bytes, got \(actual)"
         case let .incorrectTagSize(expected, actual): "tag must be \(expected) bytes, got \(actual)"
         case let .invalidOutputLength(length): "output length \(length) is not supported"
         case .authenticationFailure: "authentication failed"
+        case .zeroSharedSecret: "the X25519 shared secret is all zero (a small-order public key)"
         }
     }
 }

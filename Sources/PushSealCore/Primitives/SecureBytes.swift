@@ -1,7 +1,5 @@
-internal import CSodium
-
 /// Heap memory for secret bytes: written once at creation, read only through scoped access,
-/// and overwritten with zeros (`sodium_memzero`) when the last reference goes away.
+/// and overwritten with zeros (``SecureMemory/wipe(_:)``) when the last reference goes away.
 ///
 /// Modelled on swift-crypto's `SecureBytes`: the bytes never escape as an `Array` that the
 /// allocator could copy or leave behind.
@@ -29,7 +27,7 @@ package final class SecureBytes: @unchecked Sendable {
     }
 
     deinit {
-        Sodium.zero(UnsafeMutableRawBufferPointer(start: pointer, count: count))
+        SecureMemory.wipe(UnsafeMutableRawBufferPointer(start: pointer, count: count))
         pointer.deallocate()
     }
 
