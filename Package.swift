@@ -48,9 +48,14 @@ let package = Package(
         // system's SQLite and the SDK's alike.
         .target(name: "CSQLiteShims", linkerSettings: [.linkedLibrary("sqlite3")]),
 
+        // The strict JSON reader and the deterministic writer (package access; not a product).
+        .target(name: "PushSealJSON"),
+
         // Wire format v1 and the cryptography it is built from. Primitives/ is the only code that
         // touches a crypto library: CryptoKit on Apple platforms, libsodium elsewhere.
-        .target(name: "PushSealCore", dependencies: [.target(name: "CSodium", condition: .when(platforms: systemLibraryPlatforms))]),
+        .target(
+            name: "PushSealCore",
+            dependencies: ["PushSealJSON", .target(name: "CSodium", condition: .when(platforms: systemLibraryPlatforms))]),
 
         // The keychain-like key store on SQLite (Docs/KEY-STORE.md).
         .target(
@@ -61,33 +66,33 @@ let package = Package(
         .executableTarget(name: "pushseal-store-worker", dependencies: ["PushSealCore", "PushSealKeyStore"]),
 
         // The receiver: open with fallback, exactly-once extension session (platform-neutral).
-        .target(name: "PushSealReceiver", dependencies: ["PushSealCore", "PushSealKeyStore"]),
+        .target(name: "PushSealReceiver", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore"]),
 
         // Apple-only adapters (UserNotifications, Intents) over the receiver; empty elsewhere.
         .target(name: "PushSealNotificationService", dependencies: ["PushSealCore", "PushSealReceiver"]),
 
         // The provider side: seal contents into APNs / FCM payloads that always fit.
-        .target(name: "PushSealProvider", dependencies: ["PushSealCore", "PushSealKeyStore"]),
+        .target(name: "PushSealProvider", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore"]),
 
         // Sending sealed notifications to APNs and FCM over HTTP/2 (Docs/PROVIDER.md, "Sending").
         // The receiver never links it.
-        .target(name: "PushSealDelivery", dependencies: ["PushSealCore", "PushSealProvider", "CCurl", "COpenSSL"]),
+        .target(name: "PushSealDelivery", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "CCurl", "COpenSSL"]),
 
         // The delivering half of `pushseal send`: `pushseal` seals and streams the requests to this
         // helper (started next to itself), so that libcurl, which cannot be linked statically
         // here, stays out of the static `pushseal` (Docs/CLI.md, `send`).
         .executableTarget(
-            name: "pushseal-deliver", dependencies: ["PushSealCore", "PushSealProvider", "PushSealDelivery", "PushSealCLIKit"]),
+            name: "pushseal-deliver", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealDelivery", "PushSealCLIKit"]),
 
         // Deterministic test vectors (Vectors/pushseal-v1.json).
-        .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealProvider", "PushSealReceiver"]),
+        .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealReceiver"]),
 
         // Thread processor affinity for the bench's one-core figures (glibc's _GNU_SOURCE calls).
         .target(name: "CBenchAffinity"),
 
         // `pushseal bench`: measures sealing, opening and key store lookups next to the raw AEAD of
         // the crypto backend (internal module, not a product).
-        .target(name: "PushSealBench", dependencies: ["CBenchAffinity", "PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
+        .target(name: "PushSealBench", dependencies: ["CBenchAffinity", "PushSealCore", "PushSealJSON", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
 
         // Hand-written argument parsing, help and diagnostics in swift-argument-parser's style,
         // and a small I/O layer over Glibc/Darwin (no Foundation: cold start matters).
@@ -99,29 +104,29 @@ let package = Package(
         // 61 % of its instructions and a third of its wall time (Docs/PERFORMANCE.md §5.3).
         .executableTarget(
             name: "pushseal",
-            dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit", "PushSealBench"],
+            dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit", "PushSealBench"],
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]),
 
         // libFuzzer targets (Docs/FUZZING.md). A plain build makes corpus-replay executables;
         // scripts/fuzz.sh builds them with --sanitize=fuzzer and -DFUZZING, where libFuzzer owns main.
         .target(name: "FuzzSupport", path: "Sources/Fuzz/FuzzSupport"),
         .executableTarget(name: "FuzzEnvelope", dependencies: ["PushSealCore", "FuzzSupport"], path: "Sources/Fuzz/FuzzEnvelope"),
-        .executableTarget(name: "FuzzContent", dependencies: ["PushSealCore", "FuzzSupport"], path: "Sources/Fuzz/FuzzContent"),
-        .executableTarget(name: "FuzzOpen", dependencies: ["PushSealCore", "PushSealReceiver", "FuzzSupport"], path: "Sources/Fuzz/FuzzOpen"),
+        .executableTarget(name: "FuzzContent", dependencies: ["PushSealCore", "PushSealJSON", "FuzzSupport"], path: "Sources/Fuzz/FuzzContent"),
+        .executableTarget(name: "FuzzOpen", dependencies: ["PushSealCore", "PushSealJSON", "PushSealReceiver", "FuzzSupport"], path: "Sources/Fuzz/FuzzOpen"),
         .executableTarget(
-            name: "FuzzProviderSizing", dependencies: ["PushSealCore", "PushSealProvider", "PushSealReceiver", "FuzzSupport"],
+            name: "FuzzProviderSizing", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealReceiver", "FuzzSupport"],
             path: "Sources/Fuzz/FuzzProviderSizing"),
 
-        .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore"]),
+        .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore", "PushSealJSON"]),
         .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors"]),
-        .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealReceiver"]),
+        .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore", "PushSealReceiver"]),
         // Runs the built `pushseal` executable (depending on it makes `swift test` build it), and
         // unit-tests PushSealCLIKit and the command declarations in process. CSQLite: store tests
         // tamper with a store file directly.
         .testTarget(
             name: "PushSealCLITests",
             dependencies: [
-                "PushSealCore", "PushSealCLIKit", "pushseal", "pushseal-deliver",
+                "PushSealCore", "PushSealJSON", "PushSealCLIKit", "pushseal", "pushseal-deliver",
                 .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms)),
             ]),
         .testTarget(
@@ -132,9 +137,9 @@ let package = Package(
                 .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms)),
             ]
         ),
-        .testTarget(name: "PushSealProviderTests", dependencies: ["PushSealCore", "PushSealProvider"]),
+        .testTarget(name: "PushSealProviderTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider"]),
         // Against the local APNs/FCM emulator that scripts/with-push-emulator.sh starts.
-        .testTarget(name: "PushSealDeliveryTests", dependencies: ["PushSealCore", "PushSealProvider", "PushSealDelivery"]),
+        .testTarget(name: "PushSealDeliveryTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealDelivery"]),
     ],
     swiftLanguageModes: [.v6]
 )

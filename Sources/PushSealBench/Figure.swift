@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealJSON
 
 /// One measured figure: a median, and its ratio to the raw AEAD of the same padded size.
 public struct Figure: Sendable {

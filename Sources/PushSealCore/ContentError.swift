@@ -1,3 +1,4 @@
+import PushSealJSON
 /// Why a notification content is rejected: by the sender before sealing, or by the receiver
 /// after decrypting (reported there as ``ReasonCode/malformedContent``).
 public enum ContentError: Error, Sendable, Equatable {
@@ -5,8 +6,8 @@ public enum ContentError: Error, Sendable, Equatable {
     case invalidPadding
     /// The content is larger than ``NotificationContent/maximumByteCount``.
     case tooLarge(byteCount: Int)
-    /// The bytes are not strict JSON (or not UTF-8).
-    case invalidJSON(JSONParser.Error)
+    /// The bytes are not strict JSON (or not UTF-8): what is wrong, at which byte offset.
+    case invalidJSON(offset: Int, detail: String)
     /// The JSON value is not an object.
     case notAnObject
     /// A required member is absent.
@@ -23,11 +24,18 @@ extension ContentError: CustomStringConvertible {
         switch self {
         case .invalidPadding: "invalid padding"
         case let .tooLarge(count): "content is \(count) bytes, more than the \(NotificationContent.maximumByteCount)-byte limit"
-        case let .invalidJSON(error): "not strict JSON: \(error)"
+        case let .invalidJSON(offset, detail): "not strict JSON: \(detail) at byte \(offset)"
         case .notAnObject: "content is not a JSON object"
         case let .missingField(field): "required field \"\(field)\" is missing"
         case let .wrongType(field, expected): "field \"\(field)\" must be \(expected)"
         case let .outOfRange(field, detail): "field \"\(field)\" \(detail)"
         }
+    }
+}
+
+extension ContentError {
+    /// The strict JSON parser's error as a content error.
+    package static func invalidJSON(_ error: JSONParser.Error) -> ContentError {
+        .invalidJSON(offset: error.offset, detail: error.message)
     }
 }

@@ -62,7 +62,8 @@ public struct Envelope: Sendable, Equatable {
 
     // MARK: Opening
 
-    /// Authenticates and decrypts with `key`, then removes the padding. Returns the content bytes.
+    /// Authenticates and decrypts with `key`, then removes the padding. Returns the content bytes,
+    /// which the caller owns: zero them when done (the buffer they were decrypted into is zeroed).
     ///
     /// Throws ``OpenError/unknownKey(_:)`` if `key` is not the key named in the header (a receiver
     /// never tries another key), ``OpenError/authenticationFailed``, or

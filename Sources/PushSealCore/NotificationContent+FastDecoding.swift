@@ -1,3 +1,4 @@
+import PushSealJSON
 /// A fast path for ``NotificationContent/init(decoding:)``: one pass over the bytes with the
 /// parser's own primitives, straight into the fields, without building a JSON tree. It accepts
 /// only what the general decoder accepts with the same result, and only the usual shape: the
@@ -9,7 +10,7 @@ extension NotificationContent {
         case cid, mid, ts, title, subtitle, body, sender, thread, category, badge, trunc, x
     }
 
-    private static func field(_ reader: Reader, _ name: Range<Int>) -> Field? {
+    private static func field(_ reader: JSONReader, _ name: Range<Int>) -> Field? {
         switch name.count {
         case 1: return reader.bytes(name, equal: "x") ? .x : nil
         case 2: return reader.bytes(name, equal: "ts") ? .ts : nil
@@ -30,14 +31,14 @@ extension NotificationContent {
     }
 
     /// A string value (the reader is at its first byte), or a throw to give up.
-    private static func string(_ reader: inout Reader) throws(JSONParser.Error) -> String {
+    private static func string(_ reader: inout JSONReader) throws(JSONParser.Error) -> String {
         guard reader.current == UInt8(ascii: "\"") else { throw reader.error("not a string") }
         return try reader.parseString()
     }
 
     /// A non-negative integer in integer form up to `maximum`, exactly as `integer(_:field:maximum:)`
     /// accepts it, or a throw to give up.
-    private static func integer(_ reader: inout Reader, maximum: Int64) throws(JSONParser.Error) -> Int64 {
+    private static func integer(_ reader: inout JSONReader, maximum: Int64) throws(JSONParser.Error) -> Int64 {
         guard let first = reader.current, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else {
             throw reader.error("not a non-negative number")
         }
@@ -67,7 +68,7 @@ extension NotificationContent {
 
     /// The content, or nil to take the general path.
     static func decodeUsualShape(_ bytes: UnsafeRawBufferPointer) -> NotificationContent? {
-        var reader = Reader(bytes: bytes, maximumDepth: maximumNestingDepth)
+        var reader = JSONReader(bytes: bytes, maximumDepth: maximumNestingDepth)
         // Fields in locals, the content built once at the end (a content built first and filled
         // in from the closure was copied twice on the way out).
         var cid: String?, mid: String?, ts: Int64?

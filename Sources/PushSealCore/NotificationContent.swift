@@ -1,3 +1,4 @@
+import PushSealJSON
 /// The plaintext of a notification (wire format v1, "Content"): what the sender seals and the
 /// receiver displays.
 ///
@@ -270,7 +271,7 @@ extension NotificationContent {
     }
 
     /// Validates a parsed content object.
-    public init(object: JSONObject) throws(ContentError) {
+    package init(object: JSONObject) throws(ContentError) {
         conversationID = try Self.requiredString(object, "cid")
         messageID = try Self.requiredString(object, "mid")
         guard let tsValue = object["ts"] else { throw .missingField("ts") }

@@ -1,4 +1,5 @@
 internal import PushSealCore
+import PushSealJSON
 
 /// A Google service account (the JSON file the Firebase console downloads), as needed to
 /// obtain OAuth2 access tokens for FCM HTTP v1. The private key stays inside libcrypto.

@@ -1,4 +1,5 @@
 internal import PushSealCore
+import PushSealJSON
 
 /// Compact JSON Web Tokens (RFC 7519) signed with a ``SigningKey``.
 enum JSONWebToken {

@@ -1,4 +1,5 @@
 internal import PushSealCore
+import PushSealJSON
 
 /// How a push service's answer is read: the outcome it implies, before retries and token
 /// refreshes are applied.

@@ -7,6 +7,7 @@ import Darwin
 #endif
 import Dispatch
 public import PushSealCore
+import PushSealJSON
 
 /// One notification of a batch: the content, its key (or nil to ask the batch's key provider for
 /// the current key of `content.conversationID`), and its transport options.

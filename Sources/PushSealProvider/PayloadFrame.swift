@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealJSON
 
 /// The bytes around the wire string in a payload, and how the transport limit is measured.
 ///

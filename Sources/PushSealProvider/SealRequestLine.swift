@@ -1,4 +1,5 @@
 public import PushSealCore
+import PushSealJSON
 
 /// One line of the JSON-lines batch contract (`pushseal seal --batch`; Docs/PROVIDER.md):
 /// either a content object, or a request wrapper

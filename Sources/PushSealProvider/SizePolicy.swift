@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealJSON
 
 /// The content that will be sealed, after the size policy.
 struct ContentPlan {

@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealJSON
 
 /// The outer fields a fallback may use: visible to the push service, untrusted, never decrypted.
 struct OuterFields: Sendable, Equatable {

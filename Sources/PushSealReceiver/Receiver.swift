@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealJSON
 
 /// Opens PushSeal notifications: locates the envelope, finds the one key it names, decrypts, and
 /// checks the content — in exactly the order of SPEC 10.2, stopping at the first failure — and

@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealJSON
 
 /// An in-memory key source holding one conversation key, with its own duplicate log.
 ///

@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealJSON
 
 /// One value of a notification's `userInfo` dictionary, without Foundation.
 ///
@@ -35,7 +36,7 @@ public indirect enum UserInfoValue: Sendable, Equatable {
     /// Converts a parsed JSON value the way iOS converts an APNs payload into `userInfo`:
     /// numbers become doubles, `null` becomes ``other``. When a JSON object repeats a member name,
     /// the first occurrence is kept.
-    public init(json: JSONValue) {
+    package init(json: JSONValue) {
         switch json {
         case .null: self = .other
         case let .bool(flag): self = .bool(flag)

@@ -1,5 +1,6 @@
 @_spi(Vectors) import PushSealCore
 @_spi(Vectors) import PushSealProvider
+import PushSealJSON
 
 /// One provider-side test vector: a content, transport options, a key and a salt, and the exact
 /// payload the size policy produces (or the error it reports), with every intermediate value.

@@ -1,5 +1,6 @@
 @_spi(Vectors) import PushSealCore
 @_spi(Vectors) import PushSealProvider
+import PushSealJSON
 
 /// The provider-side test vectors (Vectors/pushseal-v1-provider.json): content, options, key
 /// and salt in; the exact payload of the size policy out. Generated from the same fixed seed as

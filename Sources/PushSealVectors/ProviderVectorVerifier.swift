@@ -1,5 +1,6 @@
 @_spi(Vectors) import PushSealCore
 @_spi(Vectors) import PushSealProvider
+import PushSealJSON
 
 /// Runs a provider vector file (`pushseal_v1_provider_test_schema`) through the Swift provider:
 /// every case is sealed from its `input`, `options`, `key`, `salt` and `padBlock`, and the payload

@@ -1,3 +1,4 @@
+import PushSealJSON
 @_spi(Vectors) import PushSealCore
 
 /// The PushSeal v1 cross-implementation test vectors, generated from fixed seeds so that the

@@ -1,5 +1,6 @@
 @_spi(Vectors) import PushSealCore
 import PushSealReceiver
+import PushSealJSON
 
 /// Runs a vector file (this project's or another in the same schema) through the Swift receiver
 /// and sealer, the way Vectors/README.md tells a port to.
@@ -18,8 +19,8 @@ public enum VectorVerifier {
 
     /// Why a file cannot be verified at all.
     public enum FileError: Error, Sendable, CustomStringConvertible {
-        /// The file is not strict JSON.
-        case notJSON(JSONParser.Error)
+        /// The file is not strict JSON: what the strict parser reported.
+        case notJSON(String)
         /// The file is JSON but in neither `pushseal_v1_test_schema` nor
         /// `pushseal_v1_provider_test_schema`.
         case wrongSchema(String)
@@ -39,7 +40,7 @@ public enum VectorVerifier {
         do {
             root = try JSONParser.parse(fileBytes, maximumDepth: 64)
         } catch {
-            throw .notJSON(error)
+            throw .notJSON("\(error)")
         }
         guard let object = root.objectValue else { throw .wrongSchema("the top level is not an object") }
         if object["schema"]?.stringValue == ProviderVectorSuite.schema { return try ProviderVectorVerifier.verify(object) }

@@ -1,6 +1,7 @@
 import PushSealCLIKit
 import PushSealCore
 import PushSealDelivery
+import PushSealJSON
 
 /// The first line `pushseal send` writes to this helper: what to deliver with, as JSON
 /// (file paths, ids, URLs and limits; never key material).

@@ -8,6 +8,7 @@ import Darwin
 import PushSealDelivery
 import PushSealCore
 import PushSealProvider
+import PushSealJSON
 
 /// One request from `pushseal send`, as framed on this helper's standard input:
 ///

@@ -8,6 +8,7 @@ import Darwin
 import PushSealCLIKit
 import PushSealCore
 import PushSealDelivery
+import PushSealJSON
 
 /// Writes one JSON line per input line as each settles, counts outcomes, and shows progress on
 /// standard error when it is a terminal. Lines are written in one batch per turn of the

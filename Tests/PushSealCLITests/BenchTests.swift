@@ -1,5 +1,6 @@
 import PushSealCore
 import Testing
+import PushSealJSON
 
 /// Functional checks of `pushseal bench` (never its timings: those belong to the benchmark).
 @Suite struct BenchTests {

@@ -3,6 +3,7 @@ import Foundation
 import PushSealCLIKit
 @_spi(Vectors) import PushSealCore
 import Testing
+import PushSealJSON
 
 /// The demo's building blocks in process: deviations make it fail loudly, the plaintext search
 /// finds leaks, formatting, and the temporary directory's removal.

@@ -1,6 +1,7 @@
 import Foundation
 import PushSealCore
 import Testing
+import PushSealJSON
 
 /// `pushseal demo`, run as a new user runs it: the built executable, in a private `TMPDIR`.
 @Suite struct DemoTests {

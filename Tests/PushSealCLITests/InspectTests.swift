@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Vectors) import PushSealCore
 import Testing
+import PushSealJSON
 
 @Suite struct InspectTests {
     static let envelope = Fixtures.envelope(paddedLength: 128)

@@ -1,5 +1,6 @@
 import PushSealCore
 import Testing
+import PushSealJSON
 
 @Suite struct KeygenTests {
     @Test func printsOneJSONLineWithKeyAndKid() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import PushSealCore
 import Testing
+import PushSealJSON
 
 /// `pushseal open --store`, and provisioning a device from a provider entirely through the CLI.
 @Suite struct OpenStoreTests {

@@ -1,6 +1,7 @@
 import Foundation
 import PushSealCore
 import Testing
+import PushSealJSON
 
 /// `pushseal send` against the local APNs/FCM emulator (scripts/with-push-emulator.sh; the
 /// tests fail without it).

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Vectors) import PushSealCore
 import Testing
+import PushSealJSON
 
 /// `pushseal store add` and `pushseal store get` (the explicit export).
 @Suite struct StoreAddGetTests {

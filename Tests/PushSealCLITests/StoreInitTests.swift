@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PushSealJSON
 
 /// `pushseal store init`: directory, database and master key file, and what a second run does.
 @Suite struct StoreInitTests {

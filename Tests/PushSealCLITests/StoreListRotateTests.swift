@@ -1,6 +1,7 @@
 import Foundation
 import PushSealCore
 import Testing
+import PushSealJSON
 
 /// `pushseal store list` (metadata only) and `pushseal store rotate`.
 @Suite struct StoreListRotateTests {

@@ -1,6 +1,7 @@
 import Foundation
 import PushSealCore
 import Testing
+import PushSealJSON
 
 /// `pushseal store remove` (one key, a conversation, everything) and `pushseal store purge`.
 @Suite struct StoreRemovePurgeTests {

@@ -1,5 +1,6 @@
 @testable import PushSealCore
 import Testing
+import PushSealJSON
 
 /// The one-pass content decoder must give exactly the general decoder's result whenever it
 /// gives one (and it must give one for the usual shape).

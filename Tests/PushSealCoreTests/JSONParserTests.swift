@@ -1,5 +1,6 @@
 import Testing
 @testable import PushSealCore
+@testable import PushSealJSON
 
 /// The word-at-a-time string scan stops exactly where a byte-by-byte scan would.
 @Suite struct PlainASCIISkipTests {
@@ -16,7 +17,7 @@ import Testing
             }
             if Int.random(in: 0..<4, using: &generator) == 0 { bytes = bytes.map { Self.isSpecial($0) ? 0x61 : $0 } }
             let word = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
-            let mask = Reader.specialByteMask(word)
+            let mask = JSONReader.specialByteMask(word)
             if let first = bytes.firstIndex(where: Self.isSpecial) {
                 #expect(mask != 0 && mask.trailingZeroBitCount >> 3 == first, "\(bytes)")
             } else {

@@ -1,5 +1,6 @@
 @testable import PushSealCore
 import Testing
+@testable import PushSealJSON
 
 /// The writer's fast paths (eight-byte escape scan, bounded buffer, digit formatting) against
 /// simple references.

@@ -1,5 +1,6 @@
 import PushSealCore
 import Testing
+import PushSealJSON
 
 @Suite("UTF8Bytes")
 struct UTF8BytesTests {

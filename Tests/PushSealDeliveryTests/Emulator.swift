@@ -3,6 +3,7 @@ import PushSealCore
 import PushSealDelivery
 import PushSealProvider
 import Testing
+import PushSealJSON
 
 /// The local APNs/FCM emulator started by scripts/with-push-emulator.sh (scripts/test.sh runs
 /// the suites through it). Without it every delivery test fails — none is skipped.

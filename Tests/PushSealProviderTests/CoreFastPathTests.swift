@@ -1,5 +1,6 @@
 import Testing
 import PushSealCore
+import PushSealJSON
 
 /// The provider's hot path relies on three core leaf functions that were made faster for it
 /// (two-character base64 table, eight-byte escape scan, thread id derived once per key). These

@@ -1,5 +1,6 @@
 import Testing
 import PushSealCore
+import PushSealJSON
 @_spi(Vectors) @testable import PushSealProvider
 
 @Suite("Salts, determinism and the batch API")

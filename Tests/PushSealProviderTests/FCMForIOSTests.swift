@@ -1,6 +1,7 @@
 import Testing
 @_spi(Vectors) import PushSealCore
 @_spi(Vectors) import PushSealProvider
+import PushSealJSON
 
 @Suite("FCM messages for iOS devices (the apns block)")
 struct FCMForIOSTests {

@@ -1,4 +1,5 @@
 import Testing
+import PushSealJSON
 @_spi(Vectors) import PushSealCore
 @_spi(Vectors) import PushSealProvider
 

@@ -1,5 +1,6 @@
 import Testing
 import PushSealCore
+import PushSealJSON
 @_spi(Vectors) import PushSealProvider
 
 /// SplitMix64: a small, seeded, reproducible generator.

@@ -1,6 +1,7 @@
 import PushSealCore
 @testable import PushSealReceiver
 import Testing
+import PushSealJSON
 
 /// The raw-JSON payload path reads `aps` directly from the parsed JSON; it must read exactly what
 /// the `userInfo` conversion (`UserInfoValue(json:)`, as iOS converts a payload) would give.

@@ -1,6 +1,7 @@
 @_spi(Vectors) import PushSealCore
 import PushSealReceiver
 import Testing
+import PushSealJSON
 
 /// One userInfo shape and the reason it must produce.
 struct InfoCase: CustomTestStringConvertible, Sendable {

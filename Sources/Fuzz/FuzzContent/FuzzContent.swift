@@ -1,5 +1,6 @@
 import FuzzSupport
 import PushSealCore
+import PushSealJSON
 
 /// libFuzzer target: content parsing — `JSONParser` (strict RFC 8259, Docs/SPEC.md §5.2),
 /// `NotificationContent(decoding:)` (schema, §5.1) and `Padding.unpaddedLength` (§6.4) — from

@@ -1,6 +1,7 @@
 import FuzzSupport
 import PushSealCore
 import PushSealReceiver
+import PushSealJSON
 
 /// libFuzzer target: the whole receiver open path from raw payload bytes
 /// (`Receiver.open(json:)`), with the key of Vectors/pushseal-v1.json so that the vector

@@ -2,6 +2,7 @@ import FuzzSupport
 import PushSealCore
 import PushSealProvider
 import PushSealReceiver
+import PushSealJSON
 
 /// libFuzzer target: the provider's size policy. The input describes a content (every field,
 /// arbitrary UTF-8 including quotes, control characters, emoji and combining marks), the

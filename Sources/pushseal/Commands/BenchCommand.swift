@@ -7,7 +7,7 @@ enum BenchCommand {
         name: "bench",
         abstract: "Measure sealing, opening and key store lookups on this machine.",
         discussion: """
-            Measures, in one run, on one core and on all cores: raw libsodium \
+            Measures, in one run, on one core and on all cores: the crypto backend's raw (libsodium on Linux) \
             ChaCha20-Poly1305-IETF encryption and decryption of the padded sizes the envelopes \
             use (the limit); provider sealing from content to complete APNs payload bytes for \
             contents of 128, 512 and 2048 bytes, single and batched (results returned to the \

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealJSON
 
 /// `pushseal inspect`: describes a payload's envelope without a key.
 enum InspectCommand {

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealJSON
 
 /// `pushseal keygen`: a fresh conversation key and its key id.
 enum KeygenCommand {

@@ -2,6 +2,7 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyStore
 import PushSealReceiver
+import PushSealJSON
 
 /// `pushseal open`: a payload in, the receiver's result out (always JSON).
 enum OpenCommand {

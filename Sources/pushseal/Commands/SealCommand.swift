@@ -2,6 +2,7 @@ import PushSealCLIKit
 @_spi(Vectors) import PushSealCore
 import PushSealKeyStore
 @_spi(Vectors) import PushSealProvider
+import PushSealJSON
 
 /// `pushseal seal`: content JSON in, the exact APNs or FCM payload out.
 enum SealCommand {

@@ -2,6 +2,7 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyStore
 import PushSealProvider
+import PushSealJSON
 
 /// `pushseal send`: JSON lines in (device token, transport, content or an already sealed
 /// payload), each sealed here and delivered by the `pushseal-deliver` helper over HTTP/2;

@@ -1,6 +1,7 @@
 import PushSealCLIKit
 import PushSealCore
 import PushSealKeyStore
+import PushSealJSON
 
 /// `pushseal store`: the key store directory (provider key directory or device store).
 enum StoreCommand {

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealJSON
 
 /// Conversions from command-line text to PushSeal values, with errors that say exactly what is
 /// wrong (`The value given for '--key <key>' is invalid: decodes to 31 bytes; a key is 32`).

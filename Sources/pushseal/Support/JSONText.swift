@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealJSON
 
 /// Identifiers in diagnostics: as JSON strings, so control characters and spaces are visible and
 /// a message stays one line.

@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealJSON
 
 /// What `pushseal inspect` finds in a payload, without any key: which transport form it is,
 /// where the envelope is, its header fields and sizes, whether the payload fits APNs and FCM,

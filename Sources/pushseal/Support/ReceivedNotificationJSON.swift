@@ -1,5 +1,6 @@
 import PushSealCore
 import PushSealReceiver
+import PushSealJSON
 
 /// The `pushseal open` result object (DESIGN.md §7), also used by `demo --json`:
 /// `{"outcome","reason","duplicate","content"}` plus `requiresFetch` and, for fallbacks, `detail`.

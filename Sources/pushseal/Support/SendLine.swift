@@ -1,5 +1,6 @@
 import PushSealCore
 import PushSealProvider
+import PushSealJSON
 
 /// One input line of `pushseal send`: a device token, a transport, and either a content to seal
 /// or an already sealed payload.

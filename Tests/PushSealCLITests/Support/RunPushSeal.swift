@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import PushSealCore
 import Testing
+import PushSealJSON
 
 /// What one run of the built `pushseal` executable produced.
 struct PushSealRun: Sendable, CustomStringConvertible {

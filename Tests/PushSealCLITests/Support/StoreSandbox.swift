@@ -6,6 +6,7 @@ import CSQLite
 import Foundation
 import PushSealCore
 import Testing
+import PushSealJSON
 
 /// A private temporary directory for one store test, with helpers to run `pushseal store …` on
 /// store directories inside it. Removed by ``remove()`` (call it in a `defer`).

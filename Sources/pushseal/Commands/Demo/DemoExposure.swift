@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealJSON
 
 /// What Apple or Google would have seen of one payload, read back from its exact bytes: the
 /// visible alert, the thread id, the envelope header, the size — and a search of the bytes for

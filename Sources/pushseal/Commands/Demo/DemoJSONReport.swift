@@ -1,5 +1,6 @@
 import PushSealCore
 import PushSealReceiver
+import PushSealJSON
 
 /// The demo for machines: one compact JSON document on one line.
 ///

@@ -3,6 +3,7 @@ import PushSealCore
 import PushSealKeyStore
 import PushSealProvider
 import PushSealReceiver
+import PushSealJSON
 
 /// The walk-through: stores, provisioning, sealing and opening, fallbacks — through the library
 /// APIs (`KeyStore`, `NotificationSealer`, `Receiver` over `KeyStoreKeySource`), on the frozen

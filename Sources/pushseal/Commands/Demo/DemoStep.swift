@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealJSON
 
 /// One step of the demo: what it was expected to do, what it did, and what it shows.
 ///

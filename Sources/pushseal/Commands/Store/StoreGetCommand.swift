@@ -1,6 +1,7 @@
 import PushSealCLIKit
 import PushSealCore
 import PushSealKeyStore
+import PushSealJSON
 
 /// `pushseal store get`: the explicit key export.
 enum StoreGetCommand {

@@ -1,6 +1,7 @@
 import PushSealCLIKit
 import PushSealCore
 import PushSealKeyStore
+import PushSealJSON
 
 /// `pushseal store init`.
 enum StoreInitCommand {

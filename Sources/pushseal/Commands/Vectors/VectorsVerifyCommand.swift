@@ -1,6 +1,7 @@
 import PushSealCLIKit
 import PushSealCore
 import PushSealVectors
+import PushSealJSON
 
 /// `pushseal vectors verify FILE`.
 enum VectorsVerifyCommand {

@@ -5,6 +5,8 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PushSealCore
+import PushSealJSON
 
 /// The receiver's fast path for locating the sealed member (SPEC 10.1) in the usual APNs payload.
 extension JSONParser {
@@ -53,7 +55,7 @@ extension JSONParser {
     /// the general path, which decides. When this returns a layout, the general path would find
     /// no duplicate and the sealed string whose strict decoding is `envelope`.
     package static func scanSealedPayload(_ bytes: UnsafeRawBufferPointer, maximumDepth: Int) -> SealedPayloadLayout? {
-        var reader = Reader(bytes: bytes, maximumDepth: maximumDepth)
+        var reader = JSONReader(bytes: bytes, maximumDepth: maximumDepth)
         var envelope: [UInt8]?
         var aps = APS.absent
         do {
@@ -95,7 +97,7 @@ extension JSONParser {
     }
 }
 
-extension Reader {
+extension JSONReader {
     /// The `aps` value (at depth 2), read for the fallback fields while validating it.
     mutating func scanAPS() throws(JSONParser.Error) -> JSONParser.APS {
         let start = index

@@ -1,20 +1,20 @@
 /// A strict RFC 8259 parser: one value, nothing after it, UTF-8 validated, no duplicate member
 /// names, bounded nesting. Used for contents and payloads, where a lenient parser would let two
 /// implementations read one message two ways.
-public enum JSONParser {
+package enum JSONParser {
     /// Why a text is not accepted.
-    public struct Error: Swift.Error, Sendable, Equatable, CustomStringConvertible {
+    package struct Error: Swift.Error, Sendable, Equatable, CustomStringConvertible {
         /// Byte offset where the problem was found.
-        public let offset: Int
+        package let offset: Int
         /// What is wrong.
-        public let message: String
+        package let message: String
         /// The message with the byte offset, e.g. `duplicate member name "cid" at byte 17`.
-        public var description: String { "\(message) at byte \(offset)" }
+        package var description: String { "\(message) at byte \(offset)" }
     }
 
     /// Parses `bytes` as exactly one JSON value. `maximumDepth` counts nested arrays and objects
     /// (a top-level object is depth 1).
-    public static func parse(_ bytes: some Collection<UInt8>, maximumDepth: Int = 16) throws(Error) -> JSONValue {
+    package static func parse(_ bytes: some Collection<UInt8>, maximumDepth: Int = 16) throws(Error) -> JSONValue {
         let attempt = { (buffer: UnsafeRawBufferPointer) in
             Result { () throws(Error) -> JSONValue in try parse(buffer, maximumDepth: maximumDepth) }
         }
@@ -25,7 +25,7 @@ public enum JSONParser {
     }
 
     /// Parses the bytes in `buffer` as exactly one JSON value.
-    public static func parse(_ buffer: UnsafeRawBufferPointer, maximumDepth: Int = 16) throws(Error) -> JSONValue {
+    package static func parse(_ buffer: UnsafeRawBufferPointer, maximumDepth: Int = 16) throws(Error) -> JSONValue {
         try parse(buffer, maximumDepth: maximumDepth, rejectingDuplicateNames: true)
     }
 
@@ -44,7 +44,7 @@ public enum JSONParser {
     }
 
     private static func parse(_ buffer: UnsafeRawBufferPointer, maximumDepth: Int, rejectingDuplicateNames: Bool) throws(Error) -> JSONValue {
-        var reader = Reader(bytes: buffer, maximumDepth: maximumDepth)
+        var reader = JSONReader(bytes: buffer, maximumDepth: maximumDepth)
         reader.rejectsDuplicateNames = rejectingDuplicateNames
         reader.skipWhitespace()
         let value = try reader.parseValue(depth: 0)
@@ -56,26 +56,26 @@ public enum JSONParser {
 
 /// The strict reader behind ``JSONParser`` (internal: the scanners in JSONScanner.swift and the content
 /// decoder reuse its primitives, so they accept exactly what the parser accepts).
-struct Reader {
-    let bytes: UnsafeRawBufferPointer
-    let maximumDepth: Int
-    var rejectsDuplicateNames = true
-    var index = 0
+package struct JSONReader {
+    package let bytes: UnsafeRawBufferPointer
+    package let maximumDepth: Int
+    package var rejectsDuplicateNames = true
+    package var index = 0
 
-    init(bytes: UnsafeRawBufferPointer, maximumDepth: Int) {
+    package init(bytes: UnsafeRawBufferPointer, maximumDepth: Int) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
     }
 
-    func error(_ message: String, at offset: Int? = nil) -> JSONParser.Error {
+    package func error(_ message: String, at offset: Int? = nil) -> JSONParser.Error {
         JSONParser.Error(offset: offset ?? index, message: message)
     }
 
-    var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+    package var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
     /// Inlined: compact JSON has no whitespace, so the usual call is one comparison.
     @inline(__always)
-    mutating func skipWhitespace() {
+    package mutating func skipWhitespace() {
         guard index < bytes.count, bytes[index] <= 0x20 else { return }
         while index < bytes.count {
             switch bytes[index] {
@@ -85,7 +85,7 @@ struct Reader {
         }
     }
 
-    mutating func parseValue(depth: Int) throws(JSONParser.Error) -> JSONValue {
+    package mutating func parseValue(depth: Int) throws(JSONParser.Error) -> JSONValue {
         guard let byte = current else { throw error("unexpected end of input") }
         switch byte {
         case UInt8(ascii: "{"): return .object(try parseObject(depth: depth + 1))
@@ -99,7 +99,7 @@ struct Reader {
         }
     }
 
-    mutating func expectLiteral(_ literal: StaticString) throws(JSONParser.Error) {
+    package mutating func expectLiteral(_ literal: StaticString) throws(JSONParser.Error) {
         let count = literal.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw error("invalid literal") }
         let expected = UnsafeRawBufferPointer(start: literal.utf8Start, count: count)
@@ -109,7 +109,7 @@ struct Reader {
         index += count
     }
 
-    mutating func parseObject(depth: Int) throws(JSONParser.Error) -> JSONObject {
+    package mutating func parseObject(depth: Int) throws(JSONParser.Error) -> JSONObject {
         guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth)") }
         index += 1
         var members: [JSONObject.Member] = []
@@ -144,7 +144,7 @@ struct Reader {
     }
 
     /// Whether `name` (byte for byte) is already the name of one of `members`.
-    static func isDuplicate(_ name: String, in members: [JSONObject.Member], names: inout Set<[UInt8]>?) -> Bool {
+    package static func isDuplicate(_ name: String, in members: [JSONObject.Member], names: inout Set<[UInt8]>?) -> Bool {
         let linearLimit = 16
         if members.count < linearLimit {
             for member in members where UTF8Bytes.equal(member.name, name) { return true }
@@ -154,7 +154,7 @@ struct Reader {
         return !names!.insert(Array(name.utf8)).inserted
     }
 
-    mutating func parseArray(depth: Int) throws(JSONParser.Error) -> [JSONValue] {
+    package mutating func parseArray(depth: Int) throws(JSONParser.Error) -> [JSONValue] {
         guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth)") }
         index += 1
         var elements: [JSONValue] = []
@@ -176,16 +176,16 @@ struct Reader {
     }
 
     /// Validates a number (RFC 8259 grammar, see `scanNumber`) and returns its literal.
-    mutating func parseNumber() throws(JSONParser.Error) -> String {
+    package mutating func parseNumber() throws(JSONParser.Error) -> String {
         let start = index
         try scanNumber()
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     }
 
-    func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+    package func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
 
     /// Parses a string starting at the opening quote; validates UTF-8 and escapes.
-    mutating func parseString() throws(JSONParser.Error) -> String {
+    package mutating func parseString() throws(JSONParser.Error) -> String {
         index += 1
         let start = index
         // Fast path: no escapes, ASCII or valid UTF-8.
@@ -240,7 +240,7 @@ struct Reader {
     /// at the first other byte (found within its word, not byte by byte). Works on locals so the
     /// loop keeps its state in registers.
     @inline(__always)
-    mutating func skipPlainASCII() {
+    package mutating func skipPlainASCII() {
         guard let base = bytes.baseAddress else { return }
         let end = bytes.count
         var i = index
@@ -259,12 +259,12 @@ struct Reader {
     /// below 0x20, `"`, `\` or 0x80 and above: ``JSONWriter/escapeByteMask(_:)`` plus the
     /// non-ASCII bytes. The lowest set bit marks exactly the first such byte; zero means none.
     @inline(__always)
-    static func specialByteMask(_ word: UInt64) -> UInt64 {
+    package static func specialByteMask(_ word: UInt64) -> UInt64 {
         JSONWriter.escapeByteMask(word) | (word & 0x8080_8080_8080_8080)
     }
 
     /// After `\u`: reads 4 hex digits, and a following `\uXXXX` low surrogate when needed.
-    mutating func parseUnicodeEscape() throws(JSONParser.Error) -> UInt32 {
+    package mutating func parseUnicodeEscape() throws(JSONParser.Error) -> UInt32 {
         let escapeStart = index - 2
         let first = try readHex4()
         switch first {
@@ -283,7 +283,7 @@ struct Reader {
         }
     }
 
-    mutating func readHex4() throws(JSONParser.Error) -> UInt32 {
+    package mutating func readHex4() throws(JSONParser.Error) -> UInt32 {
         guard index + 4 <= bytes.count else { throw error("truncated \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
@@ -301,7 +301,7 @@ struct Reader {
         return value
     }
 
-    func appendUTF8(of scalar: UInt32, to output: inout [UInt8]) {
+    package func appendUTF8(of scalar: UInt32, to output: inout [UInt8]) {
         switch scalar {
         case 0..<0x80:
             output.append(UInt8(scalar))
@@ -322,7 +322,7 @@ struct Reader {
 
     /// Advances over one multi-byte UTF-8 sequence, rejecting overlongs, surrogates and values
     /// above U+10FFFF (RFC 3629 §4).
-    mutating func skipUTF8Sequence() throws(JSONParser.Error) {
+    package mutating func skipUTF8Sequence() throws(JSONParser.Error) {
         let lead = bytes[index]
         let length: Int
         var low: UInt8 = 0x80, high: UInt8 = 0xBF

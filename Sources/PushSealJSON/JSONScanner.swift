@@ -7,16 +7,16 @@ import Darwin
 #endif
 
 /// Validation without building values: the same grammar, UTF-8, escape and depth rules as
-/// ``JSONParser`` (the same `Reader` primitives), but strings and numbers are only checked and
+/// ``JSONParser`` (the same `JSONReader` primitives), but strings and numbers are only checked and
 /// skipped. Used by fast paths that then fall back to the full parser for anything unusual: every
 /// throw here means "take the general path", never a verdict.
-extension Reader {
+extension JSONReader {
     /// Most members an object may have on a fast path (their names are compared pairwise).
-    static let fastPathMemberLimit = 16
+    package static let fastPathMemberLimit = 16
 
     /// Validates one string at the opening quote and steps over it. Returns the byte range of its
     /// raw contents (between the quotes) and whether it contains escapes.
-    mutating func scanString() throws(JSONParser.Error) -> (range: Range<Int>, escaped: Bool) {
+    package mutating func scanString() throws(JSONParser.Error) -> (range: Range<Int>, escaped: Bool) {
         index += 1
         let start = index
         var escaped = false
@@ -51,7 +51,7 @@ extension Reader {
     /// A member name at its opening quote, validated like ``scanString()`` and stepped over;
     /// returns the range of its bytes. An escape throws at once (escaped names are for the
     /// general path, as after ``scanString()``).
-    mutating func scanName() throws(JSONParser.Error) -> Range<Int> {
+    package mutating func scanName() throws(JSONParser.Error) -> Range<Int> {
         index += 1
         let start = index
         while true {
@@ -71,7 +71,7 @@ extension Reader {
     /// Whether the `count` bytes at offsets `a` and `b` are equal (member names are short: a loop
     /// in place rather than a call to `memcmp`).
     @inline(__always)
-    func sameBytes(_ a: Int, _ b: Int, count: Int) -> Bool {
+    package func sameBytes(_ a: Int, _ b: Int, count: Int) -> Bool {
         guard count > 16 else {
             for offset in 0..<count where bytes[a + offset] != bytes[b + offset] { return false }
             return true
@@ -80,7 +80,7 @@ extension Reader {
     }
 
     /// Validates one number and steps over it.
-    mutating func scanNumber() throws(JSONParser.Error) {
+    package mutating func scanNumber() throws(JSONParser.Error) {
         if current == UInt8(ascii: "-") { index += 1 }
         guard let first = current, isDigit(first) else { throw error("invalid number") }
         index += 1
@@ -104,7 +104,7 @@ extension Reader {
 
     /// Validates one value and steps over it. Objects must have unescaped, pairwise distinct
     /// names and at most ``fastPathMemberLimit`` members (otherwise: throws, take the general path).
-    mutating func skipValue(depth: Int) throws(JSONParser.Error) {
+    package mutating func skipValue(depth: Int) throws(JSONParser.Error) {
         guard let byte = current else { throw error("unexpected end of input") }
         switch byte {
         case UInt8(ascii: "{"): try skipObject(depth: depth + 1)
@@ -121,8 +121,8 @@ extension Reader {
     /// Steps over an object; `visit` sees each member's name range and is called with the reader
     /// at the start of the value, which it must consume (or leave to ``skipValue(depth:)`` by
     /// returning false).
-    mutating func scanObject(
-        depth: Int, _ visit: (Range<Int>, inout Reader) throws(JSONParser.Error) -> Bool = { _, _ in false }
+    package mutating func scanObject(
+        depth: Int, _ visit: (Range<Int>, inout JSONReader) throws(JSONParser.Error) -> Bool = { _, _ in false }
     ) throws(JSONParser.Error) {
         guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth)") }
         index += 1
@@ -158,11 +158,11 @@ extension Reader {
         }
     }
 
-    mutating func skipObject(depth: Int) throws(JSONParser.Error) {
+    package mutating func skipObject(depth: Int) throws(JSONParser.Error) {
         try scanObject(depth: depth)
     }
 
-    mutating func skipArray(depth: Int) throws(JSONParser.Error) {
+    package mutating func skipArray(depth: Int) throws(JSONParser.Error) {
         guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth)") }
         index += 1
         skipWhitespace()
@@ -185,7 +185,7 @@ extension Reader {
     /// Whether the bytes in `range` are exactly `name` (member names are short: compared in
     /// place, without a call).
     @inline(__always)
-    func bytes(_ range: Range<Int>, equal name: StaticString) -> Bool {
+    package func bytes(_ range: Range<Int>, equal name: StaticString) -> Bool {
         guard range.count == name.utf8CodeUnitCount else { return false }
         let base = bytes.baseAddress! + range.lowerBound
         let expected = name.utf8Start

@@ -1,6 +1,6 @@
 /// A parsed JSON value. Numbers keep the exact literal, so integer-form checks and byte-exact
 /// re-encoding are possible; objects keep member order.
-public enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable, Equatable {
     /// The literal `null`.
     case null
     /// The literal `true` or `false`.
@@ -15,7 +15,7 @@ public enum JSONValue: Sendable, Equatable {
     case object(JSONObject)
 
     /// True for null, booleans, numbers and strings.
-    public var isScalar: Bool {
+    package var isScalar: Bool {
         switch self {
         case .array, .object: false
         default: true
@@ -23,25 +23,25 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     /// The string, when this is a string.
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case let .string(value) = self { return value }
         return nil
     }
 
     /// The object, when this is an object.
-    public var objectValue: JSONObject? {
+    package var objectValue: JSONObject? {
         if case let .object(value) = self { return value }
         return nil
     }
 
     /// The value as an integer when it is a number in integer form (`0` or `-?[1-9][0-9]*`,
     /// no fraction or exponent) that fits in `Int64`.
-    public var integerValue: Int64? {
+    package var integerValue: Int64? {
         guard case let .number(literal) = self else { return nil }
         return JSONValue.integer(fromLiteral: literal)
     }
 
-    static func integer(fromLiteral literal: String) -> Int64? {
+    package static func integer(fromLiteral literal: String) -> Int64? {
         let utf8 = literal.utf8
         var index = utf8.startIndex
         let negative = utf8.first == UInt8(ascii: "-")
@@ -62,7 +62,7 @@ public enum JSONValue: Sendable, Equatable {
 
     /// Compact JSON text of this value (member order preserved, strings escaped as in
     /// ``JSONWriter``).
-    public var compactText: String {
+    package var compactText: String {
         var writer = JSONWriter()
         writer.append(self)
         return writer.text
@@ -71,31 +71,31 @@ public enum JSONValue: Sendable, Equatable {
 
 /// A JSON object: members in document order, names unique (the parser rejects duplicates; only the
 /// package-internal `JSONParser.parseKeepingDuplicateNames` keeps them, and the subscript returns the first).
-public struct JSONObject: Sendable, Equatable {
+package struct JSONObject: Sendable, Equatable {
     /// One `"name": value` pair.
-    public struct Member: Sendable, Equatable {
+    package struct Member: Sendable, Equatable {
         /// The member name, unescaped.
-        public let name: String
+        package let name: String
         /// The member value.
-        public let value: JSONValue
+        package let value: JSONValue
         /// A member with this name and value.
-        public init(name: String, value: JSONValue) {
+        package init(name: String, value: JSONValue) {
             self.name = name
             self.value = value
         }
     }
 
     /// The members in document order.
-    public let members: [Member]
+    package let members: [Member]
 
     /// Builds an object; names must be unique.
-    public init(members: [Member]) {
+    package init(members: [Member]) {
         self.members = members
     }
 
     /// The value of the member whose name has exactly these UTF-8 bytes (no Unicode
     /// normalisation: `"é"` and `"e\u{301}"` are different names).
-    public subscript(name: String) -> JSONValue? {
+    package subscript(name: String) -> JSONValue? {
         for member in members where UTF8Bytes.equal(member.name, name) { return member.value }
         return nil
     }

@@ -1,60 +1,60 @@
 /// Writes compact JSON bytes with PushSeal's deterministic string escaping: `"` and `\`
 /// escaped, control characters as `\b \f \n \r \t` or `\u00xx`, everything else literal UTF-8.
-public struct JSONWriter: Sendable, JSONSink {
+package struct JSONWriter: Sendable, JSONSink {
     /// The bytes written so far.
-    public private(set) var bytes: [UInt8]
+    package private(set) var bytes: [UInt8]
 
     /// An empty writer, optionally with room reserved for `capacity` bytes.
-    public init(capacity: Int = 0) {
+    package init(capacity: Int = 0) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
     /// The bytes written so far, as a string.
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    package var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// Lowercase hexadecimal digit of a nibble (0...15).
     @inline(__always)
-    static func hexDigit(_ nibble: UInt8) -> UInt8 {
+    package static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     /// Appends bytes that are already JSON (punctuation, a name with its quotes, …).
     @inline(__always)
-    public mutating func appendRaw(_ raw: StaticString) {
+    package mutating func appendRaw(_ raw: StaticString) {
         raw.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// Appends raw bytes that are already valid JSON text.
     @inline(__always)
-    public mutating func appendRaw(bytes raw: some Sequence<UInt8>) {
+    package mutating func appendRaw(bytes raw: some Sequence<UInt8>) {
         bytes.append(contentsOf: raw)
     }
 
     @inline(__always)
-    mutating func appendBytes(_ raw: UnsafeRawBufferPointer) {
+    package mutating func appendBytes(_ raw: UnsafeRawBufferPointer) {
         bytes.append(contentsOf: raw)
     }
 
     @inline(__always)
-    mutating func appendByte(_ byte: UInt8) {
+    package mutating func appendByte(_ byte: UInt8) {
         bytes.append(byte)
     }
 
     /// Appends `value` as a quoted, escaped JSON string.
-    public mutating func appendString(_ value: String) {
+    package mutating func appendString(_ value: String) {
         appendEscapedString(value)
     }
 
     /// Appends UTF-8 bytes as a quoted, escaped JSON string.
-    public mutating func appendString(utf8: UnsafeRawBufferPointer) {
+    package mutating func appendString(utf8: UnsafeRawBufferPointer) {
         appendEscapedString(utf8: utf8)
     }
 
     /// False only when none of the eight bytes of `word` is below 0x20, `"` or `\`
     /// (exact "has byte" tests: no false negatives; a true result is rechecked byte by byte).
     @inline(__always)
-    static func mayNeedEscape(_ word: UInt64) -> Bool {
+    package static func mayNeedEscape(_ word: UInt64) -> Bool {
         escapeByteMask(word) != 0
     }
 
@@ -64,7 +64,7 @@ public struct JSONWriter: Sendable, JSONSink {
     /// the first such byte, and a zero mask means there is none. Shared by the writer's escape
     /// scan and the parser's string scan.
     @inline(__always)
-    static func escapeByteMask(_ word: UInt64) -> UInt64 {
+    package static func escapeByteMask(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let below = (word &- ones &* 0x20) & ~word & highs
@@ -76,7 +76,7 @@ public struct JSONWriter: Sendable, JSONSink {
     }
 
     /// Number of bytes `value` takes as an escaped, quoted JSON string.
-    public static func encodedLength(ofString value: String) -> Int {
+    package static func encodedLength(ofString value: String) -> Int {
         var length = 2
         for c in value.utf8 {
             switch c {
@@ -89,12 +89,12 @@ public struct JSONWriter: Sendable, JSONSink {
     }
 
     /// Appends an integer in plain decimal.
-    public mutating func appendInteger(_ value: Int64) {
+    package mutating func appendInteger(_ value: Int64) {
         appendDecimal(value)
     }
 
     /// Appends `value` compactly (member order preserved, number literals as parsed).
-    public mutating func append(_ value: JSONValue) {
+    package mutating func append(_ value: JSONValue) {
         switch value {
         case .null: appendRaw("null")
         case let .bool(flag): flag ? appendRaw("true") : appendRaw("false")
@@ -123,7 +123,7 @@ public struct JSONWriter: Sendable, JSONSink {
 extension JSONWriter {
     /// Appends `value` pretty-printed: two-space indentation, one member or element per line,
     /// `": "` after names, member order preserved. Deterministic, for files people read (vectors).
-    public mutating func appendPretty(_ value: JSONValue, indentation: Int = 0) {
+    package mutating func appendPretty(_ value: JSONValue, indentation: Int = 0) {
         let inner = [UInt8](repeating: 0x20, count: (indentation + 1) * 2)
         let outer = [UInt8](repeating: 0x20, count: indentation * 2)
         switch value {

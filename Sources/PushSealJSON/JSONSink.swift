@@ -1,7 +1,7 @@
 /// Where deterministic JSON bytes go: ``JSONWriter``'s growable array, or a fixed buffer
 /// (``BoundedJSONWriter``). The escaping and number formatting are written once, generically,
 /// so every sink produces the same bytes.
-protocol JSONSink {
+package protocol JSONSink {
     /// Appends bytes that are already JSON.
     mutating func appendBytes(_ bytes: UnsafeRawBufferPointer)
     /// Appends one byte that is already JSON.
@@ -11,20 +11,20 @@ protocol JSONSink {
 extension JSONSink {
     /// Appends a static ASCII/UTF-8 literal.
     @inline(__always)
-    mutating func appendLiteral(_ literal: StaticString) {
+    package mutating func appendLiteral(_ literal: StaticString) {
         appendBytes(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     /// Appends `value` as a quoted, escaped JSON string.
     @inline(__always)
-    mutating func appendEscapedString(_ value: String) {
+    package mutating func appendEscapedString(_ value: String) {
         var value = value
         value.withUTF8 { appendEscapedString(utf8: UnsafeRawBufferPointer($0)) }
     }
 
     /// Appends UTF-8 bytes as a quoted JSON string: `"` and `\` escaped, control characters as
     /// `\b \f \n \r \t` or `\u00xx` (lowercase hex), everything else literal.
-    mutating func appendEscapedString(utf8: UnsafeRawBufferPointer) {
+    package mutating func appendEscapedString(utf8: UnsafeRawBufferPointer) {
         appendByte(UInt8(ascii: "\""))
         var runStart = 0
         var index = 0
@@ -61,7 +61,7 @@ extension JSONSink {
     }
 
     /// Appends an integer in plain decimal (the same digits as `String(value)`).
-    mutating func appendDecimal(_ value: Int64) {
+    package mutating func appendDecimal(_ value: Int64) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
             // The magnitude as UInt64 (Int64.min has no positive Int64).
             var magnitude = value.magnitude
@@ -121,7 +121,7 @@ package struct BoundedJSONWriter: JSONSink {
     }
 
     @inline(__always)
-    mutating func appendBytes(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func appendBytes(_ bytes: UnsafeRawBufferPointer) {
         guard !overflowed, bytes.count <= capacity - count else {
             overflowed = true
             return
@@ -131,7 +131,7 @@ package struct BoundedJSONWriter: JSONSink {
     }
 
     @inline(__always)
-    mutating func appendByte(_ byte: UInt8) {
+    package mutating func appendByte(_ byte: UInt8) {
         guard !overflowed, count < capacity else {
             overflowed = true
             return
