@@ -1,4 +1,4 @@
-/// A process exit status. PushSeal's contract (DESIGN §7): 0 success, 3 the receiver fell back
+/// A process exit status. PushSeal's contract (Docs/CLI.md): 0 success, 3 the receiver fell back
 /// (the fallback result is still printed), 64 usage error, 1 anything else.
 public struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The status passed to `exit(3)`.

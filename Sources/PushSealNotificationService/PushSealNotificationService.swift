@@ -29,8 +29,11 @@ open class PushSealNotificationService: UNNotificationServiceExtension {
     /// Starts an ``ExtensionSession`` for the request and processes it off the calling thread.
     override open func didReceive(
         _ request: UNNotificationRequest,
-        withContentHandler contentHandler: @escaping @Sendable (UNNotificationContent) -> Void
+        withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void
     ) {
+        // The base class's exact handler type, which is not @Sendable: the session calls it
+        // exactly once, from whichever thread delivers first, as the system allows.
+        nonisolated(unsafe) let contentHandler = contentHandler
         let original = request.content
         guard let receiver = makeReceiver() else {
             contentHandler(original)

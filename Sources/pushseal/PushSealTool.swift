@@ -1,6 +1,6 @@
 import PushSealCLIKit
 
-/// The `pushseal` command tree (DESIGN §7: the forms and outputs are a contract).
+/// The `pushseal` command tree (Docs/CLI.md: the forms and outputs are a contract).
 enum PushSealTool {
     /// Printed by `pushseal --version`.
     static let version = "0.2.0"
