@@ -125,20 +125,38 @@ public final class KeyStore: Sendable {
 
     // MARK: - Items
 
-    /// Adds `key` as epoch `epoch` of `conversation`. Throws ``KeyStoreError/duplicateItem`` when
-    /// the store already has this key id or this (conversation, epoch).
+    /// Adds `key` as epoch `epoch` of `conversation` — by default the conversation's next epoch
+    /// (its highest + 1; 1 for a conversation without keys), chosen inside the same write
+    /// transaction, so processes adding at once get distinct, consecutive epochs without retrying.
+    /// Throws ``KeyStoreError/duplicateItem`` when the store already has this key id or this
+    /// (conversation, epoch).
     @discardableResult
     public func add(
-        _ key: ConversationKey, conversation: String, epoch: Int64, label: String? = nil, notAfter: Int64? = nil
+        _ key: ConversationKey, conversation: String, epoch: Int64? = nil, label: String? = nil, notAfter: Int64? = nil
     ) throws(KeyStoreError) -> KeyItem {
         try Self.check(conversation: conversation)
-        guard epoch >= 0 else { throw .invalidArgument("epoch \(epoch) is negative") }
-        let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: clock(), notAfter: notAfter)
-        let sealed = ItemSealing.seal(key, conversation: conversation, epoch: epoch, masterKey: masterKey)
-        try session(.write) { connection throws(KeyStoreError) in
+        if let epoch, epoch < 0 { throw .invalidArgument("epoch \(epoch) is negative") }
+        let createdAt = clock()
+        let masterKey = self.masterKey
+        return try session(.write) { connection throws(KeyStoreError) -> KeyItem in
+            let epoch = if let epoch { epoch } else { try Self.nextEpoch(conversation, connection) }
+            let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: createdAt, notAfter: notAfter)
+            let sealed = ItemSealing.seal(key, conversation: conversation, epoch: epoch, masterKey: masterKey)
             try Self.insert(item, sealed: sealed, connection)
+            return item
         }
-        return item
+    }
+
+    /// The conversation's next epoch: its highest + 1, or 1 when it has no keys. Call inside the
+    /// write transaction that inserts it.
+    private static func nextEpoch(_ conversation: String, _ connection: SQLiteConnection) throws(KeyStoreError) -> Int64 {
+        let highest = try connection.withStatement("SELECT max(epoch) FROM keys WHERE conversation = ?1") { statement throws(KeyStoreError) in
+            try statement.bind(1, text: conversation)
+            _ = try statement.step()
+            return statement.optionalInt64(0)
+        }
+        if highest == Int64.max { throw .invalidArgument("conversation \(conversation) is at the last epoch") }
+        return (highest ?? 0) + 1
     }
 
     /// The key with id `id`, unsealed and checked (whether or not its not-after time passed).
@@ -212,13 +230,7 @@ public final class KeyStore: Sendable {
         let key = supplied ?? ConversationKey.generate()
         let masterKey = self.masterKey
         return try session(.write) { connection throws(KeyStoreError) -> StoredKey in
-            let highest = try connection.withStatement("SELECT max(epoch) FROM keys WHERE conversation = ?1") { statement throws(KeyStoreError) in
-                try statement.bind(1, text: conversation)
-                _ = try statement.step()
-                return statement.optionalInt64(0)
-            }
-            if highest == Int64.max { throw .invalidArgument("conversation \(conversation) is at the last epoch") }
-            let epoch = (highest ?? 0) + 1
+            let epoch = try Self.nextEpoch(conversation, connection)
             try connection.withStatement(
                 "UPDATE keys SET not_after = ?2 WHERE conversation = ?1 AND not_after IS NULL"
             ) { statement throws(KeyStoreError) in

@@ -21,6 +21,31 @@ struct KeyStoreAPITests {
         #expect(try store.items() == [item])
     }
 
+    @Test("without an epoch, add takes the conversation's next epoch, inside its own transaction")
+    func addWithoutEpochTakesTheNextOne() throws {
+        let dir = TemporaryDirectory()
+        let store = try makeStore(dir)
+        #expect(try store.add(ConversationKey.generate(), conversation: "c").epoch == 1)
+        try store.add(ConversationKey.generate(), conversation: "c", epoch: 7)
+        #expect(try store.add(ConversationKey.generate(), conversation: "c").epoch == 8)
+        #expect(try store.add(ConversationKey.generate(), conversation: "other").epoch == 1)
+        // A duplicate key is refused whatever the epoch, and nothing changes.
+        let key = ConversationKey.generate()
+        try store.add(key, conversation: "d")
+        #expect(storeError { try store.add(key, conversation: "d") } == .duplicateItem)
+        #expect(try store.items(conversation: "d").map(\.epoch) == [1])
+
+        // Several stores adding at once get distinct, consecutive epochs, none refused.
+        let adders = 6
+        let epochs = Mutex<[Int64]>([])
+        DispatchQueue.concurrentPerform(iterations: adders) { _ in
+            let own = try! reopen(dir)
+            let item = try! own.add(ConversationKey.generate(), conversation: "busy")
+            epochs.withLock { $0.append(item.epoch) }
+        }
+        #expect(epochs.withLock { $0.sorted() } == Array(1...Int64(adders)))
+    }
+
     @Test func labelAndNotAfterAreOptional() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir, clock: ManualClock(7))

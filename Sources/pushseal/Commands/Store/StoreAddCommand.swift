@@ -28,9 +28,6 @@ enum StoreAddCommand {
         ],
         run: run)
 
-    /// How often a computed next epoch is recomputed when another process took it meanwhile.
-    static let epochAttempts = 5
-
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
         let location = try StoreCommand.location(arguments)
@@ -42,42 +39,25 @@ enum StoreAddCommand {
         let key = try ArgumentDecoding.conversationKey(context) ?? ConversationKey.generate()
 
         let store = try StoreCommand.open(location, clock: StoreCommand.clock(now))
-        var attempt = 0
-        while true {
-            attempt += 1
-            let epoch: Int64
-            if let givenEpoch {
-                epoch = givenEpoch
-            } else {
-                let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
-                epoch = (items.last?.epoch ?? 0) + 1
+        do throws(KeyStoreError) {
+            // Without --epoch the store picks the next epoch in its write transaction.
+            let item = try store.add(key, conversation: conversation, epoch: givenEpoch, label: label, notAfter: notAfter)
+            if let notAfter, notAfter < (now ?? systemClock()) {
+                context.warn("the key is already past its --not-after time: it is never current, and 'store purge' removes it")
             }
-            do throws(KeyStoreError) {
-                let item = try store.add(key, conversation: conversation, epoch: epoch, label: label, notAfter: notAfter)
-                if let notAfter, notAfter < (now ?? systemClock()) {
-                    context.warn("the key is already past its --not-after time: it is never current, and 'store purge' removes it")
-                }
-                StoreCommand.writeItemSummary(item, to: &context)
-                return .success
-            } catch .duplicateItem {
-                // The epoch was free a moment ago: another process added one. Take the next.
-                if givenEpoch == nil, attempt < epochAttempts, try !holds(key.id, store: store, location: location) { continue }
-                throw try duplicate(key: key.id, conversation: conversation, epoch: epoch, automaticEpoch: givenEpoch == nil,
-                                    store: store, location: location)
-            } catch {
-                throw KeyStoreDiagnostics.error(error, location: location)
-            }
+            StoreCommand.writeItemSummary(item, to: &context)
+            return .success
+        } catch .duplicateItem {
+            throw try duplicate(key: key.id, conversation: conversation, epoch: givenEpoch, store: store, location: location)
+        } catch {
+            throw KeyStoreDiagnostics.error(error, location: location)
         }
     }
 
-    /// Whether the store holds a key with id `kid` (a duplicate key, rather than a taken epoch).
-    private static func holds(_ kid: KeyID, store: KeyStore, location: StoreCommand.Location) throws(CLIError) -> Bool {
-        try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items().contains { $0.keyID == kid } }
-    }
-
-    /// Says which of the two uniqueness rules the new key broke.
+    /// Says which of the two uniqueness rules the new key broke (with an automatic epoch, only
+    /// the key itself can be a duplicate).
     private static func duplicate(
-        key kid: KeyID, conversation: String, epoch: Int64, automaticEpoch: Bool, store: KeyStore, location: StoreCommand.Location
+        key kid: KeyID, conversation: String, epoch: Int64?, store: KeyStore, location: StoreCommand.Location
     ) throws(CLIError) -> CLIError {
         let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items() }
         if let existing = items.first(where: { $0.keyID == kid }) {
@@ -85,10 +65,8 @@ enum StoreAddCommand {
                 "the store already holds this key (kid \(kid)) as epoch \(existing.epoch) of conversation \(JSONText.quoted(existing.conversation))",
                 hints: "a key belongs to exactly one (conversation, epoch); generate a new key for a new epoch (omit --key/--key-file)")
         }
-        if automaticEpoch {
-            return .failure(
-                "conversation \(JSONText.quoted(conversation)) kept getting new epochs while adding (another process is adding keys)",
-                hints: "try again, or give --epoch")
+        guard let epoch else {
+            return .failure("the store refused the key for conversation \(JSONText.quoted(conversation)) as a duplicate", hints: "try again")
         }
         let next = (items.filter { $0.conversation.utf8.elementsEqual(conversation.utf8) }.map(\.epoch).max() ?? 0) + 1
         return .failure(
