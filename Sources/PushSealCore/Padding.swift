@@ -13,11 +13,23 @@ public enum Padding {
     /// `content` padded to exactly `length` bytes (`length > content.count`).
     public static func pad(_ content: [UInt8], toLength length: Int) -> [UInt8] {
         precondition(length > content.count, "padded length must leave room for the 0x80 marker")
-        var padded = content
-        padded.reserveCapacity(length)
-        padded.append(0x80)
-        padded.append(contentsOf: repeatElement(0, count: length - content.count - 1))
-        return padded
+        return [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+            let padded = UnsafeMutableRawBufferPointer(buffer)
+            content.withUnsafeBytes { if let source = $0.baseAddress { padded.baseAddress!.copyMemory(from: source, byteCount: content.count) } }
+            pad(padded, contentLength: content.count)
+            initialized = length
+        }
+    }
+
+    /// Pads in place: `buffer` holds `contentLength` content bytes at its start; the 0x80 marker
+    /// and the zeros are written after them, up to the end of `buffer`
+    /// (`buffer.count > contentLength`). The one padding writer, also used by the sealer on its
+    /// payload buffer.
+    @inlinable
+    public static func pad(_ buffer: UnsafeMutableRawBufferPointer, contentLength: Int) {
+        precondition(buffer.count > contentLength && contentLength >= 0, "padded length must leave room for the 0x80 marker")
+        buffer[contentLength] = 0x80
+        (buffer.baseAddress! + contentLength + 1).initializeMemory(as: UInt8.self, repeating: 0, count: buffer.count - contentLength - 1)
     }
 
     /// Length of the content inside `padded`, or nil when the padding is malformed

@@ -223,8 +223,7 @@ public struct NotificationSealer: Sendable {
         }
 
         let e = buffer.baseAddress!
-        e.storeBytes(of: 0x80, toByteOffset: header + contentCount, as: UInt8.self)
-        (e + header + contentCount + 1).initializeMemory(as: UInt8.self, repeating: 0, count: padded - contentCount - 1)
+        Padding.pad(UnsafeMutableRawBufferPointer(start: e + header, count: padded), contentLength: contentCount)
         let plaintext = UnsafeRawBufferPointer(start: e + header, count: padded)
         let envelope = UnsafeMutableRawBufferPointer(start: e, count: envelopeCount)
         withUnsafeTemporaryAllocation(byteCount: Envelope.saltByteCount, alignment: 8) { saltBuffer in

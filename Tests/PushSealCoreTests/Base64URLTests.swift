@@ -148,6 +148,18 @@ struct PaddingTests {
         }
     }
 
+    @Test("padding in place overwrites whatever follows the content, and equals the array form")
+    func padInPlace() {
+        for (length, total) in [(0, 1), (3, 4), (5, 64), (100, 256)] {
+            let content = (0..<length).map { UInt8(truncatingIfNeeded: $0 * 7 + 1) }
+            var buffer = content + [UInt8](repeating: 0xAA, count: total - length)  // stale bytes
+            buffer.withUnsafeMutableBytes { Padding.pad($0, contentLength: length) }
+            #expect(buffer == Padding.pad(content, toLength: total))
+            #expect(buffer[length] == 0x80 && buffer[(length + 1)...].allSatisfy { $0 == 0 })
+            #expect(Padding.unpaddedLength(of: buffer) == length)
+        }
+    }
+
     @Test("unpadding agrees with a byte-at-a-time reference for a stray byte anywhere")
     func unpaddingMatchesReference() {
         func reference(_ padded: [UInt8]) -> Int? {
