@@ -10,7 +10,10 @@ import Darwin
 /// The master key file: exactly 32 raw bytes, mode 0600.
 enum KeyFile {
     /// Reads the key at `path`; when it does not exist and `create` is set, creates it first.
+    /// With `create` (a store being initialized), first removes the temporaries that killed
+    /// creators left behind (``removeStaleTemporaries(of:)``).
     static func load(path: String, create: Bool) throws(KeyStoreError) -> SymmetricKey {
+        if create { removeStaleTemporaries(of: path) }
         switch read(path: path) {
         case let .success(key):
             return key
@@ -100,7 +103,6 @@ enum KeyFile {
     /// On file systems without hard links, falls back to O_CREAT|O_EXCL on `path` itself.
     private static func create(path: String) throws(KeyStoreError) {
         let directory = FileSystem.directoryName(of: path)
-        removeStaleTemporaries(of: path)
         let temporary = path + temporaryInfix + "\(getpid())-" + Hex.encode(Sodium.randomBytes(count: 8))
         try writeNewKey(to: temporary)
         let linked = link(temporary, path)
