@@ -106,6 +106,15 @@ public final class LineReader {
         }
     }
 
+    /// The next line, nil at the end of the stream (``nextLines(maximumCount:maximumByteCount:)``
+    /// one line at a time).
+    public func nextLine() throws(IOError) -> Line? {
+        try nextLines(maximumCount: 1, maximumByteCount: .max)?.first
+    }
+
+    /// Whether the next line is already read, so asking for it will not wait for input.
+    public var hasBufferedLine: Bool { nextNewline() != nil }
+
     /// One `read(2)` appended to the buffer; sets ``atEnd`` at the end of the stream.
     private func fill() throws(IOError) {
         while true {
