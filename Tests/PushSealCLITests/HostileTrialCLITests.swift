@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 @_spi(Vectors) import PushSealCore
 import Synchronization
+import PushSealBench
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -50,24 +51,12 @@ struct HostileTrialCLITests {
 
         init(_ arguments: [String]) throws {
             let executable = try #require(PushSealExecutable.path)
+            // Close-on-exec pipes: the child keeps only its dup2'd standard input and output, so
+            // closing our write end is the end of its input.
             var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
             #expect(pipe(&toChild) == 0 && pipe(&fromChild) == 0)
-            #if canImport(Glibc)
-            var actions = posix_spawn_file_actions_t()
-            #else
-            var actions: posix_spawn_file_actions_t?
-            #endif
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-            posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-            for fd in toChild + fromChild { posix_spawn_file_actions_addclose(&actions, fd) }
-            let argv = ([executable] + arguments).map { strdup($0) }
-            defer { argv.forEach { free($0) } }
-            var pid: pid_t = 0
-            let status = (argv + [nil]).withUnsafeBufferPointer {
-                posix_spawn(&pid, executable, &actions, nil, UnsafeMutablePointer(mutating: $0.baseAddress!), environ)
-            }
+            for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            let (pid, status) = spawnProcess([executable] + arguments, descriptors: [(toChild[0], 0), (fromChild[1], 1)])
             close(toChild[0])
             close(fromChild[1])
             try #require(status == 0, "posix_spawn: \(status)")
