@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "PushSealCLITests",
             dependencies: [
-                "PushSealCore", "PushSealJSON", "PushSealCLIKit", "pushseal", "pushseal-deliver",
+                "PushSealCore", "PushSealJSON", "PushSealCLIKit", "PushSealBench", "pushseal", "pushseal-deliver",
                 .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms)),
             ]),
         .testTarget(

@@ -55,19 +55,42 @@ public struct CommandContext: Sendable {
         let bytes: [UInt8]
         if let path, path != "-" {
             do throws(IOError) { bytes = try FileSystem.readFile(at: path, limit: limit) } catch { throw .io(error) }
-            if bytes.isEmpty { throw .failure("'\(path)' is empty; expected a \(what)") }
         } else {
-            if StandardStreams.standardInputIsTerminal {
-                note("reading the \(what) from the terminal; end it with Ctrl-D (or pass a file)")
-            }
+            noteIfTerminal(what)
             do throws(IOError) { bytes = try StandardStreams.readStandardInput(limit: limit) } catch { throw .io(error) }
-            if bytes.isEmpty {
-                throw .failure(
-                    "no \(what) on standard input",
-                    hints: "pipe one in or name a file: \(commandName) < FILE, or \(commandName) FILE")
-            }
         }
+        if bytes.isEmpty { throw emptyInput(from: path, what: what) }
         return bytes
+    }
+
+    /// The input named by a `[<file>]` argument (the file, or standard input when `path` is nil
+    /// or `-`) as a ``LineReader``, for input of any length processed line by line. Says so
+    /// when standard input is a terminal, as ``readInput(from:what:limit:)`` does.
+    public func inputLines(from path: String?, what: String, maximumLineByteCount: Int) throws(CLIError) -> LineReader {
+        guard let path, path != "-" else {
+            noteIfTerminal(what)
+            return LineReader(descriptor: 0, path: nil, maximumLineByteCount: maximumLineByteCount)
+        }
+        do throws(IOError) {
+            let descriptor = try FileSystem.openForReading(path)
+            return LineReader(descriptor: descriptor, path: path, maximumLineByteCount: maximumLineByteCount, closesDescriptor: true)
+        } catch {
+            throw .io(error)
+        }
+    }
+
+    /// The error for an input (`path` nil or `-`: standard input) that turned out to be empty.
+    public func emptyInput(from path: String?, what: String) -> CLIError {
+        if let path, path != "-" { return .failure("'\(path)' is empty; expected a \(what)") }
+        return .failure(
+            "no \(what) on standard input",
+            hints: "pipe one in or name a file: \(commandName) < FILE, or \(commandName) FILE")
+    }
+
+    private func noteIfTerminal(_ what: String) {
+        if StandardStreams.standardInputIsTerminal {
+            note("reading the \(what) from the terminal; end it with Ctrl-D (or pass a file)")
+        }
     }
 
     /// Reads a whole file (keys, vector files, …), with the tool's standard messages.

@@ -95,6 +95,80 @@ public struct CommandLineTool: Sendable {
         return .help(path)
     }
 
+    /// Runs the tool on this process's command line (`argv` without the program name), taken as
+    /// raw bytes so that an argument that is not valid UTF-8 is a usage error (exit 64) instead
+    /// of being silently repaired (``main(argumentBytes:)``).
+    public func main() -> ExitCode {
+        main(argumentBytes: Self.processArgumentBytes())
+    }
+
+    /// This process's arguments, without the program name, as the exact bytes of `argv`.
+    public static func processArgumentBytes() -> [[UInt8]] {
+        (1..<Int(CommandLine.argc)).map { index in
+            guard let argument = CommandLine.unsafeArgv[index] else { return [] }
+            return UnsafeRawBufferPointer(start: argument, count: strlen(argument)).map { $0 }
+        }
+    }
+
+    /// Runs the tool on raw arguments. Every argument must be valid UTF-8: identifiers (a
+    /// conversation id, a label) and paths are compared and stored as exact bytes, and a repaired
+    /// argument (U+FFFD for each bad sequence) would make different byte strings collide or name
+    /// another file. The first invalid one is a usage error naming it — never echoing its bytes,
+    /// which may be a secret.
+    public func main(argumentBytes: [[UInt8]]) -> ExitCode {
+        switch Self.decodeArguments(argumentBytes) {
+        case let .success(arguments):
+            return main(arguments: arguments)
+        case let .failure(failure):
+            StandardStreams.writeStandardError(HelpFormatter.errorText(failure.error, path: commandPath(resolve(failure.repaired))))
+            return .usage
+        }
+    }
+
+    /// Why raw arguments could not be decoded: the usage error, and every argument repaired (to
+    /// find the command the error is about).
+    public struct ArgumentDecodingFailure: Error, Sendable {
+        /// `The value of '--conversation' is not valid UTF-8 …`.
+        public let error: UsageError
+        /// The arguments with invalid sequences replaced by U+FFFD.
+        public let repaired: [String]
+    }
+
+    /// The arguments as strings, or the usage error for the first one that is not valid UTF-8.
+    public static func decodeArguments(_ raw: [[UInt8]]) -> Result<[String], ArgumentDecodingFailure> {
+        var strings: [String] = []
+        strings.reserveCapacity(raw.count)
+        var firstInvalid: Int?
+        for (index, bytes) in raw.enumerated() {
+            if let valid = String(validating: bytes, as: UTF8.self) {
+                strings.append(valid)
+            } else {
+                strings.append(String(decoding: bytes, as: UTF8.self))
+                if firstInvalid == nil { firstInvalid = index }
+            }
+        }
+        guard let index = firstInvalid else { return .success(strings) }
+        let which: String
+        let inline = raw[index].firstIndex(of: UInt8(ascii: "=")).map { raw[index][..<$0] }
+        if raw[index].starts(with: Array("--".utf8)), let inline, let name = String(validating: inline, as: UTF8.self) {
+            which = "The value of '\(name)'"
+        } else if index > 0, strings[index - 1].hasPrefix("-"), strings[index - 1] != "--", String(validating: raw[index - 1], as: UTF8.self) != nil {
+            which = "The value of '\(strings[index - 1])'"
+        } else {
+            which = "Argument \(index + 1)"
+        }
+        let error = UsageError("\(which) is not valid UTF-8; every argument must be UTF-8 text (a repaired one would name something else).")
+        return .failure(ArgumentDecodingFailure(error: error, repaired: strings))
+    }
+
+    /// The command a resolution is about.
+    private func commandPath(_ resolution: Resolution) -> [CommandSpec] {
+        switch resolution {
+        case let .help(path), let .missingSubcommand(path), let .usageError(path, _), let .run(path, _): path
+        case .version: [root]
+        }
+    }
+
     /// Runs the tool on `arguments` (without the program name), writing to the standard
     /// streams, and returns the exit status.
     public func main(arguments: [String]) -> ExitCode {

@@ -10,15 +10,30 @@ import Darwin
 public enum FileSystem {
     /// Reads the file at `path`; more than `limit` bytes is an error.
     public static func readFile(at path: String, limit: Int) throws(IOError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .cannotOpen(path: path, errno: errno) }
+        let descriptor = try openForReading(path)
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw .cannotRead(path: path, errno: errno) }
-        if (info.st_mode & S_IFMT) == S_IFDIR { throw .isDirectory(path: path) }
         let isRegular = (info.st_mode & S_IFMT) == S_IFREG
         if isRegular && Int(info.st_size) > limit { throw .tooLarge(path: path, limit: limit) }
         return try StandardStreams.readAll(from: descriptor, path: path, limit: limit, sizeHint: isRegular ? Int(info.st_size) : 0)
+    }
+
+    /// Opens `path` for reading (the caller closes the descriptor); a directory is an error.
+    public static func openForReading(_ path: String) throws(IOError) -> Int32 {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .cannotOpen(path: path, errno: errno) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw .cannotRead(path: path, errno: code)
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            close(descriptor)
+            throw .isDirectory(path: path)
+        }
+        return descriptor
     }
 
     /// Writes `bytes` to `path` so that readers see either the old file or the whole new one,

@@ -41,6 +41,57 @@ enum FileSystem {
         }
     }
 
+    /// What `lstat` says about the last component of a path (symbolic links are not followed).
+    enum LinkStatus {
+        case symbolicLink
+        case other
+    }
+
+    /// `lstat(path)`: whether the path itself is a symbolic link.
+    static func linkStatus(_ path: String) -> LinkStatus {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return .other }
+        return UInt32(info.st_mode) & 0o170000 == 0o120000 ? .symbolicLink : .other
+    }
+
+    /// A file type for messages: "a FIFO", "a directory", … (`mode` is `st_mode`).
+    static func typeName(mode: UInt32) -> String {
+        switch mode & 0o170000 {
+        case 0o010000: "a FIFO"
+        case 0o020000: "a character device"
+        case 0o040000: "a directory"
+        case 0o060000: "a block device"
+        case 0o120000: "a symbolic link"
+        case 0o140000: "a socket"
+        default: "not a regular file"
+        }
+    }
+
+    /// The names in `directory` (without "." and ".."); empty when it cannot be read.
+    static func entries(of directory: String) -> [String] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Whether a process with id `pid` exists (`kill(pid, 0)`; EPERM means it exists).
+    static func processExists(_ pid: Int32) -> Bool {
+        kill(pid, 0) == 0 || errno == EPERM
+    }
+
+    /// The last component of `path`.
+    static func baseName(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
+    }
+
     /// Creates `path` and its missing parents with mode 0700 (like `mkdir -p`).
     /// Returns nil on success, or the errno and the component that failed.
     static func makeDirectories(_ path: String) -> (errno: Int32, path: String)? {

@@ -6,12 +6,19 @@ import PushSealCore
 /// ```
 /// s    = 24 fresh random bytes per row
 /// ik   = HKDF-Expand-SHA256(MK, "pushseal v1 store item" || s, 32)
-/// AD   = 0x01 || kid(16) || int64be(epoch) || uint32be(len(conversation)) || conversation (UTF-8)
-/// blob = 0x01 || s || ChaCha20-Poly1305(ik, nonce = 12 zero bytes, aad = AD, K)     (73 bytes)
+/// AD   = 0x02 || kid(16) || int64be(epoch) || int64be(created_at) || not_after (1 + 8 bytes)
+///        || uint32be(len(conversation)) || conversation || label (1 + 4 + len bytes)
+/// blob = 0x02 || s || ChaCha20-Poly1305(ik, nonce = 12 zero bytes, aad = AD, K)     (73 bytes)
 /// ```
+///
+/// Every column of the row is in AD, so no edit of the file can change which key is selected,
+/// or what is shown about it, without the row failing to unseal (format 1, before file format
+/// version 2, bound kid, epoch and conversation only; it is read only to migrate).
 enum ItemSealing {
     /// Format tag of a sealed item (first byte of the blob and of its associated data).
-    static let itemFormat: UInt8 = 0x01
+    static let itemFormat: UInt8 = 0x02
+    /// Format tag of items sealed by file format version 1 (read only while migrating).
+    static let itemFormatVersion1: UInt8 = 0x01
     /// Format tag of the master-key verifier.
     static let verifierFormat: UInt8 = 0x01
     /// Salt length.
@@ -27,22 +34,67 @@ enum ItemSealing {
 
     private static let zeroNonce = [UInt8](repeating: 0, count: ChaCha20Poly1305.nonceByteCount)
 
-    /// The associated data binding a sealed key to its row.
-    static func associatedData(keyID: [UInt8], conversation: [UInt8], epoch: Int64) -> [UInt8] {
-        var ad: [UInt8] = [itemFormat]
-        ad.reserveCapacity(1 + keyID.count + 8 + 4 + conversation.count)
-        ad += keyID
-        ad += bigEndian(UInt64(bitPattern: epoch))
-        ad += bigEndian(UInt32(truncatingIfNeeded: conversation.count))
-        ad += conversation
-        return ad
+    /// Every column of a `keys` row except the sealed key itself: what the sealed key is bound to.
+    struct Binding: Equatable {
+        var keyID: [UInt8]
+        /// The conversation's exact UTF-8 bytes.
+        var conversation: [UInt8]
+        var epoch: Int64
+        var createdAt: Int64
+        var notAfter: Int64?
+        /// The label's exact UTF-8 bytes, nil when the row has none.
+        var label: [UInt8]?
+
+        /// The binding of `item`.
+        init(_ item: KeyItem) {
+            self.init(
+                keyID: item.keyID.bytes, conversation: Array(item.conversation.utf8), epoch: item.epoch,
+                createdAt: item.createdAt, notAfter: item.notAfter, label: item.label.map { Array($0.utf8) })
+        }
+
+        init(keyID: [UInt8], conversation: [UInt8], epoch: Int64, createdAt: Int64, notAfter: Int64?, label: [UInt8]?) {
+            self.keyID = keyID
+            self.conversation = conversation
+            self.epoch = epoch
+            self.createdAt = createdAt
+            self.notAfter = notAfter
+            self.label = label
+        }
+
+        /// The associated data of format 2: fixed-size fields first, then the two
+        /// length-prefixed ones, each optional field behind a presence byte (injective).
+        var associatedData: [UInt8] {
+            var ad: [UInt8] = [itemFormat]
+            ad.reserveCapacity(1 + keyID.count + 8 + 8 + 9 + 4 + conversation.count + 5 + (label?.count ?? 0))
+            ad += keyID
+            ad += bigEndian(UInt64(bitPattern: epoch))
+            ad += bigEndian(UInt64(bitPattern: createdAt))
+            ad.append(notAfter == nil ? 0 : 1)
+            ad += bigEndian(UInt64(bitPattern: notAfter ?? 0))
+            ad += bigEndian(UInt32(truncatingIfNeeded: conversation.count))
+            ad += conversation
+            ad.append(label == nil ? 0 : 1)
+            ad += bigEndian(UInt32(truncatingIfNeeded: label?.count ?? 0))
+            ad += label ?? []
+            return ad
+        }
+
+        /// The associated data of format 1 (file format version 1): kid, epoch, conversation.
+        var associatedDataVersion1: [UInt8] {
+            var ad: [UInt8] = [itemFormatVersion1]
+            ad += keyID
+            ad += bigEndian(UInt64(bitPattern: epoch))
+            ad += bigEndian(UInt32(truncatingIfNeeded: conversation.count))
+            ad += conversation
+            return ad
+        }
     }
 
-    /// Seals `key` for the row (key.id, conversation, epoch) with a fresh salt.
-    static func seal(_ key: ConversationKey, conversation: String, epoch: Int64, masterKey: SecretKey) -> [UInt8] {
+    /// Seals `key` for the row `binding` with a fresh salt.
+    static func seal(_ key: ConversationKey, binding: Binding, masterKey: SecretKey) -> [UInt8] {
         let salt = SystemRandom.bytes(count: saltByteCount)
         let itemKey = derive(masterKey, info: itemInfo, salt: salt)
-        let ad = associatedData(keyID: key.id.bytes, conversation: Array(conversation.utf8), epoch: epoch)
+        let ad = binding.associatedData
         var blob = [UInt8](repeating: 0, count: sealedByteCount)
         blob[0] = itemFormat
         blob.replaceSubrange(1...saltByteCount, with: salt)
@@ -62,12 +114,22 @@ enum ItemSealing {
     }
 
     /// Opens a row's sealed key. Returns nil unless the blob is well formed, authenticates with
-    /// the row's own kid, conversation and epoch, and the unsealed key has exactly that kid.
-    static func unseal(_ blob: [UInt8], keyID: KeyID, conversation: [UInt8], epoch: Int64, masterKey: SecretKey) -> ConversationKey? {
-        guard blob.count == sealedByteCount, blob[0] == itemFormat else { return nil }
+    /// every column of the row (`binding`), and the unsealed key has exactly the row's kid.
+    static func unseal(_ blob: [UInt8], binding: Binding, masterKey: SecretKey) -> ConversationKey? {
+        unseal(blob, format: itemFormat, associatedData: binding.associatedData, keyID: binding.keyID, masterKey: masterKey)
+    }
+
+    /// Opens a key sealed by file format version 1 (for the migration to version 2 only).
+    static func unsealVersion1(_ blob: [UInt8], binding: Binding, masterKey: SecretKey) -> ConversationKey? {
+        unseal(blob, format: itemFormatVersion1, associatedData: binding.associatedDataVersion1, keyID: binding.keyID, masterKey: masterKey)
+    }
+
+    private static func unseal(
+        _ blob: [UInt8], format: UInt8, associatedData ad: [UInt8], keyID: [UInt8], masterKey: SecretKey
+    ) -> ConversationKey? {
+        guard blob.count == sealedByteCount, blob[0] == format else { return nil }
         let salt = Array(blob[1...saltByteCount])
         let itemKey = derive(masterKey, info: itemInfo, salt: salt)
-        let ad = associatedData(keyID: keyID.bytes, conversation: conversation, epoch: epoch)
         var opened = false
         let storage = SecureBytes(count: ConversationKey.byteCount) { output in
             opened = blob.withUnsafeBytes { raw in
@@ -86,6 +148,7 @@ enum ItemSealing {
         guard opened else { return nil }
         guard let key = try? ConversationKey(SecretKey(storage: storage)) else { return nil }
         // Key commitment at rest: the unsealed K must derive the row's kid (constant time).
+        guard keyID.count == KeyID.byteCount else { return nil }
         let matches = key.id.withUnsafeBytes { a in keyID.withUnsafeBytes { b in SecureMemory.constantTimeEqual(a, b) } }
         return matches ? key : nil
     }

@@ -10,7 +10,10 @@ import Darwin
 /// The master key file: exactly 32 raw bytes, mode 0600.
 enum KeyFile {
     /// Reads the key at `path`; when it does not exist and `create` is set, creates it first.
+    /// With `create` (a store being initialized), first removes the temporaries that killed
+    /// creators left behind (``removeStaleTemporaries(of:)``).
     static func load(path: String, create: Bool) throws(KeyStoreError) -> SecretKey {
+        if create { removeStaleTemporaries(of: path) }
         switch read(path: path) {
         case let .success(key):
             return key
@@ -34,11 +37,22 @@ enum KeyFile {
         case failure(KeyStoreError)
     }
 
+    /// Opens with `O_NONBLOCK` (a FIFO or device never blocks the open; the descriptor is
+    /// checked before anything is read from it) and `O_NOFOLLOW` (a symbolic link as the last
+    /// path component is refused, Docs/KEY-STORE.md §5), then checks the opened descriptor:
+    /// a regular file, owned by the effective user, no group or other permission bits, 32 bytes.
     private static func read(path: String) -> ReadResult {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT { return .missing }
+            if code == ELOOP, case .symbolicLink = FileSystem.linkStatus(path) {
+                return .failure(.locked(
+                    "master key file \(path) is a symbolic link; symbolic links are not followed: give the path of the file itself"))
+            }
+            if code == ENXIO || code == EOPNOTSUPP {
+                return .failure(.locked("master key file \(path) is not a regular file (a socket or a device without a driver)"))
+            }
             return .failure(.locked("cannot open master key file \(path): \(FileSystem.describe(code))"))
         }
         defer { close(fd) }
@@ -47,7 +61,12 @@ enum KeyFile {
             return .failure(.locked("cannot stat master key file \(path): \(FileSystem.describe(errno))"))
         }
         guard UInt32(info.st_mode) & 0o170000 == 0o100000 else {
-            return .failure(.locked("master key file \(path) is not a regular file"))
+            let kind = FileSystem.typeName(mode: UInt32(info.st_mode))
+            return .failure(.locked("master key file \(path) is not a regular file (it is \(kind))"))
+        }
+        guard info.st_uid == geteuid() else {
+            return .failure(.locked(
+                "master key file \(path) is owned by user \(info.st_uid), not by this user (\(geteuid())); a master key file must belong to the user that runs the store"))
         }
         let permissions = UInt32(info.st_mode) & 0o777
         guard permissions & 0o077 == 0 else {
@@ -84,7 +103,7 @@ enum KeyFile {
     /// On file systems without hard links, falls back to O_CREAT|O_EXCL on `path` itself.
     private static func create(path: String) throws(KeyStoreError) {
         let directory = FileSystem.directoryName(of: path)
-        let temporary = path + ".tmp-\(getpid())-" + Hex.encode(SystemRandom.bytes(count: 8))
+        let temporary = path + temporaryInfix + "\(getpid())-" + Hex.encode(SystemRandom.bytes(count: 8))
         try writeNewKey(to: temporary)
         let linked = link(temporary, path)
         let linkError = errno
@@ -101,6 +120,25 @@ enum KeyFile {
         } catch {
             if case .missing = read(path: path) { throw error }
             // Another process created it in between: use that one.
+        }
+    }
+
+    /// What follows the key file's name in a temporary file's name: `master.key.tmp-PID-RANDOM`.
+    static let temporaryInfix = ".tmp-"
+
+    /// Removes the temporaries of `path` left by processes that no longer exist (killed between
+    /// creating their temporary file and unlinking it). A temporary whose PID is alive — another
+    /// process creating the key right now, or a reused PID — is left alone. Best effort.
+    static func removeStaleTemporaries(of path: String) {
+        let prefix = FileSystem.baseName(of: path) + temporaryInfix
+        let directory = FileSystem.directoryName(of: path)
+        for name in FileSystem.entries(of: directory) where name.hasPrefix(prefix) {
+            let rest = name.utf8.dropFirst(prefix.utf8.count)
+            guard let dash = rest.firstIndex(of: UInt8(ascii: "-")),
+                  let pid = Int32(String(decoding: rest[..<dash], as: UTF8.self)), pid > 0,
+                  !FileSystem.processExists(pid)
+            else { continue }
+            _ = unlink(FileSystem.join(directory, name))
         }
     }
 

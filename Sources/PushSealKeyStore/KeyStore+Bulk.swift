@@ -29,7 +29,10 @@ extension KeyStore {
             guard item.epoch >= 0 else { throw .invalidArgument("epoch \(item.epoch) is negative") }
         }
         let createdAt = clock()
-        let sealed = items.map { ItemSealing.seal($0.key, conversation: $0.conversation, epoch: $0.epoch, masterKey: masterKey) }
+        let sealed = items.map { item in
+            let row = KeyItem(keyID: item.key.id, conversation: item.conversation, epoch: item.epoch, label: label, createdAt: createdAt, notAfter: nil)
+            return ItemSealing.seal(item.key, binding: .init(row), masterKey: masterKey)
+        }
         do {
             try session(.write) { connection throws(KeyStoreError) in
                 try connection.withStatement(

@@ -10,7 +10,7 @@ internal import CSQLite
 ///
 /// Items are (conversation, epoch) → K, indexed by key id, with a label and created/not-after
 /// times. Every K is sealed at rest under the store master key with associated data binding its
-/// row (kid, conversation, epoch). The master key is loaded and checked once, in `init`, and kept
+/// whole row (kid, conversation, epoch, created, not-after, label). The master key is loaded and checked once, in `init`, and kept
 /// in zeroing memory; no database connection is kept: every call opens the file, runs one short
 /// transaction (`BEGIN IMMEDIATE` for writes) and closes it again. Calls may come from any thread
 /// and any number of processes at once. See Docs/KEY-STORE.md.
@@ -19,6 +19,9 @@ public final class KeyStore: Sendable {
     public static let fileName = "pushseal-keys.sqlite3"
     /// The newest file format version this code reads and writes.
     public static let supportedFileVersion: Int64 = Schema.currentVersion
+    /// The longest a call waits for another process's lock on the file (all its SQLite
+    /// statements together, pragmas included) before it fails with `SQLITE_BUSY`: 15 seconds.
+    public static let lockWaitSeconds = Int(SQLiteConnection.busyWaitMilliseconds / 1000)
     /// How long retired epochs stay usable after a rotation: 31 days (longer than APNs' 30 days
     /// and FCM's 28 days of store-and-forward).
     public static let defaultGracePeriod: Int64 = 31 * 86_400
@@ -29,6 +32,10 @@ public final class KeyStore: Sendable {
     public let directory: String
     /// The database file (`directory/pushseal-keys.sqlite3`).
     public let path: String
+    /// Whether this `init` initialized the store: true for exactly one of any number of
+    /// processes that create the same store at once (it is decided inside the initializing
+    /// write transaction), false when the store already existed.
+    public let createdStore: Bool
 
     let masterKey: SecretKey
     let deliveryLogKey: SecretKey
@@ -90,24 +97,25 @@ public final class KeyStore: Sendable {
 
         let key: SecretKey
         let verifier: [UInt8]
+        var created = false
         if header.isUninitialized || header.version < Schema.currentVersion {
             if let loadedKey { key = loadedKey } else { key = try source.load(mayCreate: header.isUninitialized) }
             // Initialize or migrate in one write transaction, re-reading the header inside it:
             // another process may have done it in the meantime.
-            verifier = try connection.transaction(.write) { () throws(KeyStoreError) -> [UInt8] in
+            (verifier, created) = try connection.transaction(.write) { () throws(KeyStoreError) -> ([UInt8], Bool) in
                 let current = try Schema.readHeader(connection)
                 try Schema.validate(current, path: path)
                 if current.isUninitialized {
                     let fresh = ItemSealing.makeVerifier(masterKey: key)
-                    try Schema.migrate(connection, from: current, verifier: fresh)
-                    return fresh
+                    try Schema.migrate(connection, from: current, verifier: fresh, masterKey: key)
+                    return (fresh, true)
                 }
                 let existing = current.verifier!  // present: checked by validate
                 guard ItemSealing.verify(existing, masterKey: key) else { throw Self.wrongKey(source) }
                 if current.version < Schema.currentVersion {
-                    try Schema.migrate(connection, from: current, verifier: nil)
+                    try Schema.migrate(connection, from: current, verifier: nil, masterKey: key)
                 }
-                return existing
+                return (existing, false)
             }
         } else {
             if let loadedKey { key = loadedKey } else { key = try source.load(mayCreate: false) }
@@ -117,6 +125,7 @@ public final class KeyStore: Sendable {
 
         self.directory = directory
         self.path = path
+        self.createdStore = created
         self.masterKey = key
         self.deliveryLogKey = ItemSealing.deliveryLogKey(masterKey: key)
         self.verifier = verifier
@@ -141,7 +150,7 @@ public final class KeyStore: Sendable {
         return try session(.write) { connection throws(KeyStoreError) -> KeyItem in
             let epoch = if let epoch { epoch } else { try Self.nextEpoch(conversation, connection) }
             let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: createdAt, notAfter: notAfter)
-            let sealed = ItemSealing.seal(key, conversation: conversation, epoch: epoch, masterKey: masterKey)
+            let sealed = ItemSealing.seal(key, binding: .init(item), masterKey: masterKey)
             try Self.insert(item, sealed: sealed, connection)
             return item
         }
@@ -172,24 +181,33 @@ public final class KeyStore: Sendable {
 
     /// The conversation's current key: the highest epoch that is live now (no not-after time, or
     /// not-after not yet passed). ``KeyStoreError/itemNotFound`` when there is none.
+    ///
+    /// Selection uses authenticated fields only: the rows are read from the highest epoch down
+    /// and each is unsealed (which checks its every column) until a live one is found, so an
+    /// edited not-after time or epoch is ``KeyStoreError/corruptedItem(_:)``, never another key.
     public func currentKey(conversation: String) throws(KeyStoreError) -> StoredKey {
         try Self.check(conversation: conversation)
         let now = clock()
-        let row = try session(.read) { connection throws(KeyStoreError) in
+        let masterKey = self.masterKey
+        let found = try session(.read) { connection throws(KeyStoreError) -> StoredKey? in
             try connection.withStatement(
-                "SELECT \(Row.columns) FROM keys WHERE conversation = ?1 AND (not_after IS NULL OR not_after >= ?2) ORDER BY epoch DESC LIMIT 1"
-            ) { statement throws(KeyStoreError) in
+                "SELECT \(Row.columns) FROM keys WHERE conversation = ?1 ORDER BY epoch DESC"
+            ) { statement throws(KeyStoreError) -> StoredKey? in
                 try statement.bind(1, text: conversation)
-                try statement.bind(2, now)
-                return try statement.step() ? Row(statement) : nil
+                while try statement.step() {
+                    let stored = try Self.unseal(Row(statement), masterKey: masterKey)
+                    if stored.item.isLive(at: now) { return stored }
+                }
+                return nil
             }
         }
-        guard let row else { throw .itemNotFound }
-        return try Self.unseal(row, masterKey: masterKey)
+        guard let found else { throw .itemNotFound }
+        return found
     }
 
     /// Metadata of every item (or of one conversation's), ordered by conversation bytes and
-    /// epoch. Never unseals anything and never returns a secret.
+    /// epoch. Each row is authenticated (its key is unsealed in zeroing memory and dropped), so
+    /// an edited label, time or epoch is ``KeyStoreError/corruptedItem(_:)``; never returns a secret.
     public func items(conversation: String? = nil) throws(KeyStoreError) -> [KeyItem] {
         if let conversation { try Self.check(conversation: conversation) }
         let rows = try session(.read) { connection throws(KeyStoreError) -> [Row] in
@@ -205,7 +223,7 @@ public final class KeyStore: Sendable {
         }
         var items: [KeyItem] = []
         items.reserveCapacity(rows.count)
-        for row in rows { items.append(try row.item()) }
+        for row in rows { items.append(try Self.unseal(row, masterKey: masterKey).item) }
         return items
     }
 
@@ -231,15 +249,9 @@ public final class KeyStore: Sendable {
         let masterKey = self.masterKey
         return try session(.write) { connection throws(KeyStoreError) -> StoredKey in
             let epoch = try Self.nextEpoch(conversation, connection)
-            try connection.withStatement(
-                "UPDATE keys SET not_after = ?2 WHERE conversation = ?1 AND not_after IS NULL"
-            ) { statement throws(KeyStoreError) in
-                try statement.bind(1, text: conversation)
-                try statement.bind(2, retireAt)
-                _ = try statement.step()
-            }
+            try Self.retire(conversation: conversation, at: retireAt, connection, masterKey: masterKey)
             let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: now, notAfter: nil)
-            let sealed = ItemSealing.seal(key, conversation: conversation, epoch: epoch, masterKey: masterKey)
+            let sealed = ItemSealing.seal(key, binding: .init(item), masterKey: masterKey)
             try Self.insert(item, sealed: sealed, connection)
             return StoredKey(key: key, item: item)
         }
@@ -352,11 +364,13 @@ public final class KeyStore: Sendable {
     /// Docs/KEY-STORE.md §4 for why the store uses DELETE mode).
     static func preferRollbackJournal(_ connection: SQLiteConnection) {
         guard !connection.isReadOnly else { return }
-        let mode = try? connection.withStatement("PRAGMA journal_mode") { statement throws(KeyStoreError) -> String? in
-            try statement.step() ? statement.optionalText(0) : nil
-        }
-        if let mode, mode.lowercased() == "wal" {
-            try? connection.execute("PRAGMA journal_mode = DELETE")
+        try? connection.whileBusy { () throws(KeyStoreError) in
+            let mode = try connection.withStatement("PRAGMA journal_mode") { statement throws(KeyStoreError) -> String? in
+                try statement.step() ? statement.optionalText(0) : nil
+            }
+            if let mode, mode.lowercased() == "wal" {
+                try connection.execute("PRAGMA journal_mode = DELETE")
+            }
         }
     }
 
@@ -364,6 +378,34 @@ public final class KeyStore: Sendable {
         let count = conversation.utf8.count
         guard count >= 1, count <= maximumConversationByteCount else {
             throw .invalidArgument("a conversation id must be 1 to \(maximumConversationByteCount) UTF-8 bytes, not \(count)")
+        }
+    }
+
+    /// Gives every epoch of `conversation` without a not-after time the not-after time `retireAt`:
+    /// each such row is unsealed (a tampered one is ``KeyStoreError/corruptedItem(_:)`` and the
+    /// rotation is rolled back) and sealed again, since its not-after time is bound into it.
+    private static func retire(
+        conversation: String, at retireAt: Int64, _ connection: SQLiteConnection, masterKey: SecretKey
+    ) throws(KeyStoreError) {
+        let rows = try connection.withStatement(
+            "SELECT \(Row.columns) FROM keys WHERE conversation = ?1 AND not_after IS NULL"
+        ) { statement throws(KeyStoreError) -> [Row] in
+            try statement.bind(1, text: conversation)
+            var rows: [Row] = []
+            while try statement.step() { rows.append(Row(statement)) }
+            return rows
+        }
+        guard !rows.isEmpty else { return }
+        try connection.withStatement("UPDATE keys SET not_after = ?2, sealed = ?3 WHERE kid = ?1") { statement throws(KeyStoreError) in
+            for var row in rows {
+                let stored = try unseal(row, masterKey: masterKey)
+                row.notAfter = retireAt
+                try statement.bind(1, blob: row.kid)
+                try statement.bind(2, retireAt)
+                try statement.bind(3, blob: ItemSealing.seal(stored.key, binding: row.binding, masterKey: masterKey))
+                _ = try statement.step()
+                statement.reset()
+            }
         }
     }
 
@@ -399,20 +441,20 @@ public final class KeyStore: Sendable {
 
     static func unseal(_ row: Row, masterKey: SecretKey) throws(KeyStoreError) -> StoredKey {
         let item = try row.item()
-        guard let key = ItemSealing.unseal(
-            row.sealed, keyID: item.keyID, conversation: row.conversation, epoch: row.epoch, masterKey: masterKey)
+        guard let key = ItemSealing.unseal(row.sealed, binding: row.binding, masterKey: masterKey)
         else { throw .corruptedItem(item.keyID) }
         return StoredKey(key: key, item: item)
     }
 
-    /// One `keys` row as stored (conversation as its exact bytes, for the associated data).
+    /// One `keys` row as stored (conversation and label as their exact bytes, for the
+    /// associated data).
     struct Row {
         static let columns = "kid, conversation, epoch, label, created_at, not_after, sealed"
 
         var kid: [UInt8]
         var conversation: [UInt8]
         var epoch: Int64
-        var label: String?
+        var label: [UInt8]?
         var createdAt: Int64
         var notAfter: Int64?
         var sealed: [UInt8]
@@ -421,10 +463,15 @@ public final class KeyStore: Sendable {
             kid = statement.bytes(0)
             conversation = statement.textBytes(1)
             epoch = statement.int64(2)
-            label = statement.optionalText(3)
+            label = statement.isNull(3) ? nil : statement.textBytes(3)
             createdAt = statement.int64(4)
             notAfter = statement.optionalInt64(5)
             sealed = statement.bytes(6)
+        }
+
+        /// What the row's sealed key is bound to: every other column.
+        var binding: ItemSealing.Binding {
+            .init(keyID: kid, conversation: conversation, epoch: epoch, createdAt: createdAt, notAfter: notAfter, label: label)
         }
 
         func item() throws(KeyStoreError) -> KeyItem {
@@ -433,7 +480,7 @@ public final class KeyStore: Sendable {
             }
             return KeyItem(
                 keyID: keyID, conversation: String(decoding: conversation, as: UTF8.self), epoch: epoch,
-                label: label, createdAt: createdAt, notAfter: notAfter)
+                label: label.map { String(decoding: $0, as: UTF8.self) }, createdAt: createdAt, notAfter: notAfter)
         }
     }
 }

@@ -16,22 +16,23 @@ import Darwin
 /// thread, closed. Never shared, never cached (the iOS 0xdead10cc discipline: no file lock may
 /// outlive a call), hence `SQLITE_OPEN_NOMUTEX`.
 final class SQLiteConnection {
-    /// How long SQLite's busy handler waits for another process's lock, per attempt.
-    static let busyTimeoutMilliseconds: Int32 = 5_000
-    /// How many more times a transaction that still reports `SQLITE_BUSY` after the busy
-    /// timeout is run again before the error reaches the caller.
-    static let busyRetries = 2
+    /// The longest one connection (one store call: its pragmas and its transaction together)
+    /// waits for other processes' locks before `SQLITE_BUSY` reaches the caller.
+    static let busyWaitMilliseconds: Int32 = 15_000
 
     /// `SQLITE_CONSTRAINT_PRIMARYKEY` and `SQLITE_CONSTRAINT_UNIQUE` (macros Swift cannot import).
     static let constraintPrimaryKey = SQLITE_CONSTRAINT | (6 << 8)
     static let constraintUnique = SQLITE_CONSTRAINT | (8 << 8)
 
     private var handle: OpaquePointer?
+    /// When this connection's busy wait ends (monotonic clock, milliseconds).
+    private let busyDeadline: Int64
 
     /// Opens the existing database file at `path` read-write (SQLite falls back to read-only
     /// when the file is not writable). Never creates the file: creation is done by the caller
     /// with an exclusive 0600 `open`.
     init(path: String) throws(KeyStoreError) {
+        busyDeadline = Self.monotonicMilliseconds() + Int64(Self.busyWaitMilliseconds)
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE | SQLITE_OPEN_EXRESCODE
         let status = sqlite3_open_v2(path, &db, flags, nil)
@@ -51,7 +52,6 @@ final class SQLiteConnection {
             throw error
         }
         sqlite3_extended_result_codes(db, 1)
-        sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
         var ignored: Int32 = 0
         // Hardening against a tampered file: no schema-embedded SQL functions, no triggers,
         // no writable schema.
@@ -62,7 +62,10 @@ final class SQLiteConnection {
             // secure_delete: freed pages are overwritten with zeros, so removed (sealed) keys and
             // pruned duplicate-log entries do not linger in the file's free pages.
             // synchronous=FULL: a committed transaction survives power loss (rollback journal).
-            try execute("PRAGMA secure_delete = ON; PRAGMA synchronous = FULL; PRAGMA cell_size_check = ON; PRAGMA temp_store = MEMORY")
+            // Pragmas read the schema, so they wait for locks too: under the same busy wait.
+            try whileBusy { () throws(KeyStoreError) in
+                try execute("PRAGMA secure_delete = ON; PRAGMA synchronous = FULL; PRAGMA cell_size_check = ON; PRAGMA temp_store = MEMORY")
+            }
         } catch {
             close()
             throw error
@@ -129,27 +132,53 @@ final class SQLiteConnection {
 
     /// Runs `body` inside one transaction and commits; rolls back if anything throws.
     ///
-    /// `SQLITE_BUSY` is first absorbed by SQLite's busy handler (``busyTimeoutMilliseconds``);
-    /// if it still surfaces — at `BEGIN IMMEDIATE`, in a statement or at `COMMIT` — the
-    /// transaction is rolled back and run again, up to ``busyRetries`` more times. `body` must
-    /// therefore have no effects outside the transaction.
+    /// `SQLITE_BUSY` — at `BEGIN IMMEDIATE`, in a statement or at `COMMIT` — rolls the
+    /// transaction back and runs it again, within the connection's busy wait
+    /// (``whileBusy(_:)``). `body` must therefore have no effects outside the transaction.
     func transaction<R>(_ kind: TransactionKind, _ body: () throws(KeyStoreError) -> R) throws(KeyStoreError) -> R {
-        var attempt = 0
-        while true {
-            do {
+        try whileBusy { () throws(KeyStoreError) -> R in
+            do throws(KeyStoreError) {
                 try execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
                 let result = try body()
                 try execute("COMMIT")
                 return result
-            } catch let error {
+            } catch {
                 rollback()
-                guard Self.isBusy(error), attempt < Self.busyRetries else { throw error }
-                attempt += 1
-                // The busy handler already waited; add jitter so that retrying processes do
-                // not collide again in lock step.
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` (statements on this connection) until it does not fail with `SQLITE_BUSY`
+    /// or `SQLITE_LOCKED`, for as long as the connection's busy wait lasts: every statement
+    /// of a call, pragmas included, shares one bound of ``busyWaitMilliseconds``. SQLite's busy
+    /// handler waits inside an attempt (up to what is left of the bound); a busy error that
+    /// still surfaces (SQLite returns it without waiting when waiting could deadlock) is retried
+    /// after a short random pause, so that retrying processes do not collide again in lock step.
+    /// When the bound is used up, the busy error reaches the caller saying how long it waited.
+    func whileBusy<R>(_ body: () throws(KeyStoreError) -> R) throws(KeyStoreError) -> R {
+        while true {
+            let remaining = busyDeadline - Self.monotonicMilliseconds()
+            if let db = handle { sqlite3_busy_timeout(db, Int32(clamping: max(remaining, 1))) }
+            do {
+                return try body()
+            } catch let error {
+                guard case let .sqlite(code, extended, message) = error, Self.isBusy(error) else { throw error }
+                guard busyDeadline - Self.monotonicMilliseconds() > 0 else {
+                    throw .sqlite(
+                        code: code, extendedCode: extended,
+                        message: "\(message) (waited \(Self.busyWaitMilliseconds / 1000) s for another process's lock)")
+                }
                 FileSystem.sleep(microseconds: 1_000 + UInt32.random(in: 0..<20_000))
             }
         }
+    }
+
+    /// A monotonic clock in milliseconds (for the busy deadline; unaffected by clock changes).
+    private static func monotonicMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
     private func rollback() {

@@ -1,3 +1,5 @@
+import PushSealCore
+
 /// The store's file format: identification, version, migrations.
 ///
 /// The format version lives in the SQLite header (`PRAGMA user_version`), so it changes
@@ -7,11 +9,13 @@ enum Schema {
     /// `PRAGMA application_id`: "PSKS" (PushSeal key store).
     static let applicationID: Int64 = 0x5053_4B53
     /// The newest format this code reads and writes.
-    static let currentVersion: Int64 = 1
+    static let currentVersion: Int64 = 2
 
-    /// Migration steps: `steps[n]` takes a file from version n to n + 1. Version 0 is an empty
-    /// (never initialized) database. Every step runs inside the migrating `BEGIN IMMEDIATE`
-    /// transaction together with the `user_version` update.
+    /// The SQL of each migration step: `steps[n]` takes a file from version n to n + 1. Version 0
+    /// is an empty (never initialized) database. Version 2 changed no table, only how keys are
+    /// sealed (every column bound into the associated data, Docs/KEY-STORE.md §3): its step
+    /// reseals the rows (``resealVersion1Items(_:masterKey:)``). Every step runs inside the
+    /// migrating `BEGIN IMMEDIATE` transaction together with the `user_version` update.
     static let steps: [String] = [
         // 0 -> 1
         """
@@ -35,6 +39,8 @@ enum Schema {
         ) WITHOUT ROWID;
         CREATE INDEX deliveries_by_time ON deliveries (seen_at);
         """,
+        // 1 -> 2: no schema change (resealVersion1Items)
+        "",
     ]
 
     /// What the file header and schema say, read inside a transaction.
@@ -104,10 +110,13 @@ enum Schema {
     /// Brings a store from `header.version` to ``currentVersion`` (an empty database: creates
     /// everything, with `verifier`). Must run inside a `BEGIN IMMEDIATE` transaction, after the
     /// header was re-read in that same transaction.
-    static func migrate(_ connection: SQLiteConnection, from header: Header, verifier: [UInt8]?) throws(KeyStoreError) {
+    static func migrate(
+        _ connection: SQLiteConnection, from header: Header, verifier: [UInt8]?, masterKey: SecretKey
+    ) throws(KeyStoreError) {
         var version = header.version
         while version < currentVersion {
-            try connection.execute(steps[Int(version)])
+            if !steps[Int(version)].isEmpty { try connection.execute(steps[Int(version)]) }
+            if version == 1 { try resealVersion1Items(connection, masterKey: masterKey) }
             version += 1
         }
         if header.isUninitialized {
@@ -119,5 +128,26 @@ enum Schema {
             try connection.execute("PRAGMA application_id = \(applicationID)")
         }
         try connection.execute("PRAGMA user_version = \(currentVersion)")
+    }
+
+    /// Version 1 -> 2: every row whose key unseals under format 1 (kid, epoch and conversation
+    /// bound) is sealed again under format 2 (every column bound), with its columns as they are.
+    /// A row that does not unseal is left as it is: format 2 refuses its format-1 blob, so it
+    /// stays ``KeyStoreError/corruptedItem(_:)``.
+    static func resealVersion1Items(_ connection: SQLiteConnection, masterKey: SecretKey) throws(KeyStoreError) {
+        let rows = try connection.withStatement("SELECT \(KeyStore.Row.columns) FROM keys") { statement throws(KeyStoreError) in
+            var rows: [KeyStore.Row] = []
+            while try statement.step() { rows.append(KeyStore.Row(statement)) }
+            return rows
+        }
+        try connection.withStatement("UPDATE keys SET sealed = ?2 WHERE kid = ?1") { statement throws(KeyStoreError) in
+            for row in rows {
+                guard let key = ItemSealing.unsealVersion1(row.sealed, binding: row.binding, masterKey: masterKey) else { continue }
+                try statement.bind(1, blob: row.kid)
+                try statement.bind(2, blob: ItemSealing.seal(key, binding: row.binding, masterKey: masterKey))
+                _ = try statement.step()
+                statement.reset()
+            }
+        }
     }
 }

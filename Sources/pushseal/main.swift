@@ -7,4 +7,4 @@ import Darwin
 #endif
 
 // No Foundation here: a cold `pushseal open` must start in about 2 ms.
-exit(PushSealTool.tool.main(arguments: Array(CommandLine.arguments.dropFirst())).rawValue)
+exit(PushSealTool.tool.main().rawValue)

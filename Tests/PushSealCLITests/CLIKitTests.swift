@@ -204,3 +204,80 @@ import Testing
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
     }
 }
+
+/// Raw `argv` decoding: every argument must be valid UTF-8 (issue 16, defect 7).
+@Suite struct ArgumentDecodingTests {
+    @Test func validArgumentsPassThroughUnchanged() throws {
+        let raw = [Array("store".utf8), Array("--conversation".utf8), Array("caf\u{E9} \u{1F510}".utf8), []]
+        guard case let .success(arguments) = CommandLineTool.decodeArguments(raw) else {
+            Issue.record("valid UTF-8 refused")
+            return
+        }
+        #expect(arguments == ["store", "--conversation", "caf\u{E9} \u{1F510}", ""])
+    }
+
+    @Test func theFirstInvalidArgumentIsNamedNeverEchoed() {
+        let cases: [([[UInt8]], String)] = [
+            ([Array("--conversation".utf8), [0xFF, 0xFE]], "The value of '--conversation'"),
+            ([Array("--label=".utf8) + [0xC0, 0x80]], "The value of '--label'"),
+            ([Array("inspect".utf8), [0xED, 0xA0, 0x80]], "Argument 2"),  // an encoded surrogate
+            ([Array("--".utf8), [0xF8]], "Argument 2"),
+        ]
+        for (raw, which) in cases {
+            guard case let .failure(failure) = CommandLineTool.decodeArguments(raw) else {
+                Issue.record("\(raw) was accepted")
+                continue
+            }
+            #expect(failure.error.message == "\(which) is not valid UTF-8; every argument must be UTF-8 text (a repaired one would name something else).")
+            #expect(!failure.error.message.contains("\u{FFFD}"))
+            #expect(failure.repaired.count == raw.count)
+        }
+    }
+}
+
+/// Bounded-memory line reading (issue 16, defect 2).
+@Suite struct LineReaderTests {
+    /// A reader over a pipe filled with `input` and closed.
+    private func reader(_ input: [UInt8], maximumLine: Int) throws -> LineReader {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let writer = fds[1]
+        let thread = Thread {
+            input.withUnsafeBytes { raw in
+                var done = 0
+                while done < raw.count {
+                    let n = write(writer, raw.baseAddress! + done, raw.count - done)
+                    if n <= 0 { break }
+                    done += n
+                }
+            }
+            close(writer)
+        }
+        thread.start()
+        return LineReader(descriptor: fds[0], path: nil, maximumLineByteCount: maximumLine, closesDescriptor: true)
+    }
+
+    private func all(_ reader: LineReader, count: Int = 3, bytes: Int = 1 << 20) throws -> [[LineReader.Line]] {
+        var groups: [[LineReader.Line]] = []
+        while let lines = try reader.nextLines(maximumCount: count, maximumByteCount: bytes) { groups.append(lines) }
+        return groups
+    }
+
+    @Test func linesComeInOrderInBoundedGroups() throws {
+        let input = Array("a\n\nbb\nccc\ndddd".utf8)
+        let groups = try all(try reader(input, maximumLine: 100), count: 2)
+        #expect(groups.joined().map { $0 } == [
+            .complete(Array("a".utf8)), .complete([]), .complete(Array("bb".utf8)), .complete(Array("ccc".utf8)),
+            .complete(Array("dddd".utf8)),
+        ])
+        #expect(groups.allSatisfy { $0.count <= 2 })
+        #expect(try all(try reader([], maximumLine: 10)).isEmpty)
+    }
+
+    @Test func tooLongLinesAreCountedNotKept() throws {
+        let long = [UInt8](repeating: 0x61, count: 300_000)
+        let input = Array("ok\n".utf8) + long + [0x0A] + Array("x\n".utf8) + long
+        let lines = Array(try all(try reader(input, maximumLine: 1000)).joined())
+        #expect(lines == [.complete(Array("ok".utf8)), .tooLong(byteCount: 300_000), .complete(Array("x".utf8)), .tooLong(byteCount: 300_000)])
+    }
+}

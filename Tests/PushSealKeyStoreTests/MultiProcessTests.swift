@@ -161,6 +161,9 @@ struct MultiProcessTests {
             let key = try created.rotate(conversation: "c")
             #expect(try KeyStore(directory: store, masterKey: .keyFile(path: keyFile)).key(for: key.item.keyID).key == key.key)
         }
+        // Temporaries of the killed creators were removed by the next creation (issue 16, defect 9).
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }
+        #expect(left == [], "temporary key files left behind: \(left)")
         print("kill -9 during init: 30 kills (typical init \(String(format: "%.1f", typical * 1000)) ms): \(outcomes.sorted { $0.key < $1.key })")
     }
 }

@@ -18,20 +18,37 @@ struct SealingFormatTests {
     @Test func sealedItemsFollowTheDocumentedConstruction() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        let key = ConversationKey.generate()
+        let key = ConversationKey.generate(), other = ConversationKey.generate()
         let conversation = "conv \u{1F510}"
-        try store.add(key, conversation: conversation, epoch: 0x0102_0304_0506)
-        let blob = try RawDatabase(dir.database).column("SELECT sealed FROM keys")[0]
+        let label = "phone \u{E9}"
+        try store.add(key, conversation: conversation, epoch: 0x0102_0304_0506, label: label, notAfter: 1_800_000_000)
+        try store.add(other, conversation: conversation, epoch: 7)
+        let raw = try RawDatabase(dir.database)
+        let blob = try raw.column("SELECT sealed FROM keys WHERE kid = \(sqlBlob(key.id.bytes))")[0]
+        let created = try raw.integer("SELECT created_at FROM keys WHERE kid = \(sqlBlob(key.id.bytes))")
 
         #expect(blob.count == 73)
-        #expect(blob[0] == 0x01)
-        let salt = Array(blob[1..<25])
-        let itemKey = try HKDFSHA256.expand(
-            pseudoRandomKey: try masterKey(dir), info: Array("pushseal v1 store item".utf8) + salt, outputByteCount: 32)
-        let cid = Array(conversation.utf8)
-        let ad = [0x01] + key.id.bytes + bigEndian(Int64(0x0102_0304_0506)) + bigEndian(UInt32(cid.count)) + cid
-        let opened = try ChaCha20Poly1305.open(Array(blob[25...]), using: itemKey, nonce: [UInt8](repeating: 0, count: 12), authenticating: ad)
+        #expect(blob[0] == 0x02)
+        let itemKey = { (blob: [UInt8]) in
+            try HKDFSHA256.expand(
+                pseudoRandomKey: try masterKey(dir), info: Array("pushseal v1 store item".utf8) + Array(blob[1..<25]), outputByteCount: 32)
+        }
+        let cid = Array(conversation.utf8), text = Array(label.utf8)
+        let ad = [0x02] + key.id.bytes + bigEndian(Int64(0x0102_0304_0506)) + bigEndian(created)
+            + [0x01] + bigEndian(Int64(1_800_000_000)) + bigEndian(UInt32(cid.count)) + cid
+            + [0x01] + bigEndian(UInt32(text.count)) + text
+        let opened = try ChaCha20Poly1305.open(Array(blob[25...]), using: try itemKey(blob), nonce: [UInt8](repeating: 0, count: 12), authenticating: ad)
         #expect(opened == key.withUnsafeBytes { Array($0) })
+
+        // Absent not-after and label: a zero presence byte, zero value / length.
+        let otherBlob = try raw.column("SELECT sealed FROM keys WHERE kid = \(sqlBlob(other.id.bytes))")[0]
+        let otherCreated = try raw.integer("SELECT created_at FROM keys WHERE kid = \(sqlBlob(other.id.bytes))")
+        let otherAD = [0x02] + other.id.bytes + bigEndian(Int64(7)) + bigEndian(otherCreated)
+            + [0x00] + bigEndian(Int64(0)) + bigEndian(UInt32(cid.count)) + cid
+            + [0x00] + bigEndian(UInt32(0))
+        let otherOpened = try ChaCha20Poly1305.open(
+            Array(otherBlob[25...]), using: try itemKey(otherBlob), nonce: [UInt8](repeating: 0, count: 12), authenticating: otherAD)
+        #expect(otherOpened == other.withUnsafeBytes { Array($0) })
     }
 
     @Test func eachRowHasItsOwnSalt() throws {

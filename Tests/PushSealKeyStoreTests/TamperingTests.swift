@@ -47,9 +47,14 @@ struct TamperingTests {
             return
         }
         try f.expectIntact(f.c)
-        // Metadata listing still works, and the damaged item can be removed.
-        #expect(try f.store.items().count == 3)
+        // Listing authenticates every row and names a damaged one; it can still be removed by id.
+        guard case .corruptedItem? = storeError({ try f.store.items() }) else {
+            Issue.record("items() must report the damaged rows")
+            return
+        }
         try f.store.remove(keyID: f.a.id)
+        try f.store.remove(keyID: f.b.id)
+        #expect(try f.store.items().count == 1)
     }
 
     @Test func everySingleFlippedByteIsDetected() throws {
@@ -121,14 +126,13 @@ struct TamperingTests {
         try f.expectIntact(f.a)
     }
 
-    @Test func editedUnauthenticatedMetadataNeverYieldsAnotherKey() throws {
-        // Label, created and not-after are not bound (rotation updates not-after in place); editing
-        // them changes lifetime information only, never which key comes out.
+    @Test func editedMetadataIsDetected() throws {
+        // Label, created and not-after are bound too (file format 2): editing them is detected,
+        // so they can never steer which key is current or mislead what is shown.
         let f = try Fixture()
         try f.raw().execute("UPDATE keys SET label = 'edited', created_at = 1, not_after = 2 WHERE kid = \(sqlBlob(f.a.id.bytes))")
-        let stored = try f.store.key(for: f.a.id)
-        #expect(stored.key == f.a)
-        #expect(stored.item.label == "edited")
+        #expect(storeError { try f.store.key(for: f.a.id) } == .corruptedItem(f.a.id))
+        try f.expectIntact(f.c)
     }
 
     @Test func aDamagedVerifierLocksTheStoreWithoutTouchingItems() throws {

@@ -58,7 +58,7 @@ def probe(binary):
     """True when `pushseal seal` prints a JSON payload with a top-level pushseal member."""
     src = json.dumps(CONTENTS[0]).encode()
     try:
-        rc, out, _ = run([binary, "seal", "--key", KEY, "--salt", SALT, "--pad-block", PAD_BLOCK], src)
+        rc, out, _ = run([binary, "seal", "--key", KEY, "--salt", SALT, "--test-vectors-only", "--pad-block", PAD_BLOCK], src)
         return rc == 0 and isinstance(json.loads(out).get("pushseal"), str)
     except (ValueError, AttributeError, OSError, subprocess.TimeoutExpired):
         return False
@@ -94,11 +94,11 @@ def main(argv):
         for i, c in enumerate(CONTENTS, 1):
             src = json.dumps(c, ensure_ascii=False).encode("utf-8")
             cid = c["cid"]
-            rc, swift_payload, err = run([binary, "seal", "--key", KEY, "--salt", SALT, "--pad-block", PAD_BLOCK], src)
+            rc, swift_payload, err = run([binary, "seal", "--key", KEY, "--salt", SALT, "--test-vectors-only", "--pad-block", PAD_BLOCK], src)
             if rc != 0:
                 check(False, f"content {i}: pushseal seal", err.decode(errors="replace").strip())
                 continue
-            rc, swift_fcm, err = run([binary, "seal", "--key", KEY, "--salt", SALT, "--pad-block", PAD_BLOCK,
+            rc, swift_fcm, err = run([binary, "seal", "--key", KEY, "--salt", SALT, "--test-vectors-only", "--pad-block", PAD_BLOCK,
                                       "--transport", "fcm", "--fcm-token", FCM_TOKEN], src)
             check(rc == 0, f"content {i}: pushseal seal --transport fcm", err.decode(errors="replace").strip())
             rc, out, err = run([binary, "open", "--key", KEY, "--conversation", cid, "--now", str(NOW)], swift_payload)

@@ -10,8 +10,12 @@ enum SealCommand {
         "store", valueName: "dir", abstract: "Seal with the conversation's current key from this key store directory.")
     static let salt = OptionSpec.option(
         "salt", valueName: "salt",
-        abstract: "A fixed 24-byte salt, base64url: deterministic output for tests and vectors ONLY.",
+        abstract: "A fixed 24-byte salt, base64url: deterministic output for test vectors ONLY (needs --test-vectors-only).",
         discussion: "Reusing a salt with the same key reuses the message key and breaks confidentiality.")
+    static let testVectorsOnly = OptionSpec.flag(
+        "test-vectors-only",
+        abstract: "Allow --salt: the output is a test vector, never a notification to send.",
+        discussion: "Two contents sealed under one key with one salt give away their XOR. Never with --store or --batch.")
     static let padBlock = OptionSpec.option(
         "pad-block", valueName: "n", abstract: "Pad the content to a multiple of n bytes (never past the transport limit).",
         defaultValue: "256")
@@ -50,7 +54,10 @@ enum SealCommand {
             With --batch, each input line is a content object or a request wrapper \
             {"content":{…},"key":…,"fcm_token":…,"collapse_id":…}; each output line is the \
             payload or {"error":{"line":N,"code":…,"message":…}}, in input order, sealed on \
-            all cores. Exit status 1 when any line failed (see Docs/PROVIDER.md §5).
+            all cores. Input of any length streams through in constant memory, and each \
+            result is written as soon as its line is sealed, so a backend can keep one \
+            process open and read each result after writing its line. Exit status 1 when \
+            any line failed (see Docs/PROVIDER.md §5).
 
             With --with-headers (APNs), each payload is printed as \
             {"headers":{…},"payload":{…}}, the headers being apns-push-type, apns-topic, \
@@ -68,7 +75,8 @@ enum SealCommand {
         arguments: [CommonOptions.inputFile("content (JSON, or JSON lines with --batch)")],
         options: [
             CommonOptions.key, CommonOptions.keyFile, store, CommonOptions.conversation, CommonOptions.masterKeyFile,
-            salt, padBlock, transport, fcmToken, SendCommand.apnsTopic, placeholderTitle, placeholderBody, withHeaders, batch,
+            salt, testVectorsOnly, padBlock, transport, fcmToken, SendCommand.apnsTopic, placeholderTitle, placeholderBody, withHeaders,
+            batch,
         ],
         run: run)
 
@@ -109,6 +117,16 @@ enum SealCommand {
         if salt != nil && isBatch {
             throw .usage("'--salt <salt>' cannot be used with '--batch': every notification needs a fresh salt.")
         }
+        if salt != nil, case .store = keySource {
+            throw .usage("'--salt <salt>' cannot be used with '--store <dir>': a store's keys are real keys, and a fixed salt reuses their keystream.")
+        }
+        if salt != nil, !arguments.flag("test-vectors-only") {
+            throw .usage(
+                "'--salt <salt>' makes test vectors only: add '--test-vectors-only' to say so. Sealing two contents under one key with one salt gives away their XOR.")
+        }
+        if salt == nil, arguments.flag("test-vectors-only") {
+            throw .usage("'--test-vectors-only' only goes with '--salt <salt>'.")
+        }
         let transport = arguments.value("transport")!
         if arguments.isPresent("fcm-token") && transport == "apns" {
             throw .usage("'--fcm-token <token>' applies to '--transport fcm' and 'fcm-apns' only.")
@@ -148,7 +166,6 @@ enum SealCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let options = try options(context)
-        let input = try context.readInput(from: options.inputPath, what: "content")
         let sealer: NotificationSealer
         do {
             sealer = try NotificationSealer(padBlock: options.padBlock)
@@ -157,8 +174,9 @@ enum SealCommand {
         }
         let keyProvider = try makeKeyProvider(options.keySource)
         if options.batch {
-            return try runBatch(&context, options: options, sealer: sealer, keyProvider: keyProvider, input: input)
+            return try runBatch(&context, options: options, sealer: sealer, keyProvider: keyProvider)
         }
+        let input = try context.readInput(from: options.inputPath, what: "content")
         let request: SealRequestLine
         do {
             request = try SealRequestLine(parsing: input)
@@ -279,18 +297,62 @@ enum SealCommand {
         return writer.bytes
     }
 
+    /// The longest line `--batch` reads (longer lines are errors, skipped without being kept).
+    static let batchLineLimit = 1 << 20
+    /// The most lines sealed together (in parallel) before their results are written.
+    static let batchChunkLines = 256
+    /// The most input bytes sealed together.
+    static let batchChunkBytes = 1 << 20
+
     /// `--batch`: one request per input line, one payload or error object per output line.
+    ///
+    /// Streams in constant memory: the lines read so far (at most ``batchChunkLines`` and
+    /// ``batchChunkBytes``) are sealed on all cores, their results written in input order and
+    /// flushed before more input is read, so a caller may keep the process as a co-process and
+    /// read each line's result after writing that line.
     static func runBatch(
-        _ context: inout CommandContext, options: Options, sealer: NotificationSealer, keyProvider: any CurrentKeyProvider, input: [UInt8]
+        _ context: inout CommandContext, options: Options, sealer: NotificationSealer, keyProvider: any CurrentKeyProvider
     ) throws(CLIError) -> ExitCode {
-        var lines = input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        if lines.last?.isEmpty == true { lines.removeLast() }  // the final newline ends the last line
-        var outputs = [[UInt8]?](repeating: nil, count: lines.count)
+        let reader = try context.inputLines(from: options.inputPath, what: "content", maximumLineByteCount: batchLineLimit)
+        var sealedLines = 0
+        var failed = false
+        while true {
+            let lines: [LineReader.Line]?
+            do throws(IOError) {
+                lines = try reader.nextLines(maximumCount: batchChunkLines, maximumByteCount: batchChunkBytes)
+            } catch {
+                throw .io(error)
+            }
+            guard let lines else { break }
+            for output in sealChunk(lines, firstIndex: sealedLines, options: options, sealer: sealer, keyProvider: keyProvider) {
+                failed = failed || output.starts(with: Array(#"{"error":"#.utf8))
+                context.write(bytes: output)
+                context.write("\n")
+            }
+            sealedLines += lines.count
+            try context.flush()
+        }
+        if sealedLines == 0 { throw context.emptyInput(from: options.inputPath, what: "content") }
+        return failed ? .failure : .success
+    }
+
+    /// The output lines of `lines` (the first being input line `firstIndex + 1`), in order.
+    static func sealChunk(
+        _ lines: [LineReader.Line], firstIndex: Int, options: Options, sealer: NotificationSealer, keyProvider: any CurrentKeyProvider
+    ) -> [[UInt8]] {
+        var outputs = [[UInt8]](repeating: [], count: lines.count)
         var apnsItems: [(line: Int, item: BatchItem<APNsOptions>)] = []
         var fcmItems: [(line: Int, item: BatchItem<FCMOptions>)] = []
         for (index, line) in lines.enumerated() {
             do throws(ProviderError) {
-                let request = try SealRequestLine(parsing: line)
+                let bytes: [UInt8]
+                switch line {
+                case let .complete(complete):
+                    bytes = complete
+                case let .tooLong(count):
+                    throw .invalidOption(field: "line", detail: "is \(count) bytes, more than the \(IOError.formatSize(batchLineLimit)) a batch line may have")
+                }
+                let request = try SealRequestLine(parsing: bytes)
                 if let expected = options.expectedConversation, !expected.utf8.elementsEqual(request.content.conversationID.utf8) {
                     throw .invalidOption(field: "cid", detail: "is not the conversation given with --conversation")
                 }
@@ -301,26 +363,19 @@ enum SealCommand {
                     apnsItems.append((index, BatchItem(content: item.content, key: item.key, options: apnsOptions(options, item: item))))
                 }
             } catch {
-                outputs[index] = error.jsonLine(line: index + 1)
+                outputs[index] = error.jsonLine(line: firstIndex + index + 1)
             }
         }
         for (entry, result) in zip(apnsItems, sealer.seal(batch: apnsItems.map(\.item), keyProvider: keyProvider)) {
             let output = result.flatMap { request in
                 Result { () throws(ProviderError) in options.withHeaders ? try withHeaders(request) : request.body }
             }
-            outputs[entry.line] = output.unwrapped(line: entry.line)
+            outputs[entry.line] = output.unwrapped(line: firstIndex + entry.line)
         }
         for (entry, result) in zip(fcmItems, sealer.seal(batch: fcmItems.map(\.item), keyProvider: keyProvider)) {
-            outputs[entry.line] = result.map(\.body).unwrapped(line: entry.line)
+            outputs[entry.line] = result.map(\.body).unwrapped(line: firstIndex + entry.line)
         }
-        var failed = false
-        for output in outputs {
-            let bytes = output ?? []
-            failed = failed || bytes.starts(with: Array(#"{"error":"#.utf8))
-            context.write(bytes: bytes)
-            context.write("\n")
-        }
-        return failed ? .failure : .success
+        return outputs
     }
 }
 

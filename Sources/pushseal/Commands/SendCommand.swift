@@ -179,21 +179,22 @@ enum SendCommand {
             throw .failure("\(error)")
         }
         let keyProvider = try options.keySource.map(SealCommand.makeKeyProvider)
-        var reader = try LineReader(path: options.inputPath)
-        defer { reader.finish() }
-        if options.inputPath == nil && StandardStreams.standardInputIsTerminal {
-            context.note("reading notifications from the terminal, one JSON line each; end with Ctrl-D")
-        }
+        let reader = try context.inputLines(
+            from: options.inputPath, what: "notifications (one JSON line each)", maximumLineByteCount: SealCommand.batchLineLimit)
         var helper = try DeliverProcess()
         guard helper.send(options.configuration) else { return helper.finish() }
         var lineNumber = 0
-        while let line = try reader.next() {
+        while true {
+            let next: LineReader.Line?
+            do throws(IOError) { next = try reader.nextLine() } catch { throw .io(error) }
+            guard let line = next else { break }
             lineNumber += 1
             let frame: [UInt8]
             switch line {
             case .tooLong:
-                frame = invalidFrame(line: lineNumber, code: "line_too_long", message: "the line is longer than \(LineReader.maximumLineByteCount) bytes")
-            case let .text(bytes):
+                frame = invalidFrame(line: lineNumber, code: "line_too_long", message: "the line is longer than \(SealCommand.batchLineLimit) bytes")
+            case var .complete(bytes):
+                if bytes.last == 13 { bytes.removeLast() }
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
                 do throws(SendLine.Failure) {
                     frame = try SendLine(parsing: bytes, options: options).frame(

@@ -72,6 +72,12 @@ enum KeyStoreDiagnostics {
                 "a store's master key cannot be replaced: use the file 'pushseal store init' created for it",
             ]
         }
+        if why.contains("is a symbolic link") {
+            return ["give --master-key-file the path of the key file itself: symbolic links to it are refused (\(which))"]
+        }
+        if why.contains("is owned by user") {
+            return ["run as the key file's owner, or give it to this user: chown \"$(id -u)\" \(quoted)"]
+        }
         switch FileStatus(file) {
         case .missing:
             let parent = FileSystem.directoryName(of: file)
@@ -111,7 +117,7 @@ enum KeyStoreDiagnostics {
         var hints: [String]
         switch code {
         case 5, 6:  // SQLITE_BUSY, SQLITE_LOCKED
-            hints = ["another process held the store's lock for more than about 15 seconds; try again"]
+            hints = ["another process held the store's lock for more than \(KeyStore.lockWaitSeconds) seconds; try again"]
         case 8:  // SQLITE_READONLY
             hints = ["this process cannot write the store: check write permission on \(location.directory) and \(database)"]
         case 10:  // SQLITE_IOERR

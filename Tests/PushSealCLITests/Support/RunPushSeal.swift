@@ -84,12 +84,13 @@ private let ignoreSIGPIPE: Void = {
 ///   - environment: replaces the child's environment when given (default: inherited).
 ///   - currentDirectory: the child's working directory.
 ///   - timeout: the child is killed after this many seconds (a hang fails instead of blocking CI).
+///   - executable: another program to run instead (`/bin/sh` around `pushseal`, say).
 func runPushSeal(
     _ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String]? = nil,
-    currentDirectory: String? = nil, timeout: Double = 60
+    currentDirectory: String? = nil, timeout: Double = 60, executable: String? = nil
 ) throws -> PushSealRun {
     _ = ignoreSIGPIPE
-    guard let path = PushSealExecutable.path else {
+    guard let path = executable ?? PushSealExecutable.path else {
         throw RunPushSealError(description: "the pushseal executable was not found next to the test binary; run 'swift build' first or set PUSHSEAL_EXECUTABLE")
     }
     let process = Process()

@@ -25,6 +25,7 @@ enum StoreInitCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments)
+        // Only for the hint on a failure: whether this init created the store is the store's answer.
         let storeExisted = if case let .file(size, _) = FileStatus(location.databaseFile) { size > 0 } else { false }
         let keyFileExisted = FileStatus(location.masterKeyFile) != .missing
         let store: KeyStore
@@ -41,7 +42,7 @@ enum StoreInitCommand {
             throw .failure(diagnostic)
         }
 
-        if storeExisted {
+        if !store.createdStore {
             context.note("a key store already exists in \(location.directory); checked it, nothing changed")
         } else if keyFileExisted {
             context.note("created a key store in \(location.directory) under the existing master key file \(location.masterKeyFile)")
@@ -54,7 +55,7 @@ enum StoreInitCommand {
 
         var writer = JSONWriter(capacity: 160)
         writer.appendRaw("{\"created\":")
-        writer.appendRaw(storeExisted ? "false" : "true")
+        writer.appendRaw(store.createdStore ? "true" : "false")
         writer.appendRaw(",\"dir\":")
         writer.appendString(location.directory)
         writer.appendRaw(",\"file\":")
