@@ -46,8 +46,13 @@ asan_tests() {
     # --disable-xctest: XCTest's own allocations trip LeakSanitizer; the suites use Swift Testing.
     # LeakSanitizer stays on: scripts/lsan-suppressions.txt lists only allocations that are
     # immortal by design (test fixtures in globals) or Foundation's own (tests only).
+    # The streaming batch's peak-RSS bound is skipped here only: ASan's shadow memory and
+    # quarantine make any process's RSS meaningless; the plain run (scripts/test.sh) checks it.
+    # scripts/asan-suppressions.txt: one overflow inside Foundation's Process (tests only).
     LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=1${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
-        scripts/with-push-emulator.sh swift test --scratch-path .build-asan --sanitize=address --disable-xctest > "$log" 2>&1
+    ASAN_OPTIONS="suppressions=$PWD/scripts/asan-suppressions.txt${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
+        scripts/with-push-emulator.sh swift test --scratch-path .build-asan --sanitize=address --disable-xctest \
+        --skip aBatchOfAnySizeStreamsInConstantMemory > "$log" 2>&1
     local status=$?
     grep -E '^✘|^↳|^(✔|✘) Test run|ERROR: AddressSanitizer|ERROR: LeakSanitizer|SUMMARY: |Fatal error' "$log" || true
     if (( status != 0 )) || ! grep -qE '^✔ Test run with [0-9]+ tests? .*passed' "$log"; then
