@@ -120,9 +120,12 @@ struct APNsDeliveryTests {
         #expect(reports.allSatisfy { $0.outcome == .delivered }, "\(reports.filter { $0.outcome != .delivered })")
         #expect(try emulator.requests(troubled).count == 2)
         if script.contains("goaway") {
-            // The GOAWAY's last stream id tells libcurl the stream was not processed: libcurl
-            // itself resends it on a new connection (the sender sees one attempt).
-            #expect(reports[0].attempts == 1)
+            // The GOAWAY's last stream id says the stream was not processed. Whether libcurl
+            // resends it on a new connection itself (the sender sees one attempt) or fails the
+            // transfer so that the sender retries it (two attempts) depends on whether the
+            // GOAWAY reaches libcurl before or after the request is written: both are correct,
+            // as long as the emulator saw exactly two requests and a second connection.
+            #expect((1...2).contains(reports[0].attempts))
             let connections = Set(try tokens.flatMap { try emulator.requests($0) }.compactMap { $0["conn"] as? Int })
             #expect(connections.count >= 2, "the sender must reconnect after GOAWAY")
         } else {
