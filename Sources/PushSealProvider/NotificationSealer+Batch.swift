@@ -11,7 +11,7 @@ import PushSealJSON
 
 /// One notification of a batch: the content, its key (or nil to ask the batch's key provider for
 /// the current key of `content.conversationID`), and its transport options.
-public struct BatchItem<Options: Sendable>: Sendable {
+public struct BatchItem<Options: TransportOptions>: Sendable {
     /// The content to seal.
     public var content: NotificationContent
     /// The key to seal under; nil to use the batch's ``CurrentKeyProvider``.
@@ -28,19 +28,20 @@ public struct BatchItem<Options: Sendable>: Sendable {
 }
 
 extension NotificationSealer {
-    /// Seals many APNs notifications on all cores. Results are in input order; an invalid item
-    /// fails only itself. Items without a key use `keyProvider`, which is asked at most once per
+    /// Seals many notifications on all cores, for the transport of the items' options
+    /// (``APNsOptions`` or ``FCMOptions``). Results are in input order; an invalid item fails only
+    /// itself. Items without a key use `keyProvider`, which is asked at most once per
     /// conversation and thread of the call. The calling thread alone reads the results after the
     /// call; to send them from every core as they are sealed, pass a `deliver` closure.
-    public func seal(
-        batch items: [BatchItem<APNsOptions>], keyProvider: (any CurrentKeyProvider)? = nil
-    ) -> [Result<APNsRequest, ProviderError>] {
-        collectBatch(items.count) { deliver in seal(batch: items, keyProvider: keyProvider, deliver: deliver) }
+    public func seal<Options: TransportOptions>(
+        batch items: [BatchItem<Options>], keyProvider: (any CurrentKeyProvider)? = nil
+    ) -> [Result<Options.SealedRequest, ProviderError>] {
+        collectBatch(items.count) { deliver in Options._seal(batch: items, by: self, keyProvider: keyProvider, deliver: deliver) }
     }
 
-    /// Seals many APNs notifications on all cores and hands each result to `deliver` as soon as
-    /// it is sealed, on the thread that sealed it. The fastest way to seal many notifications:
-    /// the requests are read, sent and freed on every core instead of by the caller alone
+    /// Seals many notifications on all cores and hands each result to `deliver` as soon as it
+    /// is sealed, on the thread that sealed it. The fastest way to seal many notifications: the
+    /// requests are read, sent and freed on every core instead of by the caller alone
     /// (Docs/PROVIDER.md, "Sealing many notifications").
     ///
     /// `deliver` is called exactly once per item, with the item's index in `items`, from several
@@ -57,34 +58,11 @@ extension NotificationSealer {
     ///     }
     /// }
     /// ```
-    public func seal(
-        batch items: [BatchItem<APNsOptions>], keyProvider: (any CurrentKeyProvider)? = nil,
-        deliver: @Sendable (_ index: Int, _ result: consuming Result<APNsRequest, ProviderError>) -> Void
+    public func seal<Options: TransportOptions>(
+        batch items: [BatchItem<Options>], keyProvider: (any CurrentKeyProvider)? = nil,
+        deliver: @Sendable (_ index: Int, _ result: consuming Result<Options.SealedRequest, ProviderError>) -> Void
     ) {
-        sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (content, key, options, salt) throws(ProviderError) in
-            try sealAPNs(content, key: key, options: options, salt: salt)
-        }
-    }
-
-    /// Seals many FCM messages on all cores. Results are in input order; an invalid item fails
-    /// only itself.
-    public func seal(
-        batch items: [BatchItem<FCMOptions>], keyProvider: (any CurrentKeyProvider)? = nil
-    ) -> [Result<FCMMessage, ProviderError>] {
-        collectBatch(items.count) { deliver in seal(batch: items, keyProvider: keyProvider, deliver: deliver) }
-    }
-
-    /// Seals many FCM messages on all cores and hands each result to `deliver` as soon as it is
-    /// sealed, on the thread that sealed it: exactly once per item, with the item's index, from
-    /// several threads at once and in no particular order. The call returns after the last one.
-    /// The APNs form of this method says more.
-    public func seal(
-        batch items: [BatchItem<FCMOptions>], keyProvider: (any CurrentKeyProvider)? = nil,
-        deliver: @Sendable (_ index: Int, _ result: consuming Result<FCMMessage, ProviderError>) -> Void
-    ) {
-        sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (content, key, options, salt) throws(ProviderError) in
-            try sealFCM(content, key: key, options: options, salt: salt)
-        }
+        Options._seal(batch: items, by: self, keyProvider: keyProvider, deliver: deliver)
     }
 
     /// The results of a batch in input order: `run` (a delivering `seal(batch:)`) delivers each
@@ -108,16 +86,17 @@ extension NotificationSealer {
     /// cache lines), small at the end, so that the threads finish together.
     static let batchClaimSizes = 4...64
 
-    /// Hands each item's result to `deliver` on the thread that sealed it. Inlined into its
-    /// callers, so it is specialized for APNs and FCM (unspecialized, every item, option and
-    /// result was copied through generic value witnesses).
+    /// Hands each item's result to `deliver` on the thread that sealed it. Inlined into the
+    /// transports' batch hooks (``TransportOptions/_seal(batch:by:keyProvider:deliver:)``), so it
+    /// is specialized for APNs and FCM (unspecialized, every item, option and result was copied
+    /// through generic value witnesses).
     ///
     /// One task per core; each sets up its private state once (key and options copies, the
     /// key-provider cache, a salt buffer), then claims items (``batchClaimSizes``) until
     /// none are left. A thread that starts late (waking one takes tens of microseconds on a
     /// virtual machine) finds less or nothing to do instead of leaving a share unfinished.
     @inline(__always)
-    private func sealBatch<Options: UnsharedCopying, Output>(
+    func sealBatch<Options: UnsharedCopying, Output>(
         _ items: [BatchItem<Options>], keyProvider: (any CurrentKeyProvider)?,
         deliver: @Sendable (Int, consuming Result<Output, ProviderError>) -> Void,
         sealOne: @Sendable (borrowing NotificationContent, ConversationKey, borrowing Options, UnsafeRawBufferPointer?) throws(ProviderError) -> Output

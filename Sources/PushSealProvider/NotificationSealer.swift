@@ -35,7 +35,7 @@ public struct NotificationSealer: Sendable {
     /// Padded lengths are multiples of this (before the fit cap).
     public let padBlock: Int
     let clock: SecondsClock
-    let saltSource: SaltSource
+    private(set) var saltSource: SaltSource
 
     /// A sealer with random salts. `padBlock` must be in `1...4096`; `clock` is used only for
     /// relative APNs expirations.
@@ -60,28 +60,32 @@ public struct NotificationSealer: Sendable {
         self.saltSource = saltSource
     }
 
-    // MARK: APNs
+    // MARK: Sealing one notification
 
-    /// Seals `content` under `key` into an APNs request.
-    public func seal(_ content: NotificationContent, with key: ConversationKey, options: APNsOptions) throws(ProviderError) -> APNsRequest {
-        try sealAPNs(content, key: key, options: options, salt: nil)
+    /// Seals `content` under `key` for the transport of `options`: an ``APNsRequest`` for
+    /// ``APNsOptions``, an ``FCMMessage`` for ``FCMOptions``.
+    public func seal<Options: TransportOptions>(_ content: NotificationContent, with key: ConversationKey, options: Options) throws(ProviderError) -> Options.SealedRequest {
+        try options._seal(content, key: key, by: self)
     }
 
-    /// Seals `content` under the current key of its conversation (`content.conversationID`).
-    public func seal(_ content: NotificationContent, keyProvider: some CurrentKeyProvider, options: APNsOptions) throws(ProviderError) -> APNsRequest {
+    /// Seals `content` under the current key of its conversation (`content.conversationID`) for
+    /// the transport of `options`.
+    public func seal<Options: TransportOptions>(_ content: NotificationContent, keyProvider: some CurrentKeyProvider, options: Options) throws(ProviderError) -> Options.SealedRequest {
         try SizePolicy.validate(content)
         try options.validate()
-        return try seal(content, with: Self.currentKey(for: content, from: keyProvider), options: options)
+        return try options._seal(content, key: Self.currentKey(for: content, from: keyProvider), by: self)
     }
 
     /// Seals with a caller-chosen 24-byte salt (test vectors and `pushseal seal --salt` only).
     @_spi(Vectors)
-    public func seal(_ content: NotificationContent, with key: ConversationKey, options: APNsOptions, salt: [UInt8]) throws(ProviderError) -> APNsRequest {
+    public func seal<Options: TransportOptions>(_ content: NotificationContent, with key: ConversationKey, options: Options, salt: [UInt8]) throws(ProviderError) -> Options.SealedRequest {
         guard salt.count == Envelope.saltByteCount else { throw .invalidSalt(byteCount: salt.count) }
-        return try salt.withUnsafeBytes { salt in
-            Result { () throws(ProviderError) in try sealAPNs(content, key: key, options: options, salt: salt) }
-        }.get()
+        var fixed = self
+        fixed.saltSource = .derived { _ in salt }
+        return try options._seal(content, key: key, by: fixed)
     }
+
+    // MARK: The transports
 
     func sealAPNs(_ content: NotificationContent, key: ConversationKey, options: APNsOptions, salt: UnsafeRawBufferPointer?) throws(ProviderError) -> APNsRequest {
         try SizePolicy.validate(content)
@@ -92,29 +96,6 @@ public struct NotificationSealer: Sendable {
         return APNsRequest(
             body: sealed.payload, path: sealed.path, sizes: sealed.sizes, keyID: key.id, topic: options.topic,
             priority: options.priority, expiration: expiration, collapseID: options.collapseID)
-    }
-
-    // MARK: FCM
-
-    /// Seals `content` under `key` into an FCM HTTP v1 message.
-    public func seal(_ content: NotificationContent, with key: ConversationKey, options: FCMOptions) throws(ProviderError) -> FCMMessage {
-        try sealFCM(content, key: key, options: options, salt: nil)
-    }
-
-    /// Seals `content` under the current key of its conversation (`content.conversationID`).
-    public func seal(_ content: NotificationContent, keyProvider: some CurrentKeyProvider, options: FCMOptions) throws(ProviderError) -> FCMMessage {
-        try SizePolicy.validate(content)
-        try options.validate()
-        return try seal(content, with: Self.currentKey(for: content, from: keyProvider), options: options)
-    }
-
-    /// Seals with a caller-chosen 24-byte salt (test vectors and `pushseal seal --salt` only).
-    @_spi(Vectors)
-    public func seal(_ content: NotificationContent, with key: ConversationKey, options: FCMOptions, salt: [UInt8]) throws(ProviderError) -> FCMMessage {
-        guard salt.count == Envelope.saltByteCount else { throw .invalidSalt(byteCount: salt.count) }
-        return try salt.withUnsafeBytes { salt in
-            Result { () throws(ProviderError) in try sealFCM(content, key: key, options: options, salt: salt) }
-        }.get()
     }
 
     func sealFCM(_ content: NotificationContent, key: ConversationKey, options: FCMOptions, salt: UnsafeRawBufferPointer?) throws(ProviderError) -> FCMMessage {

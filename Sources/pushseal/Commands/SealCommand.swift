@@ -263,21 +263,19 @@ enum SealCommand {
     /// Seals one item with `key` (with `--salt`: deterministically).
     static func seal(_ item: Item, key: ConversationKey, options: Options, sealer: NotificationSealer) throws(ProviderError) -> (body: [UInt8], path: SealPath) {
         if options.transport != "apns" {
-            let fcm = try fcmOptions(options, item: item)
-            let message = if let salt = options.salt {
-                try sealer.seal(item.content, with: key, options: fcm, salt: salt)
-            } else {
-                try sealer.seal(item.content, with: key, options: fcm)
-            }
+            let message = try seal(item.content, key: key, options: fcmOptions(options, item: item), salt: options.salt, sealer: sealer)
             return (message.body, message.path)
         }
-        let apns = apnsOptions(options, item: item)
-        let request = if let salt = options.salt {
-            try sealer.seal(item.content, with: key, options: apns, salt: salt)
-        } else {
-            try sealer.seal(item.content, with: key, options: apns)
-        }
+        let request = try seal(item.content, key: key, options: apnsOptions(options, item: item), salt: options.salt, sealer: sealer)
         return (options.withHeaders ? try withHeaders(request) : request.body, request.path)
+    }
+
+    /// Seals `content` with `key` for the transport of `options`, with `salt` when given (`--salt`).
+    private static func seal<TransportChoice: TransportOptions>(
+        _ content: NotificationContent, key: ConversationKey, options: TransportChoice, salt: [UInt8]?, sealer: NotificationSealer
+    ) throws(ProviderError) -> TransportChoice.SealedRequest {
+        if let salt { return try sealer.seal(content, with: key, options: options, salt: salt) }
+        return try sealer.seal(content, with: key, options: options)
     }
 
     /// `{"headers":{…},"payload":<body>}` (`--with-headers`): the exact body, and its headers as

@@ -159,13 +159,7 @@ private struct KeyChoice {
     var key: ConversationKey?
     var provider: (any CurrentKeyProvider)?
 
-    func seal(_ content: NotificationContent, sealer: NotificationSealer, options: APNsOptions) throws(ProviderError) -> APNsRequest {
-        if let key { return try sealer.seal(content, with: key, options: options) }
-        guard let provider else { throw Self.missing(content) }
-        return try sealer.seal(content, keyProvider: provider, options: options)
-    }
-
-    func seal(_ content: NotificationContent, sealer: NotificationSealer, options: FCMOptions) throws(ProviderError) -> FCMMessage {
+    func seal<Options: TransportOptions>(_ content: NotificationContent, sealer: NotificationSealer, options: Options) throws(ProviderError) -> Options.SealedRequest {
         if let key { return try sealer.seal(content, with: key, options: options) }
         guard let provider else { throw Self.missing(content) }
         return try sealer.seal(content, keyProvider: provider, options: options)
