@@ -37,7 +37,13 @@ enum Fixtures {
     /// Default APNs options: placeholder "New message", opaque thread id, and the topic as a
     /// server has it: a string made at run time (heap storage with a reference count, which a
     /// literal in the binary does not have), as if read from its configuration.
-    static let apnsOptions = APNsOptions(topic: String(decoding: Array("com.example.chat".utf8), as: UTF8.self))
+    static let apnsOptions = makeAPNsOptions()
+
+    /// A new value of ``apnsOptions`` whose topic has storage of its own (shares no reference
+    /// count with any other).
+    static func makeAPNsOptions() -> APNsOptions {
+        APNsOptions(topic: String(decoding: Array("com.example.chat".utf8), as: UTF8.self))
+    }
 
     /// The APNs payload for `content` under `key` (random salt; pad block `padBlock`).
     static func payload(_ content: NotificationContent, key: ConversationKey, padBlock: Int = 256) -> [UInt8] {

@@ -51,7 +51,7 @@ enum SealWorkloads {
                 let sealer = try! NotificationSealer()
                 let items = batchItems(
                     contentBytes: contentBytes, count: batchSize, key: allCores ? key.privateCopy() : key,
-                    options: allCores ? Fixtures.apnsOptions.unsharedCopy() : Fixtures.apnsOptions)
+                    options: allCores ? Fixtures.makeAPNsOptions() : Fixtures.apnsOptions)
                 return Worker { iterations in
                     var total = 0
                     for _ in 0..<iterations {

@@ -5,6 +5,12 @@ import PushSealJSON
 /// known members (no unknown ones), unescaped pairwise distinct names, values of the right
 /// types, a content that validates. Anything else returns nil and the general decoder decides
 /// (and reports the error).
+///
+/// Kept because `pushseal bench` shows it is worth it on a target figure: `open.key.512` was
+/// 0.264× raw decrypt with this path and 0.220× without (CPU time per open 3.71 µs against
+/// 4.53 µs, +22 %; medians of 6 interleaved runs, 2026-12-02), below the 0.25× target without it.
+/// `ContentFastPathTests` and the FuzzContent target check that it agrees with the general
+/// decoder on every input.
 extension NotificationContent {
     private enum Field: Int {
         case cid, mid, ts, title, subtitle, body, sender, thread, category, badge, trunc, x

@@ -23,13 +23,4 @@ package enum UTF8Bytes {
         if let compared, let compared { return compared }
         return a.utf8.elementsEqual(b.utf8)
     }
-
-    /// A string with the same UTF-8 bytes in storage of its own (never shared with `string`), so
-    /// that threads holding their own copies touch no common reference count. Strings of up to
-    /// 15 bytes are stored inline and have no storage to share.
-    package static func unsharedCopy(_ string: String) -> String {
-        let count = string.utf8.count
-        guard count > 15 else { return string }
-        return String(unsafeUninitializedCapacity: count) { buffer in buffer.initialize(fromContentsOf: string.utf8) }
-    }
 }

@@ -7,7 +7,6 @@ import Darwin
 #endif
 import Dispatch
 public import PushSealCore
-import PushSealJSON
 
 /// One notification of a batch: the content, its key (or nil to ask the batch's key provider for
 /// the current key of `content.conversationID`), and its transport options.
@@ -91,12 +90,12 @@ extension NotificationSealer {
     /// is specialized for APNs and FCM (unspecialized, every item, option and result was copied
     /// through generic value witnesses).
     ///
-    /// One task per core; each sets up its private state once (key and options copies, the
-    /// key-provider cache, a salt buffer), then claims items (``batchClaimSizes``) until
+    /// One task per core; each sets up its private state once (key copies, the key-provider
+    /// cache, a salt buffer), then claims items (``batchClaimSizes``) until
     /// none are left. A thread that starts late (waking one takes tens of microseconds on a
     /// virtual machine) finds less or nothing to do instead of leaving a share unfinished.
     @inline(__always)
-    func sealBatch<Options: UnsharedCopying, Output>(
+    func sealBatch<Options: TransportOptions, Output>(
         _ items: [BatchItem<Options>], keyProvider: (any CurrentKeyProvider)?,
         deliver: @Sendable (Int, consuming Result<Output, ProviderError>) -> Void,
         sealOne: @Sendable (borrowing NotificationContent, ConversationKey, borrowing Options, UnsafeRawBufferPointer?) throws(ProviderError) -> Output
@@ -106,7 +105,6 @@ extension NotificationSealer {
         let claimSizes = Self.batchClaimSizes
         let threads = min(Self.activeProcessorCount, (count + claimSizes.lowerBound - 1) / claimSizes.lowerBound)
         let claims = BatchClaims(count: count, threads: threads, claimSizes: claimSizes)
-        let optionsOffset = MemoryLayout<BatchItem<Options>>.offset(of: \BatchItem<Options>.options)!
         items.withUnsafeBufferPointer { input in
             nonisolated(unsafe) let input = UnsafePointer(input.baseAddress!)
             DispatchQueue.concurrentPerform(iterations: threads) { _ in
@@ -114,17 +112,12 @@ extension NotificationSealer {
                 var cache: [[UInt8]: Result<ConversationKey, ProviderError>] = [:]
                 // Given keys, each replaced by a copy private to this thread (see below).
                 var privateKeys = PrivateKeyCopies()
-                // Options repeated from item to item, replaced by a copy private to this thread.
-                var privateOptions = RepeatedValueCopies<Options>()
                 // Fresh CSPRNG salts for each claim in one call (one per item, never reused);
                 // a deterministic salt source (vectors) derives them per item instead.
                 let saltCount = Envelope.saltByteCount
                 let randomSalts = if case .random = saltSource { true } else { false }
                 var salts = [UInt8](repeating: 0, count: randomSalts ? claimSizes.upperBound * saltCount : 0)
-                defer {
-                    salts.withUnsafeMutableBytes { SecureMemory.wipe($0) }
-                    privateOptions.release()
-                }
+                defer { salts.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
                 while let claim = claims.next() {
                     if randomSalts {
                         salts.withUnsafeMutableBytes { SystemRandom.fill(UnsafeMutableRawBufferPointer(rebasing: $0[0..<claim.count * saltCount])) }
@@ -148,12 +141,11 @@ extension NotificationSealer {
                                 cache[id] = lookup
                                 key = try lookup.get()
                             }
-                            let options = privateOptions.pointer(to: UnsafeRawPointer(item) + optionsOffset)
-                            guard randomSalts else { return try sealOne(item.pointee.content, key, options.pointee, nil) }
+                            guard randomSalts else { return try sealOne(item.pointee.content, key, item.pointee.options, nil) }
                             let offset = (index - claim.lowerBound) * saltCount
                             return try salts.withUnsafeBytes { all in
                                 Result { () throws(ProviderError) -> Output in
-                                    try sealOne(item.pointee.content, key, options.pointee, UnsafeRawBufferPointer(rebasing: all[offset..<offset + saltCount]))
+                                    try sealOne(item.pointee.content, key, item.pointee.options, UnsafeRawBufferPointer(rebasing: all[offset..<offset + saltCount]))
                                 }
                             }.get()
                         })
@@ -223,79 +215,6 @@ private struct PrivateKeyCopies {
             others[identity] = copy
         }
         last = (identity, copy)
-        return copy
-    }
-}
-
-/// Values that can make a copy of themselves sharing no heap storage (strings, arrays) with the
-/// original.
-package protocol UnsharedCopying {
-    /// A copy whose strings and arrays have storage of their own.
-    func unsharedCopy() -> Self
-}
-
-/// The options of one thread of a batch. A server usually gives every item the same options
-/// value (one topic, one placeholder), and each sealed request keeps some of its strings: with
-/// one shared value, both threads would retain and release the same strings for every item.
-/// When an item's options are bit for bit those of the item before (the very same strings), the
-/// thread uses its own unshared copy instead; options that change from item to item are used in
-/// place.
-private struct RepeatedValueCopies<Value: UnsharedCopying> {
-    private var last: UnsafeRawPointer?
-    private var copy: UnsafeMutablePointer<Value>?
-
-    /// The value at `pointer` (an item's field, used in place), or this thread's unshared copy of
-    /// it when it repeats the previous item's. Equal bits mean the same references and the same
-    /// inline bytes, hence the same value; padding that differs only costs a copy. The items
-    /// outlive the batch call, so `last` stays valid.
-    @inline(__always)
-    mutating func pointer(to pointer: UnsafeRawPointer) -> UnsafePointer<Value> {
-        defer { last = pointer }
-        guard let last, memcmp(last, pointer, MemoryLayout<Value>.size) == 0 else {
-            if let copy { copy.deinitialize(count: 1).deallocate() }
-            copy = nil
-            return pointer.assumingMemoryBound(to: Value.self)
-        }
-        if let copy { return UnsafePointer(copy) }
-        let made = UnsafeMutablePointer<Value>.allocate(capacity: 1)
-        made.initialize(to: pointer.assumingMemoryBound(to: Value.self).pointee.unsharedCopy())
-        copy = made
-        return UnsafePointer(made)
-    }
-
-    /// Frees the copy.
-    mutating func release() {
-        if let copy { copy.deinitialize(count: 1).deallocate() }
-        copy = nil
-    }
-}
-
-extension APNsOptions: UnsharedCopying {
-    package func unsharedCopy() -> APNsOptions {
-        let own = UTF8Bytes.unsharedCopy
-        var copy = self
-        switch placeholder {
-        case let .text(title, body):
-            copy.placeholder = .text(title: title.map(own), body: own(body))
-        case let .localized(titleKey, titleArguments, bodyKey, bodyArguments):
-            copy.placeholder = .localized(
-                titleKey: titleKey.map(own), titleArguments: titleArguments.map(own), bodyKey: own(bodyKey),
-                bodyArguments: bodyArguments.map(own))
-        }
-        copy.topic = topic.map(own)
-        copy.collapseID = collapseID.map(own)
-        copy.sound = sound.map(own)
-        copy.category = category.map(own)
-        if case let .plain(thread) = threadID { copy.threadID = .plain(own(thread)) }
-        return copy
-    }
-}
-
-extension FCMOptions: UnsharedCopying {
-    package func unsharedCopy() -> FCMOptions {
-        var copy = self
-        copy.token = UTF8Bytes.unsharedCopy(token)
-        copy.apns = apns?.unsharedCopy()
         return copy
     }
 }
