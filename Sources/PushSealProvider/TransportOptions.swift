@@ -32,12 +32,12 @@ public protocol TransportOptions: Sendable {
 }
 
 extension APNsOptions: TransportOptions {
-    /// Seals into an APNs request (the sealer's hook; call ``NotificationSealer/seal(_:with:options:)``).
+    /// Seals into an ``APNsRequest`` (the sealer's hook).
     public func _seal(_ content: NotificationContent, key: ConversationKey, by sealer: NotificationSealer) throws(ProviderError) -> APNsRequest {
         try sealer.sealAPNs(content, key: key, options: self, salt: nil)
     }
 
-    /// Seals a batch into APNs requests (the sealer's hook; call ``NotificationSealer/seal(batch:keyProvider:deliver:)``).
+    /// Seals a batch into ``APNsRequest``s (the sealer's hook).
     public static func _seal(
         batch items: [BatchItem<APNsOptions>], by sealer: NotificationSealer, keyProvider: (any CurrentKeyProvider)?,
         deliver: @Sendable (_ index: Int, _ result: consuming Result<APNsRequest, ProviderError>) -> Void
@@ -49,12 +49,12 @@ extension APNsOptions: TransportOptions {
 }
 
 extension FCMOptions: TransportOptions {
-    /// Seals into an FCM message (the sealer's hook; call ``NotificationSealer/seal(_:with:options:)``).
+    /// Seals into an ``FCMMessage`` (the sealer's hook).
     public func _seal(_ content: NotificationContent, key: ConversationKey, by sealer: NotificationSealer) throws(ProviderError) -> FCMMessage {
         try sealer.sealFCM(content, key: key, options: self, salt: nil)
     }
 
-    /// Seals a batch into FCM messages (the sealer's hook; call ``NotificationSealer/seal(batch:keyProvider:deliver:)``).
+    /// Seals a batch into ``FCMMessage``s (the sealer's hook).
     public static func _seal(
         batch items: [BatchItem<FCMOptions>], by sealer: NotificationSealer, keyProvider: (any CurrentKeyProvider)?,
         deliver: @Sendable (_ index: Int, _ result: consuming Result<FCMMessage, ProviderError>) -> Void
