@@ -29,7 +29,7 @@ struct PayloadFrame {
         let text = bundle.text
         var copy = self
         copy.suffix = Array("\",\"\(Self.bundleMember)\":\"\(text)".utf8) + suffix
-        copy.limitedOverhead += countsJSONBytes ? 4 + Self.bundleMember.utf8.count + text.utf8.count : Self.bundleMember.utf8.count + text.utf8.count
+        copy.limitedOverhead += countsJSONBytes ? 6 + Self.bundleMember.utf8.count + text.utf8.count : Self.bundleMember.utf8.count + text.utf8.count
         return copy
     }
 
