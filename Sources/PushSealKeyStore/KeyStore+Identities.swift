@@ -104,17 +104,22 @@ extension KeyStore {
     /// A store failure (no device key, locked, damaged) is ``KeyBundleError/storeLocked(_:)``.
     @discardableResult
     public func install(_ bundle: KeyBundle) throws(KeyBundleError) -> KeyBundleInstallation {
+        try installReportingConversation(bundle).installation
+    }
+
+    /// ``install(_:)`` that also returns the conversation the opened bundle named.
+    public func installReportingConversation(_ bundle: KeyBundle) throws(KeyBundleError) -> (installation: KeyBundleInstallation, conversation: String) {
         let now = clock()
         let masterKey = self.masterKey
         var failure: KeyBundleError?
-        let result: KeyBundleInstallation?
+        let result: (installation: KeyBundleInstallation, conversation: String)?
         do {
-            result = try session(.write) { connection throws(KeyStoreError) -> KeyBundleInstallation? in
+            result = try session(.write) { connection throws(KeyStoreError) -> (installation: KeyBundleInstallation, conversation: String)? in
                 let device = try Self.identityRows(.device, connection, masterKey: masterKey).first
                 guard let device = device?.pair else { throw .locked("the store has no device key (pushseal device init)") }
                 let pinned = try Self.identityRows(.pinned, connection, masterKey: masterKey).map(\.publicKey)
-                let key: ConversationKey
-                do throws(KeyBundleError) { key = try bundle.open(device: device, pinnedProviderKeys: pinned, now: now) } catch {
+                let opened: KeyBundle.Opened
+                do throws(KeyBundleError) { opened = try bundle.open(device: device, pinnedProviderKeys: pinned, now: now) } catch {
                     failure = error
                     return nil
                 }
@@ -127,22 +132,23 @@ extension KeyStore {
                 let forEpoch = try connection.withStatement(
                     "SELECT kid FROM keys WHERE conversation = ?1 AND epoch = ?2"
                 ) { statement throws(KeyStoreError) -> KeyID? in
-                    try statement.bind(1, text: header.conversation)
+                    try statement.bind(1, text: opened.conversation)
                     try statement.bind(2, header.epoch)
                     return try statement.step() ? KeyID(bytes: statement.bytes(0)) : nil
                 }
                 let installation: KeyBundleInstallation
-                do throws(KeyBundleError) { installation = try KeyBundle.installation(of: header, storedUnderKeyID: underKeyID, storedForEpoch: forEpoch) } catch {
+                do throws(KeyBundleError) { installation = try KeyBundle.installation(
+                    of: header, conversation: opened.conversation, storedUnderKeyID: underKeyID, storedForEpoch: forEpoch) } catch {
                     failure = error
                     return nil
                 }
                 if installation == .installed {
                     let item = KeyItem(
-                        keyID: key.id, conversation: header.conversation, epoch: header.epoch, label: nil, createdAt: now,
+                        keyID: opened.key.id, conversation: opened.conversation, epoch: header.epoch, label: nil, createdAt: now,
                         notAfter: header.notAfter)
-                    try Self.insert(item, sealed: ItemSealing.seal(key, binding: .init(item), masterKey: masterKey), connection)
+                    try Self.insert(item, sealed: ItemSealing.seal(opened.key, binding: .init(item), masterKey: masterKey), connection)
                 }
-                return installation
+                return (installation, opened.conversation)
             }
         } catch {
             throw .storeLocked("\(error)")

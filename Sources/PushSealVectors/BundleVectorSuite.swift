@@ -65,19 +65,22 @@ public enum BundleVectorSuite {
         pinned: [IdentityKeyPair] = [standardProvider], key: ConversationKey = conversationKey("1"), conversation: String = conversation,
         epoch: Int64 = 1, notAfter: Int64? = notAfter, now: Int64 = now,
         stored: [(conversation: String, epoch: Int64, key: ConversationKey)] = [], keyStore: String = "available",
-        header: ((KeyBundleHeader) -> KeyBundleHeader)? = nil, edit: ((inout [UInt8]) -> Void)? = nil, text: String? = nil
+        header: ((KeyBundleHeader) -> KeyBundleHeader)? = nil, conversationBytes: [UInt8]? = nil,
+        edit: ((inout [UInt8]) -> Void)? = nil, text: String? = nil
     ) -> Case {
         let ikmE = ikm("ephemeral " + comment)
         let ephemeral = try! HybridPublicKeyEncryption.deriveKeyPair(inputKeyMaterial: ikmE)
         var bundleHeader = try! KeyBundleHeader(
             providerKeyID: sealer.providerKeyID, deviceKeyID: (recipient ?? device).deviceKeyID, epoch: epoch, notAfter: notAfter,
-            keyID: key.id, conversation: conversation)
+            keyID: key.id)
         if let header { bundleHeader = header(bundleHeader) }
-        let bundle = try! KeyBundle.seal(key, header: bundleHeader, sender: sealer, devicePublicKey: (recipient ?? device).publicKey, ephemeral: ephemeral).bundle
+        let bundle = try! KeyBundle.seal(
+            key, header: bundleHeader, conversationBytes: conversationBytes ?? Array(conversation.utf8), sender: sealer,
+            devicePublicKey: (recipient ?? device).publicKey, ephemeral: ephemeral).bundle
         var bytes = bundle.bytes
         edit?(&bytes)
         let bundleText = text ?? Base64URL.encode(bytes)
-        let resealable = header == nil && edit == nil && text == nil && recipient == nil
+        let resealable = header == nil && edit == nil && text == nil && recipient == nil && conversationBytes == nil
         var vector = Case(
             comment: comment, flags: flags, device: device, sealer: sealer, pinned: pinned.map(\.publicKey), key: key, conversation: conversation,
             epoch: epoch, notAfter: notAfter, now: now, stored: stored, keyStore: keyStore, ikmE: ikmE, bundleText: bundleText,
@@ -91,13 +94,15 @@ public enum BundleVectorSuite {
         var context: HybridPublicKeyEncryption.Context?
         do throws(KeyBundleError) {
             let bundle = try KeyBundle(text: vector.bundleText)
-            let opened = try bundle.openWithContext(device: vector.device, pinnedProviderKeys: vector.pinned, now: vector.now)
-            context = opened.context
+            let steps = try bundle.openSteps(device: vector.device, pinnedProviderKeys: vector.pinned, now: vector.now)
+            context = steps.context
+            let opened = try steps.result.get()
             guard vector.keyStore == "available" else { throw .storeLocked("the device store is locked") }
             let header = bundle.header
             let underKeyID = vector.stored.first { $0.key.id == header.keyID }.map { (conversation: $0.conversation, epoch: $0.epoch) }
-            let forEpoch = vector.stored.first { Array($0.conversation.utf8) == Array(header.conversation.utf8) && $0.epoch == header.epoch }?.key.id
-            return (context, .success(try KeyBundle.installation(of: header, storedUnderKeyID: underKeyID, storedForEpoch: forEpoch)))
+            let forEpoch = vector.stored.first { $0.conversation.utf8.elementsEqual(opened.conversation.utf8) && $0.epoch == header.epoch }?.key.id
+            return (context, .success(try KeyBundle.installation(
+                of: header, conversation: opened.conversation, storedUnderKeyID: underKeyID, storedForEpoch: forEpoch)))
         } catch {
             return (context, .failure(error))
         }
@@ -122,34 +127,35 @@ public enum BundleVectorSuite {
                    pinned: [standardProvider, secondProvider]),
             sealed("padding character in the text", flags: ["Base64"], text: "AQ=="),
             sealed("empty text", flags: ["Base64"], text: ""),
-            sealed("one byte missing", flags: ["Length"], edit: { $0.removeLast() }),
-            sealed("one byte too many", flags: ["Length"], edit: { $0.append(0) }),
-            sealed("shorter than the fixed header", flags: ["Length"], edit: { $0 = Array($0.prefix(40)) }),
-            sealed("conversation length 0", flags: ["Header"], edit: { $0[65] = 0; $0[66] = 0 }),
-            sealed("conversation length 257", flags: ["Header"], edit: { $0[65] = 1; $0[66] = 1 }),
-            sealed("conversation is not UTF-8", flags: ["Header"], edit: { $0[67] = 0xff }),
+            sealed("145 bytes: no room for a conversation id", flags: ["Length"], edit: { $0 = Array($0.prefix(145)) }),
+            sealed("402 bytes: a conversation id over 256 bytes", flags: ["Length"], conversation: longConversation, edit: { $0.append(0) }),
+            sealed("shorter than the header", flags: ["Length"], edit: { $0 = Array($0.prefix(40)) }),
             sealed("epoch 0", flags: ["Header"], edit: { for i in 33..<41 { $0[i] = 0 } }),
             sealed("notAfter 2^63 (neither a time nor no-limit)", flags: ["Header"], edit: { $0[41] = 0x80; for i in 42..<49 { $0[i] = 0 } }),
             sealed("text longer than the longest bundle", flags: ["Length"], text: String(repeating: "A", count: KeyBundle.maximumTextLength + 1)),
             sealed("version 2", flags: ["Version"], edit: { $0[0] = 2 }),
-            sealed("version 2 with another length (version is checked before the length)", flags: ["Version"], edit: { $0[0] = 2; $0.removeLast(5) }),
+            sealed("version 2 with another length (version is checked before the length)", flags: ["Version"], edit: { $0[0] = 2; $0 = Array($0.prefix(60)) }),
+            sealed("the sealed conversation id is not UTF-8 (checked after authentication)", flags: ["SealedConversation"],
+                   conversationBytes: [0x63, 0xff, 0x31]),
             sealed("sealed to another device", flags: ["WrongDevice"], recipient: other),
             sealed("provider key not pinned", flags: ["UnknownProvider"], sealer: secondProvider),
             sealed("forged: names the pinned provider key, sealed with another key", flags: ["Forged"], sealer: forger,
                    header: { try! KeyBundleHeader(providerKeyID: standardProvider.providerKeyID, deviceKeyID: $0.deviceKeyID, epoch: $0.epoch,
-                                                  notAfter: $0.notAfter, keyID: $0.keyID, conversation: $0.conversation) }),
+                                                  notAfter: $0.notAfter, keyID: $0.keyID) }),
             sealed("sealed key tampered", flags: ["Tampered"], edit: { $0[$0.count - 20] ^= 0x01 }),
             sealed("tag tampered", flags: ["Tampered"], edit: { $0[$0.count - 1] ^= 0x80 }),
             sealed("header tampered: epoch 1 changed to 2 (replay to another epoch)", flags: ["Tampered", "Replay"], edit: { $0[40] = 2 }),
             sealed("header tampered: notAfter extended", flags: ["Tampered"], edit: { $0[48] ^= 0x01 }),
+            sealed("one byte removed from the end (a shorter conversation id): authentication fails", flags: ["Tampered", "Length"],
+                   edit: { $0.removeLast() }),
+            sealed("one byte appended (a longer conversation id): authentication fails", flags: ["Tampered", "Length"], edit: { $0.append(0) }),
             sealed("enc replaced by a small-order point (all-zero DH, RFC 9180 §7.1.4)", flags: ["SmallOrder"], edit: { bytes in
                 let point = Hex.decode("e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800")!
-                let start = KeyBundleHeader.fixedByteCount + conversation.utf8.count
-                bytes.replaceSubrange(start..<(start + 32), with: point)
+                bytes.replaceSubrange(KeyBundleHeader.byteCount..<(KeyBundleHeader.byteCount + 32), with: point)
             }),
             sealed("header kid is not the sealed key's", flags: ["KidMismatch"],
                    header: { try! KeyBundleHeader(providerKeyID: $0.providerKeyID, deviceKeyID: $0.deviceKeyID, epoch: $0.epoch,
-                                                  notAfter: $0.notAfter, keyID: k2.id, conversation: $0.conversation) }),
+                                                  notAfter: $0.notAfter, keyID: k2.id) }),
             sealed("expired one second ago", flags: ["Expired", "ExpiryBoundary"], now: notAfter + 1),
             sealed("a different key is stored for (conversation, epoch)", flags: ["Conflict"], stored: [(conversation, 1, k2)]),
             sealed("this key is stored under another epoch", flags: ["Conflict"], stored: [(conversation, 3, k1)]),
@@ -171,8 +177,9 @@ public enum BundleVectorSuite {
         ("MaxConversation", "The longest conversation id, 256 bytes."),
         ("ProviderRotation", "Several provider keys pinned; a later one sealed the bundle."),
         ("Base64", "The text is not strict base64url or is empty."),
-        ("Length", "The decoded length is not 147 + n, or the text is too long."),
+        ("Length", "The decoded length is not 145 + n with n in 1...256, or the text is too long; or a length change that moves the sealed part."),
         ("Header", "A header field is out of range."),
+        ("SealedConversation", "The sealed conversation id is not UTF-8 (found after authentication)."),
         ("Version", "A version byte other than 0x01."),
         ("WrongDevice", "Sealed to another device key."),
         ("UnknownProvider", "The provider key id is not pinned on the device."),
@@ -199,7 +206,7 @@ public enum BundleVectorSuite {
             .init(name: "header", value: .array([
                 .string("PushSeal key bundle v1 test vectors (see Docs/SPEC.md section 16 and Vectors/README.md)."),
                 .string("Byte strings are lowercase hex; `bundle` is the exact text form. Key pairs come from RFC 9180 DeriveKeyPair of a fixed seed."),
-                .string("Intermediates are those of the device's HPKE context (null when HPKE does not open the bundle)."),
+                .string("Intermediates are those of the device's HPKE context (null when HPKE does not open the bundle). The conversation id is sealed with K."),
             ])),
             .init(name: "notes", value: .object(JSONObject(members: flagNotes.map { .init(name: $0.0, value: .string($0.1)) }))),
             .init(name: "tests", value: .array(all.map(\.jsonValue))),
@@ -223,8 +230,7 @@ extension BundleVectorSuite.Case {
             ]))
         }
         let decoded = (try? Base64URL.decode(bundleText)) ?? []
-        let parsed = try? KeyBundle(bytes: decoded)
-        let headerCount = parsed.map { $0.header.encoded().count }
+        let headerCount = (try? KeyBundle(bytes: decoded)).map { _ in KeyBundleHeader.byteCount }
         let result: JSONValue, outcomeValue: JSONValue, reasonValue: JSONValue
         switch outcome {
         case let .success(installation): (result, outcomeValue, reasonValue) = (.string("valid"), .string(installation.rawValue), .null)
@@ -259,6 +265,7 @@ extension BundleVectorSuite.Case {
             .init(name: "bundleHex", value: .string(Hex.encode(decoded))),
             .init(name: "aad", value: hexBytes(headerCount.map { Array(decoded.prefix($0)) })),
             .init(name: "enc", value: hexBytes(headerCount.map { Array(decoded[$0..<($0 + 32)]) })),
+            .init(name: "ct", value: hexBytes(headerCount.map { Array(decoded[($0 + 32)...]) })),
             .init(name: "sharedSecret", value: hex(context?.sharedSecret)),
             .init(name: "hpkeKey", value: hex(context?.key)),
             .init(name: "baseNonce", value: hexBytes(context?.baseNonce)),

@@ -68,8 +68,9 @@ enum BundleVectorVerifier {
         for (name, value) in intermediates where string(name) != value { problems.append("\(name) differs") }
         if let parsed = (try? Base64URL.decode(bundleText)).flatMap({ try? KeyBundle(bytes: $0) }) {
             let aad = parsed.header.encoded()
-            if string("aad") != Hex.encode(aad) { problems.append("aad differs") }
+            if string("aad") != Hex.encode(aad) || aad != Array(parsed.bytes.prefix(aad.count)) { problems.append("aad differs") }
             if string("enc") != Hex.encode(Array(parsed.bytes[aad.count..<(aad.count + 32)])) { problems.append("enc differs") }
+            if string("ct") != Hex.encode(Array(parsed.bytes[(aad.count + 32)...])) { problems.append("ct differs") }
         }
         if test["resealable"] == .bool(true) {
             guard let ikmE = bytes("ikmE"), let ephemeral = try? HybridPublicKeyEncryption.deriveKeyPair(inputKeyMaterial: SecretKey(bytes: ikmE)),

@@ -18,20 +18,21 @@ struct KeyBundleTests {
     }
 
     func open(_ bundle: KeyBundle, pinned: [[UInt8]]? = nil, now: Int64? = nil) throws(KeyBundleError) -> ConversationKey {
-        try bundle.open(device: device, pinnedProviderKeys: pinned ?? [provider.publicKey], now: now ?? self.now)
+        try bundle.open(device: device, pinnedProviderKeys: pinned ?? [provider.publicKey], now: now ?? self.now).key
     }
 
     @Test("seal then open gives the key; header fields round-trip; the text parses back")
     func roundTrip() throws {
         let bundle = try seal(conversation: "héllo", epoch: 7)
         #expect(try open(bundle) == key)
-        #expect(bundle.header.conversation == "héllo")
+        #expect(try bundle.open(device: device, pinnedProviderKeys: [provider.publicKey], now: now).conversation == "héllo")
+        #expect(!String(decoding: bundle.bytes, as: UTF8.self).contains("héllo"), "the conversation id is sealed")
         #expect(bundle.header.epoch == 7)
         #expect(bundle.header.notAfter == 1_764_500_000)
         #expect(bundle.header.keyID == key.id)
         #expect(bundle.header.deviceKeyID == device.deviceKeyID)
         #expect(bundle.header.providerKeyID == provider.providerKeyID)
-        #expect(bundle.bytes.count == 147 + "héllo".utf8.count)
+        #expect(bundle.bytes.count == 145 + "héllo".utf8.count)
         #expect(try KeyBundle(text: bundle.text) == bundle)
         #expect(try seal().bytes != seal().bytes, "a fresh ephemeral key per bundle")
         let noLimit = try seal(notAfter: nil)
@@ -63,13 +64,11 @@ struct KeyBundleTests {
         #expect(reason([]) == .malformedBundle)
         #expect(reason([2]) == .unsupportedBundleVersion)
         #expect(reason([0] + good.dropFirst()) == .unsupportedBundleVersion)
-        #expect(reason(Array(good.dropLast())) == .malformedBundle)
-        #expect(reason(good + [0]) == .malformedBundle)
-        #expect(reason(Array(good.prefix(66))) == .malformedBundle)
+        #expect(reason(Array(good.prefix(145))) == .malformedBundle, "n = 0")
+        #expect(reason(Array(good.prefix(64))) == .malformedBundle)
+        #expect(reason(good + [UInt8](repeating: 0, count: 256)) == .malformedBundle, "n = 258")
+        #expect(reason(Array(good.dropLast())) == nil, "a shorter n parses; authentication decides")
         var edited = good
-        edited[65] = 0; edited[66] = 0
-        #expect(reason(edited) == .malformedBundle)
-        edited = good
         for i in 33..<41 { edited[i] = 0 }
         #expect(reason(edited) == .malformedBundle, "epoch 0")
         edited = good
@@ -78,13 +77,10 @@ struct KeyBundleTests {
         edited = good
         edited[41] = 0xff
         #expect(reason(edited) == .malformedBundle, "notAfter above 2^63 - 1, not all ones")
-        edited = good
-        edited[67] = 0xc3  // a lone UTF-8 lead byte before "1"
-        #expect(reason(edited) == .malformedBundle)
         #expect(reason(good) == nil)
     }
 
-    @Test("steps 4–8: wrong device, unknown provider, forged, tampered, small-order enc, kid mismatch, expired")
+    @Test("steps 4–9: wrong device, unknown provider, forged, tampered, small-order enc, kid mismatch, expired")
     func checks() throws {
         let bundle = try seal()
         let other = IdentityKeyPair.generate()
@@ -104,38 +100,42 @@ struct KeyBundleTests {
         var deviceID = bundle.bytes
         deviceID[17] ^= 1
         #expect(throws: KeyBundleError.wrongDevice(KeyID(bytes: deviceID[17..<33])!)) { try open(KeyBundle(bytes: deviceID)) }
-        // Every other byte is authenticated: epoch, notAfter, kid, cid, enc, ciphertext, tag.
-        for offset in 33..<bundle.bytes.count where !(65..<67).contains(offset) {
+        // Every other byte is authenticated: epoch, notAfter, kid, enc, sealed key and cid, tag.
+        for offset in 33..<bundle.bytes.count {
             var tampered = bundle.bytes
             tampered[offset] ^= 0x01
             guard let parsed = try? KeyBundle(bytes: tampered) else { continue }  // e.g. epoch 0 or notAfter out of range
             #expect(throws: KeyBundleError.bundleAuthenticationFailed, "offset \(offset)") { try open(parsed) }
         }
         var smallOrder = bundle.bytes
-        smallOrder.replaceSubrange(69..<101, with: [UInt8](repeating: 0, count: 32))
+        smallOrder.replaceSubrange(65..<97, with: [UInt8](repeating: 0, count: 32))
         #expect(throws: KeyBundleError.bundleAuthenticationFailed) { try open(KeyBundle(bytes: smallOrder)) }
+        #expect(throws: KeyBundleError.bundleAuthenticationFailed) { try open(KeyBundle(bytes: bundle.bytes + [0x41])) }
         #expect(throws: KeyBundleError.bundleExpired(notAfter: 1_764_500_000, now: 1_764_500_001)) { try open(bundle, now: 1_764_500_001) }
         #expect(try open(bundle, now: 1_764_500_000) == key, "now == notAfter is live")
     }
 
-    @Test("step 7: a provider that seals one key under another key's kid is caught after opening")
-    func kidMismatch() throws {
+    @Test("steps 7–8: a sealed cid that is not UTF-8, and one key sealed under another key's kid, are caught after opening")
+    func afterOpening() throws {
         let other = ConversationKey.generate()
-        let header = try KeyBundleHeader(
-            providerKeyID: provider.providerKeyID, deviceKeyID: device.deviceKeyID, epoch: 1, notAfter: nil, keyID: key.id, conversation: "c1")
-        let bundle = try KeyBundle.seal(other, header: header, sender: provider, devicePublicKey: device.publicKey, ephemeral: nil).bundle
-        #expect(throws: KeyBundleError.kidMismatch) { try open(bundle) }
+        let header = try KeyBundleHeader(providerKeyID: provider.providerKeyID, deviceKeyID: device.deviceKeyID, epoch: 1, notAfter: nil, keyID: key.id)
+        let mismatch = try KeyBundle.seal(other, header: header, conversationBytes: Array("c1".utf8), sender: provider,
+                                          devicePublicKey: device.publicKey, ephemeral: nil).bundle
+        #expect(throws: KeyBundleError.kidMismatch) { try open(mismatch) }
+        let notUTF8 = try KeyBundle.seal(key, header: header, conversationBytes: [0x63, 0xc3], sender: provider,
+                                         devicePublicKey: device.publicKey, ephemeral: nil).bundle
+        #expect(throws: KeyBundleError.malformedBundle("the sealed conversation id is not valid UTF-8")) { try open(notUTF8) }
     }
 
-    @Test("steps 9–10: installation is idempotent and refuses conflicts")
+    @Test("steps 10–11: installation is idempotent and refuses conflicts")
     func installation() throws {
         let header = try seal().header
-        #expect(try KeyBundle.installation(of: header, storedUnderKeyID: nil, storedForEpoch: nil) == .installed)
-        #expect(try KeyBundle.installation(of: header, storedUnderKeyID: ("c1", 1), storedForEpoch: key.id) == .alreadyInstalled)
-        #expect(throws: KeyBundleError.self) { try KeyBundle.installation(of: header, storedUnderKeyID: ("c1", 2), storedForEpoch: nil) }
-        #expect(throws: KeyBundleError.self) { try KeyBundle.installation(of: header, storedUnderKeyID: ("c2", 1), storedForEpoch: nil) }
+        #expect(try KeyBundle.installation(of: header, conversation: "c1", storedUnderKeyID: nil, storedForEpoch: nil) == .installed)
+        #expect(try KeyBundle.installation(of: header, conversation: "c1", storedUnderKeyID: ("c1", 1), storedForEpoch: key.id) == .alreadyInstalled)
+        #expect(throws: KeyBundleError.self) { try KeyBundle.installation(of: header, conversation: "c1", storedUnderKeyID: ("c1", 2), storedForEpoch: nil) }
+        #expect(throws: KeyBundleError.self) { try KeyBundle.installation(of: header, conversation: "c1", storedUnderKeyID: ("c2", 1), storedForEpoch: nil) }
         do {
-            _ = try KeyBundle.installation(of: header, storedUnderKeyID: nil, storedForEpoch: ConversationKey.generate().id)
+            _ = try KeyBundle.installation(of: header, conversation: "c1", storedUnderKeyID: nil, storedForEpoch: ConversationKey.generate().id)
             Issue.record("a different key for (cid, epoch) must conflict")
         } catch {
             #expect(error.reason == .conflictingKey)

@@ -2,13 +2,16 @@
 /// provider key to one device key with HPKE mode_auth, DHKEM(X25519, HKDF-SHA256) /
 /// HKDF-SHA256 / ChaCha20Poly1305.
 ///
-/// `bundle = B || enc || ct`: the header ``KeyBundleHeader`` (the associated data), the 32-byte
-/// ephemeral public key and the 48-byte sealed key. The text form is strict base64url.
+/// `bundle = B || enc || ct`: the 65-byte header ``KeyBundleHeader`` (the associated data), the
+/// 32-byte ephemeral public key, and the sealed `K || cid` (32 + n + 16 bytes). The conversation
+/// id is sealed, so a push service that carries the bundle does not learn it. The text form is
+/// strict base64url.
 public struct KeyBundle: Sendable, Equatable {
-    /// enc (32) plus the sealed key (32 + 16-byte tag).
-    static let sealedKeyByteCount = 32 + 32 + 16
-    /// The longest bundle text: base64url of 147 + 256 bytes.
-    public static let maximumTextLength = Base64URL.encodedLength(of: KeyBundleHeader.fixedByteCount + 256 + sealedKeyByteCount)
+    /// Bytes besides the header and the conversation id: enc (32), K (32), the tag (16).
+    static let overheadByteCount = 32 + 32 + 16
+    /// The longest bundle text: base64url of 145 + 256 bytes.
+    public static let maximumTextLength = Base64URL.encodedLength(
+        of: KeyBundleHeader.byteCount + overheadByteCount + NotificationContent.maximumIdentifierByteCount)
     /// The HPKE info: "pushseal v1 key bundle".
     static let info: [UInt8] = Array("pushseal v1 key bundle".utf8)
     static let deviceKeyIDInfo: [UInt8] = Array("pushseal v1 device key id".utf8)
@@ -18,14 +21,13 @@ public struct KeyBundle: Sendable, Equatable {
     public let header: KeyBundleHeader
     /// The bundle's bytes.
     public let bytes: [UInt8]
-    private let headerByteCount: Int
 
     /// The bundle's text form (base64url without padding), as sent in `pushseal-bundle`.
     public var text: String { Base64URL.encode(bytes) }
 
-    /// Parses decoded bundle bytes: version, header and exact length (SPEC §16.5 steps 2–3).
+    /// Parses decoded bundle bytes: version, length and header ranges (SPEC §16.5 steps 2–3).
     public init(bytes: [UInt8]) throws(KeyBundleError) {
-        (header, headerByteCount) = try KeyBundleHeader.parse(bundle: bytes)
+        header = try KeyBundleHeader.parse(bundle: bytes).header
         self.bytes = bytes
     }
 
@@ -68,17 +70,22 @@ public struct KeyBundle: Sendable, Equatable {
         _ key: ConversationKey, conversation: String, epoch: Int64, notAfter: Int64?,
         provider: IdentityKeyPair, devicePublicKey: [UInt8], ephemeral: HybridPublicKeyEncryption.KeyPair?
     ) throws(KeyBundleSealingError) -> (bundle: KeyBundle, context: HybridPublicKeyEncryption.Context) {
+        let count = conversation.utf8.count
+        guard count >= 1, count <= NotificationContent.maximumIdentifierByteCount else {
+            throw .invalidField("conversation must be 1 to \(NotificationContent.maximumIdentifierByteCount) UTF-8 bytes, is \(count)")
+        }
         let header = try KeyBundleHeader(
             providerKeyID: provider.providerKeyID, deviceKeyID: deviceKeyID(of: devicePublicKey), epoch: epoch,
-            notAfter: notAfter, keyID: key.id, conversation: conversation)
-        return try seal(key, header: header, sender: provider, devicePublicKey: devicePublicKey, ephemeral: ephemeral)
+            notAfter: notAfter, keyID: key.id)
+        return try seal(key, header: header, conversationBytes: Array(conversation.utf8), sender: provider,
+                        devicePublicKey: devicePublicKey, ephemeral: ephemeral)
     }
 
-    /// Seals `key` under any `header` from any `sender`: the one sealing path, also used by the
-    /// vectors to build bundles a correct provider never makes (a forged provider key id, a
-    /// header kid that is not the key's).
+    /// Seals `K || conversationBytes` under any `header` from any `sender`: the one sealing path,
+    /// also used by the vectors to build bundles a correct provider never makes (a forged provider
+    /// key id, a header kid that is not the key's, a conversation id that is not UTF-8).
     package static func seal(
-        _ key: ConversationKey, header: KeyBundleHeader, sender: IdentityKeyPair, devicePublicKey: [UInt8],
+        _ key: ConversationKey, header: KeyBundleHeader, conversationBytes: [UInt8], sender: IdentityKeyPair, devicePublicKey: [UInt8],
         ephemeral: HybridPublicKeyEncryption.KeyPair?
     ) throws(KeyBundleSealingError) -> (bundle: KeyBundle, context: HybridPublicKeyEncryption.Context) {
         guard devicePublicKey.count == IdentityKeyPair.byteCount else {
@@ -92,33 +99,54 @@ public struct KeyBundle: Sendable, Equatable {
         } catch {
             throw .invalidDevicePublicKey("\(error)")
         }
-        var plaintext = key.withUnsafeBytes { Array($0) }
+        var plaintext = key.withUnsafeBytes { Array($0) } + conversationBytes
         defer { plaintext.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
         let ct = try! context.seal(plaintext, authenticating: aad)
-        let bundle = try! KeyBundle(bytes: aad + enc + ct)
+        guard let bundle = try? KeyBundle(bytes: aad + enc + ct) else {
+            throw .invalidField("the conversation id must be 1 to \(NotificationContent.maximumIdentifierByteCount) bytes")
+        }
         return (bundle, context)
     }
 
     // MARK: - Opening (device)
 
-    /// Checks and opens the bundle on the device (SPEC §16.5 steps 4–8): sealed to `device`, by a
-    /// key in `pinnedProviderKeys` (public keys), authentic, carrying the key the header names,
-    /// not expired at `now`. The conflict check and installation (steps 9–10) are the store's.
-    public func open(device: IdentityKeyPair, pinnedProviderKeys: [[UInt8]], now: Int64) throws(KeyBundleError) -> ConversationKey {
-        try openWithContext(device: device, pinnedProviderKeys: pinnedProviderKeys, now: now).key
+    /// What a device opened: the key and the conversation it belongs to.
+    public struct Opened: Sendable {
+        /// The conversation key K.
+        public let key: ConversationKey
+        /// The conversation id sealed with it.
+        public let conversation: String
     }
 
-    /// ``open(device:pinnedProviderKeys:now:)`` that also returns the HPKE context (vectors).
+    /// Checks and opens the bundle on the device (SPEC §16.5 steps 4–9): sealed to `device`, by a
+    /// key in `pinnedProviderKeys` (public keys), authentic, a UTF-8 conversation id, carrying the
+    /// key the header names, not expired at `now`. The conflict check and installation
+    /// (steps 10–11) are the store's.
+    public func open(device: IdentityKeyPair, pinnedProviderKeys: [[UInt8]], now: Int64) throws(KeyBundleError) -> Opened {
+        try openWithContext(device: device, pinnedProviderKeys: pinnedProviderKeys, now: now).opened
+    }
+
+    /// ``open(device:pinnedProviderKeys:now:)`` that also returns the HPKE context (vectors),
+    /// also when a step after HPKE fails (then in `failure`).
     package func openWithContext(
         device: IdentityKeyPair, pinnedProviderKeys: [[UInt8]], now: Int64
-    ) throws(KeyBundleError) -> (key: ConversationKey, context: HybridPublicKeyEncryption.Context) {
+    ) throws(KeyBundleError) -> (opened: Opened, context: HybridPublicKeyEncryption.Context) {
+        let (context, result) = try openSteps(device: device, pinnedProviderKeys: pinnedProviderKeys, now: now)
+        return (try result.get(), context)
+    }
+
+    /// Steps 4–6 throw; the result of steps 7–9 comes with the HPKE context that opened the bundle.
+    package func openSteps(
+        device: IdentityKeyPair, pinnedProviderKeys: [[UInt8]], now: Int64
+    ) throws(KeyBundleError) -> (context: HybridPublicKeyEncryption.Context, result: Result<Opened, KeyBundleError>) {
         guard header.deviceKeyID == device.deviceKeyID else { throw .wrongDevice(header.deviceKeyID) }
         guard let provider = pinnedProviderKeys.first(where: { Self.providerKeyID(of: $0) == header.providerKeyID }) else {
             throw .unknownProvider(header.providerKeyID)
         }
-        let aad = Array(bytes[..<headerByteCount])
-        let enc = Array(bytes[headerByteCount..<(headerByteCount + 32)])
-        let ct = Array(bytes[(headerByteCount + 32)...])
+        let headerCount = KeyBundleHeader.byteCount
+        let aad = Array(bytes[..<headerCount])
+        let enc = Array(bytes[headerCount..<(headerCount + 32)])
+        let ct = Array(bytes[(headerCount + 32)...])
         let context: HybridPublicKeyEncryption.Context
         var opened: [UInt8]
         do {
@@ -128,23 +156,28 @@ public struct KeyBundle: Sendable, Equatable {
             throw .bundleAuthenticationFailed
         }
         defer { opened.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
-        let key = try! ConversationKey(rawBytes: opened)
-        guard key.id == header.keyID else { throw .kidMismatch }
-        if let notAfter = header.notAfter, now > notAfter { throw .bundleExpired(notAfter: notAfter, now: now) }
-        return (key, context)
+        let cid = opened[ConversationKey.byteCount...]
+        let conversation = String(decoding: cid, as: UTF8.self)
+        guard conversation.utf8.elementsEqual(cid) else {
+            return (context, .failure(.malformedBundle("the sealed conversation id is not valid UTF-8")))
+        }
+        let key = try! ConversationKey(rawBytes: opened[..<ConversationKey.byteCount])
+        guard key.id == header.keyID else { return (context, .failure(.kidMismatch)) }
+        if let notAfter = header.notAfter, now > notAfter { return (context, .failure(.bundleExpired(notAfter: notAfter, now: now))) }
+        return (context, .success(Opened(key: key, conversation: conversation)))
     }
 
-    // MARK: - Installation rule (SPEC §16.5 steps 9–10)
+    // MARK: - Installation rule (SPEC §16.5 steps 10–11)
 
     /// What installing an opened bundle does, given what the device store already holds: the
     /// conversation and epoch of a stored key with the header's kid (if any), and the kid of a
-    /// stored key for the header's conversation and epoch (if any). The store calls this inside
-    /// the transaction that then installs; the vectors call it with their store contents.
+    /// stored key for the opened conversation and the header's epoch (if any). The store calls
+    /// this inside the transaction that then installs; the vectors call it with their store contents.
     package static func installation(
-        of header: KeyBundleHeader, storedUnderKeyID: (conversation: String, epoch: Int64)?, storedForEpoch: KeyID?
+        of header: KeyBundleHeader, conversation: String, storedUnderKeyID: (conversation: String, epoch: Int64)?, storedForEpoch: KeyID?
     ) throws(KeyBundleError) -> KeyBundleInstallation {
         if let stored = storedUnderKeyID {
-            guard Array(stored.conversation.utf8) == Array(header.conversation.utf8), stored.epoch == header.epoch else {
+            guard stored.conversation.utf8.elementsEqual(conversation.utf8), stored.epoch == header.epoch else {
                 throw .conflictingKey("this key is already stored for another conversation or epoch (epoch \(stored.epoch))")
             }
             return .alreadyInstalled

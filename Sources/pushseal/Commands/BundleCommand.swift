@@ -122,11 +122,11 @@ enum BundleCommand {
         let store = try StoreCommand.open(location, clock: StoreCommand.clock(now))
         do throws(KeyBundleError) {
             let bundle = try KeyBundle(text: bundleText(input))
-            let outcome = try store.install(bundle)
+            let (outcome, conversation) = try store.installReportingConversation(bundle)
             var writer = JSONWriter()
             writer.append(.object(JSONObject(members: [
                 .init(name: "outcome", value: .string(outcome.rawValue)),
-                .init(name: "conversation", value: .string(bundle.header.conversation)),
+                .init(name: "conversation", value: .string(conversation)),
                 .init(name: "epoch", value: .number(String(bundle.header.epoch))),
                 .init(name: "kid", value: .string(bundle.header.keyID.base64URL)),
             ])))

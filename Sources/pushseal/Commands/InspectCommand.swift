@@ -21,8 +21,8 @@ enum InspectCommand {
             printed, and the exit status is 1.
 
             With --bundle the input is a key bundle's text ('pushseal bundle seal'): its \
-            provider and device key ids, conversation, epoch, not-after time and key id are \
-            printed; a malformed one prints its reason code (malformed_bundle, \
+            provider and device key ids, epoch, not-after time and key id are printed (the \
+            conversation id is sealed with the key); a malformed one prints its reason code (malformed_bundle, \
             unsupported_bundle_version) and exits 1.
 
             Example:

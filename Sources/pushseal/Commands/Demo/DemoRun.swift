@@ -454,10 +454,12 @@ struct DemoRun {
             let registration = try Self.perform("reading the device registration") { () throws(KeyStoreError) in try device.deviceRegistration() }
             let header = try Self.perform("building the header") { () throws(KeyBundleSealingError) in
                 try KeyBundleHeader(providerKeyID: pinned.providerKeyID, deviceKeyID: registration.deviceKeyID, epoch: attackerKey.item.epoch,
-                                    notAfter: nil, keyID: attackerKey.key.id, conversation: attackerKey.item.conversation)
+                                    notAfter: nil, keyID: attackerKey.key.id)
             }
             bundle = try Self.perform("forging a bundle") { () throws(KeyBundleSealingError) in
-                try KeyBundle.seal(attackerKey.key, header: header, sender: attacker, devicePublicKey: registration.publicKey, ephemeral: nil).bundle
+                try KeyBundle.seal(
+                    attackerKey.key, header: header, conversationBytes: Array(attackerKey.item.conversation.utf8), sender: attacker,
+                    devicePublicKey: registration.publicKey, ephemeral: nil).bundle
             }
         } else {
             bundle = try self.bundle(for: attackerKey, notAfter: .some(now - 3_600))
