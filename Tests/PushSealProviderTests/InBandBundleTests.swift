@@ -105,3 +105,29 @@ struct InBandBundleTests {
         }
     }
 }
+
+/// `KeyBundle.seal(…, devicePublicKeys:)`: one key to many devices, on every core.
+@Suite("Key bundle fan-out")
+struct BundleFanOutTests {
+    @Test("one result per device, in order, each opening on its own device; a bad key fails only its own", arguments: [1, 2, 4])
+    func fanOut(threads: Int) throws {
+        let provider = IdentityKeyPair.generate()
+        let key = testKey(3)
+        var devices = (0..<37).map { _ in IdentityKeyPair.generate() }
+        var publicKeys = devices.map(\.publicKey)
+        publicKeys[5] = [UInt8](repeating: 0, count: 32)  // small order: refused
+        devices[5] = IdentityKeyPair.generate()
+        let results = KeyBundle.seal(key, conversation: "c", epoch: 4, notAfter: nil, provider: provider,
+                                     devicePublicKeys: publicKeys, maximumThreads: threads)
+        #expect(results.count == 37)
+        for (index, result) in results.enumerated() {
+            if index == 5 {
+                #expect(throws: KeyBundleSealingError.self) { try result.get() }
+                continue
+            }
+            let opened = try result.get().open(device: devices[index], pinnedProviderKeys: [provider.publicKey], now: 0)
+            #expect(opened.key == key && opened.conversation == "c", "device \(index)")
+        }
+        #expect(KeyBundle.seal(key, conversation: "c", epoch: 1, notAfter: nil, provider: provider, devicePublicKeys: []).isEmpty)
+    }
+}
