@@ -6,6 +6,11 @@ public struct IdentityKeyPair: Sendable {
     public static let byteCount = 32
 
     package let pair: HybridPublicKeyEncryption.KeyPair
+    /// This key's id as a device key: ``KeyBundle/deviceKeyID(of:)`` (derived once: every bundle
+    /// a device opens compares it).
+    public let deviceKeyID: KeyID
+    /// This key's id as a provider key: ``KeyBundle/providerKeyID(of:)``.
+    public let providerKeyID: KeyID
 
     /// The 32-byte public key.
     public var publicKey: [UInt8] { pair.publicKey }
@@ -19,21 +24,17 @@ public struct IdentityKeyPair: Sendable {
     public init(privateKeyBytes: some Sequence<UInt8>) throws(WireFormatError) {
         let key = SecretKey(bytes: privateKeyBytes)
         guard key.byteCount == Self.byteCount else { throw .incorrectKeySize(expected: Self.byteCount, actual: key.byteCount) }
-        pair = try! HybridPublicKeyEncryption.KeyPair(privateKey: key)
+        self.init(pair: try! HybridPublicKeyEncryption.KeyPair(privateKey: key))
     }
 
     package init(pair: HybridPublicKeyEncryption.KeyPair) {
         self.pair = pair
+        deviceKeyID = KeyBundle.deviceKeyID(of: pair.publicKey)
+        providerKeyID = KeyBundle.providerKeyID(of: pair.publicKey)
     }
 
     /// Gives `body` the private key bytes (to seal them at rest); the pointer must not escape.
     public func withUnsafePrivateKeyBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try pair.privateKey.withUnsafeBytes(body)
     }
-
-    /// This key's id as a device key: ``KeyBundle/deviceKeyID(of:)``.
-    public var deviceKeyID: KeyID { KeyBundle.deviceKeyID(of: publicKey) }
-
-    /// This key's id as a provider key: ``KeyBundle/providerKeyID(of:)``.
-    public var providerKeyID: KeyID { KeyBundle.providerKeyID(of: publicKey) }
 }

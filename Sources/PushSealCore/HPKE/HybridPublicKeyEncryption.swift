@@ -180,12 +180,17 @@ package enum HybridPublicKeyEncryption {
         }
     }
 
+    /// psk_id_hash = LabeledExtract("", "psk_id_hash", "") (constant: psk_id is always empty here).
+    private static let pskIDHash: [UInt8] = {
+        let none = UnsafeRawBufferPointer(start: nil, count: 0)
+        return labeledExtract(suiteID: hpkeSuiteID, salt: none, label: "psk_id_hash", ikm: none).withUnsafeBytes { Array($0) }
+    }()
+
     /// KeySchedule(mode, shared_secret, info, psk = "", psk_id = "").
     private static func keySchedule(mode: Mode, sharedSecret: SecretKey, info: [UInt8]) -> Context {
         let none = UnsafeRawBufferPointer(start: nil, count: 0)
-        let pskIDHash = labeledExtract(suiteID: hpkeSuiteID, salt: none, label: "psk_id_hash", ikm: none)
         let infoHash = info.withUnsafeBytes { labeledExtract(suiteID: hpkeSuiteID, salt: none, label: "info_hash", ikm: $0) }
-        let context = [mode.rawValue] + pskIDHash.withUnsafeBytes { Array($0) } + infoHash.withUnsafeBytes { Array($0) }
+        let context = [mode.rawValue] + pskIDHash + infoHash.withUnsafeBytes { Array($0) }
         let secret = sharedSecret.withUnsafeBytes { labeledExtract(suiteID: hpkeSuiteID, salt: $0, label: "secret", ikm: none) }
         return context.withUnsafeBytes { ksc in
             var baseNonce = [UInt8](repeating: 0, count: nonceByteCount)
