@@ -100,8 +100,8 @@ extension KeyStore {
 
     /// Checks `bundle` against this store's device key and pinned provider keys (SPEC §16.5) and
     /// installs its key: one write transaction reads the identities, opens the bundle, checks for
-    /// conflicts and inserts, so concurrent installs of one bundle give one ``KeyBundleInstallation/installed``.
-    /// A store failure (no device key, locked, damaged) is ``KeyBundleError/storeLocked(_:)``.
+    /// conflicts and inserts, so concurrent installs of one bundle give one `KeyBundleInstallation.installed`.
+    /// A store failure (no device key, locked, damaged) is `KeyBundleError.storeLocked`.
     @discardableResult
     public func install(_ bundle: KeyBundle) throws(KeyBundleError) -> KeyBundleInstallation {
         try installReportingConversation(bundle).installation
