@@ -182,4 +182,37 @@ struct KeyBundleTests {
             #expect(throws: KeyBundleSealingError.self, "\(bad)") { try DeviceRegistration(json: Array(bad.utf8)) }
         }
     }
+
+    @Test("hostile bytes: random strings and random edits of a valid bundle never trap, and only the untouched bundle opens")
+    func hostileBytes() throws {
+        var generator = SystemRandomNumberGenerator()
+        let good = try seal(conversation: "conversation-1")
+        var opened = 0
+        for round in 0..<3_000 {
+            var bytes: [UInt8]
+            switch round % 3 {
+            case 0:
+                bytes = (0..<Int.random(in: 0...420, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                if !bytes.isEmpty, round % 2 == 0 { bytes[0] = 1 }
+            case 1:
+                bytes = good.bytes
+                for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] ^= UInt8.random(in: 1...255, using: &generator)
+                }
+            default:
+                bytes = Array(good.bytes.prefix(Int.random(in: 0...good.bytes.count, using: &generator)))
+                bytes += (0..<Int.random(in: 0...8, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            }
+            do {
+                let key = try open(KeyBundle(bytes: bytes))
+                #expect(bytes == good.bytes && key == self.key, "round \(round): a changed bundle opened")
+                opened += 1
+            } catch {
+                #expect(error.reason != .storeLocked && error.reason != .conflictingKey, "round \(round)")
+            }
+            _ = try? KeyBundle(text: String(decoding: bytes, as: UTF8.self))
+        }
+        #expect(opened <= 1_000)
+    }
 }
+
