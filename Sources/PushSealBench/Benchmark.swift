@@ -21,6 +21,10 @@ public enum Benchmark {
         public static let coldOpenMedianNanoseconds = 5_000_000.0
         /// Cold `pushseal open --store`: peak RSS (24 MiB).
         public static let coldOpenResidentKiB = 24 * 1_024
+        /// Bundle seal and open: within 1.3× of their raw X25519 operations (ratio ≥ 1 / 1.3).
+        public static let bundleRatio = 1 / 1.3
+        /// Fan-out of one key to 1,000 devices on every core ≥ this × cores × one core.
+        public static let fanOutSpeedupPerCore = 0.9
     }
 
     /// Runs the benchmark. `progress` receives one line per step (for a terminal).
@@ -49,6 +53,15 @@ public enum Benchmark {
             if cores > 1 { workloads.append(SealWorkloads.loop(contentBytes: size, key: key, batchSize: options.batchSize, cores: cores)) }
         }
         workloads.append(RawAEAD.decrypt(paddedBytes: ConversationKey.byteCount))
+        if options.selectsSome("bundle.") || options.selectsSome("x25519.") {
+            let identities = BundleWorkloads.Identities()
+            workloads.append(BundleWorkloads.sealLimit(identities))
+            workloads.append(BundleWorkloads.seal(identities))
+            workloads.append(BundleWorkloads.openLimit(identities))
+            workloads.append(BundleWorkloads.open(identities))
+            workloads.append(BundleWorkloads.fanOut(identities, cores: 1))
+            if cores > 1 { workloads.append(BundleWorkloads.fanOut(identities, cores: cores)) }
+        }
         if wantsProcess {
             workloads.append(RawAEAD.decrypt(paddedBytes: ColdProcess.largePaddedByteCount()))
         }
@@ -206,6 +219,13 @@ public enum Benchmark {
                 figures[index].targetMet = (figure.ratio ?? 0) >= Targets.openRatio
             case SealWorkloads.deliveringBatchName(reference) where cores > 1:
                 let wanted = Targets.batchSpeedupPerCore * Double(cores)
+                figures[index].target = "speedup >= \(Decimal.fixed(wanted, decimals: 2))"
+                figures[index].targetMet = (figure.speedup ?? 0) >= wanted
+            case BundleWorkloads.sealName, BundleWorkloads.openName:
+                figures[index].target = "ratio >= \(Decimal.fixed(Targets.bundleRatio, decimals: 2)) (within 1.3x of X25519)"
+                figures[index].targetMet = (figure.ratio ?? 0) >= Targets.bundleRatio
+            case BundleWorkloads.fanOutName(allCores: true) where cores > 1:
+                let wanted = Targets.fanOutSpeedupPerCore * Double(cores)
                 figures[index].target = "speedup >= \(Decimal.fixed(wanted, decimals: 2))"
                 figures[index].targetMet = (figure.speedup ?? 0) >= wanted
             case "process.open.\(reference)":

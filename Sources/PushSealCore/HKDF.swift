@@ -10,15 +10,25 @@ package enum HKDFSHA256 {
     /// HKDF-Extract: PRK = HMAC-SHA256(salt, IKM). An empty salt means 32 zero bytes.
     package static func extract(salt: some Sequence<UInt8>, inputKeyMaterial: SecretKey) -> SecretKey {
         let salt = Array(salt)
-        let saltKey = salt.isEmpty ? SecretKey(bytes: [UInt8](repeating: 0, count: HMACSHA256.byteCount)) : SecretKey(bytes: salt)
+        return salt.withUnsafeBytes { s in
+            inputKeyMaterial.withUnsafeBytes { ikm in extract(salt: s, inputKeyMaterialParts: [ikm]) }
+        }
+    }
+
+    /// HKDF-Extract with the salt and the input key material given as memory; `inputKeyMaterialParts`
+    /// are concatenated as the IKM (HPKE's LabeledExtract prefixes a label). An empty salt means
+    /// 32 zero bytes. The HMAC state is wiped by `finalize`.
+    static func extract(salt: UnsafeRawBufferPointer, inputKeyMaterialParts: [UnsafeRawBufferPointer]) -> SecretKey {
         let prk = SecureBytes(count: HMACSHA256.byteCount) { output in
-            saltKey.withUnsafeBytes { s in
-                inputKeyMaterial.withUnsafeBytes { ikm in
-                    var state = HMACState(key: s)
-                    state.update(ikm)
-                    state.finalize(into: output.baseAddress!.assumingMemoryBound(to: UInt8.self))
-                }
+            var state: HMACState
+            if salt.isEmpty {
+                let zeros = [UInt8](repeating: 0, count: HMACSHA256.byteCount)
+                state = zeros.withUnsafeBytes { HMACState(key: $0) }
+            } else {
+                state = HMACState(key: salt)
             }
+            for part in inputKeyMaterialParts { state.update(part) }
+            state.finalize(into: output.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
         return SecretKey(storage: prk)
     }

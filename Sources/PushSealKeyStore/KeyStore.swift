@@ -409,7 +409,7 @@ public final class KeyStore: Sendable {
         }
     }
 
-    private static func insert(_ item: KeyItem, sealed: [UInt8], _ connection: SQLiteConnection) throws(KeyStoreError) {
+    static func insert(_ item: KeyItem, sealed: [UInt8], _ connection: SQLiteConnection) throws(KeyStoreError) {
         do {
             try connection.withStatement(
                 "INSERT INTO keys (kid, conversation, epoch, label, created_at, not_after, sealed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"

@@ -9,7 +9,7 @@ enum Schema {
     /// `PRAGMA application_id`: "PSKS" (PushSeal key store).
     static let applicationID: Int64 = 0x5053_4B53
     /// The newest format this code reads and writes.
-    static let currentVersion: Int64 = 2
+    static let currentVersion: Int64 = 3
 
     /// The SQL of each migration step: `steps[n]` takes a file from version n to n + 1. Version 0
     /// is an empty (never initialized) database. Version 2 changed no table, only how keys are
@@ -41,6 +41,20 @@ enum Schema {
         """,
         // 1 -> 2: no schema change (resealVersion1Items)
         "",
+        // 2 -> 3: identities for key bundles (Docs/KEY-STORE.md §2, SPEC §16.1): the device key,
+        // the provider's own key pairs and the pinned provider public keys. Self-contained: a
+        // new table only, nothing else changes.
+        """
+        CREATE TABLE identities (
+            kind       TEXT NOT NULL CHECK (kind IN ('device', 'provider', 'pinned')),
+            id         BLOB NOT NULL CHECK (length(id) = 16),
+            public_key BLOB NOT NULL CHECK (length(public_key) = 32),
+            created_at INTEGER NOT NULL,
+            sealed     BLOB NOT NULL,
+            PRIMARY KEY (kind, id)
+        );
+        CREATE UNIQUE INDEX one_device_key ON identities (kind) WHERE kind = 'device';
+        """,
     ]
 
     /// What the file header and schema say, read inside a transaction.

@@ -1,4 +1,4 @@
-import PushSealCore
+public import PushSealCore
 
 /// How an APNs notification is presented before (or instead of) decryption, and the request
 /// headers. Everything here is visible to Apple: it must never contain message content.
@@ -82,6 +82,10 @@ public struct APNsOptions: Sendable, Equatable {
     public var relevanceScore: Double?
     /// `aps.thread-id`.
     public var threadID: ThreadID
+    /// A key bundle to carry in band (SPEC §16.7): the bundle of the key the notification is
+    /// sealed under, for the device it is sent to, as the top-level `"pushseal-bundle"` member.
+    /// Its bytes count against the limit first; the content is truncated to make room for it.
+    public var keyBundle: KeyBundle?
 
     /// Options with the defaults: placeholder `New message`, priority 10, expiration 30 days
     /// (the longest APNs stores), opaque thread id, no sound, category, level or score.

@@ -1,3 +1,5 @@
+public import PushSealCore
+
 /// The FCM HTTP v1 message around the sealed data: the registration token, Android priority and
 /// time to live. The message is data-only (no `notification` block), so the app's own messaging
 /// service receives it in every app state, decrypts and displays.
@@ -29,6 +31,9 @@ public struct FCMOptions: Sendable, Equatable {
     /// For an iOS device: the placeholder, outer fields and headers of the `apns` block. nil
     /// (the default): an Android data message.
     public var apns: APNsOptions?
+    /// A key bundle to carry in band (SPEC §16.7) as the data member `"pushseal-bundle"` (for the
+    /// iOS form, in the APNs payload, unless ``apns`` has its own). Counted against the limit first.
+    public var keyBundle: KeyBundle?
 
     /// Options for one device; by default high priority and the longest time to live (28 days).
     public init(token: String, priority: AndroidPriority = .high, timeToLive: Int64 = FCMOptions.maximumTimeToLive, apns: APNsOptions? = nil) {

@@ -90,6 +90,7 @@ public struct NotificationSealer: Sendable {
     func sealAPNs(_ content: NotificationContent, key: ConversationKey, options: APNsOptions, salt: UnsafeRawBufferPointer?) throws(ProviderError) -> APNsRequest {
         try SizePolicy.validate(content)
         try options.validate()
+        try Self.check(options.keyBundle, key: key)
         let frame = PayloadFrame.apns(options: options, key: key)
         let sealed = try seal(content, key: key, frame: frame, salt: salt)
         let expiration = options.expirationTime(clock: clock)
@@ -101,9 +102,17 @@ public struct NotificationSealer: Sendable {
     func sealFCM(_ content: NotificationContent, key: ConversationKey, options: FCMOptions, salt: UnsafeRawBufferPointer?) throws(ProviderError) -> FCMMessage {
         try SizePolicy.validate(content)
         try options.validate()
+        try Self.check(options.keyBundle ?? options.apns?.keyBundle, key: key)
         let frame = PayloadFrame.fcm(options: options, key: key, clock: clock)
         let sealed = try seal(content, key: key, frame: frame, salt: salt)
         return FCMMessage(body: sealed.payload, path: sealed.path, sizes: sealed.sizes, keyID: key.id)
+    }
+
+    /// An in-band bundle must carry the key the notification is sealed under.
+    static func check(_ bundle: KeyBundle?, key: ConversationKey) throws(ProviderError) {
+        if let bundle, bundle.header.keyID != key.id {
+            throw .invalidOption(field: "keyBundle", detail: "the bundle carries key \(bundle.header.keyID), the notification is sealed under \(key.id)")
+        }
     }
 
     // MARK: Sizes without sealing

@@ -14,6 +14,24 @@ struct PayloadFrame {
     var limitedOverhead: Int
     /// The transport limit.
     var limit: Int
+    /// Whether the limit counts the payload's JSON bytes (APNs) rather than the data map's keys
+    /// and values (FCM data messages).
+    var countsJSONBytes = true
+
+    /// The member name of an in-band key bundle (SPEC §16.7).
+    static let bundleMember = "pushseal-bundle"
+
+    /// This frame with `bundle` as a `"pushseal-bundle"` member right after the wire string, in
+    /// the object that holds `"pushseal"`: the suffix `"…` becomes `","pushseal-bundle":"<text>"…`.
+    /// The limit counts it first: 21 + |text| JSON bytes, or 15 + |text| data-map bytes (FCM).
+    func carrying(_ bundle: KeyBundle?) -> PayloadFrame {
+        guard let bundle else { return self }
+        let text = bundle.text
+        var copy = self
+        copy.suffix = Array("\",\"\(Self.bundleMember)\":\"\(text)".utf8) + suffix
+        copy.limitedOverhead += countsJSONBytes ? 6 + Self.bundleMember.utf8.count + text.utf8.count : Self.bundleMember.utf8.count + text.utf8.count
+        return copy
+    }
 
     /// The largest envelope whose payload fits, or nil when not even the smallest does.
     var maximumEnvelopeByteCount: Int? {
@@ -60,7 +78,7 @@ struct PayloadFrame {
         }
         return PayloadFrame(
             prefix: prefix, suffix: apnsSuffix, limitedOverhead: prefix.count + apnsSuffix.count,
-            limit: NotificationSealer.apnsPayloadLimit)
+            limit: NotificationSealer.apnsPayloadLimit).carrying(options.keyBundle)
     }
 
     /// `"}`: the APNs body after the wire string.
@@ -164,7 +182,8 @@ struct PayloadFrame {
     /// The FCM message for `options`: the Android data message, or with ``FCMOptions/apns`` the
     /// iOS form.
     static func fcm(options: FCMOptions, key: ConversationKey, clock: SecondsClock) -> PayloadFrame {
-        guard let apns = options.apns else { return fcmAndroid(options: options) }
+        guard var apns = options.apns else { return fcmAndroid(options: options) }
+        if apns.keyBundle == nil { apns.keyBundle = options.keyBundle }
         return fcmApple(token: options.token, apns: apns, key: key, expiration: apns.expirationTime(clock: clock))
     }
 
@@ -211,6 +230,6 @@ struct PayloadFrame {
         tail.appendRaw("s\"}}}")
         return PayloadFrame(
             prefix: prefix, suffix: tail.bytes, limitedOverhead: NotificationSealer.fcmDataKey.utf8.count,
-            limit: NotificationSealer.fcmDataLimit)
+            limit: NotificationSealer.fcmDataLimit, countsJSONBytes: false).carrying(options.keyBundle)
     }
 }

@@ -91,6 +91,8 @@ extension JSONParser {
                     aps = try reader.scanAPS()
                     return true
                 }
+                // An in-band key bundle (SPEC §16.7): the general path reads it.
+                if reader.bytes(name, equal: "pushseal-bundle") { throw reader.error("key bundle member") }
                 return false
             }
             reader.skipWhitespace()

@@ -53,4 +53,15 @@ public struct KeyStoreKeySource: ReceiverKeySource {
             return .unavailable("\(error)")
         }
     }
+
+    /// Installs the bundle into the store (its device key and pinned provider keys decide);
+    /// a store that cannot be opened is `store_locked`.
+    public func installKeyBundle(_ bundle: KeyBundle) -> KeyBundleOutcome {
+        do throws(KeyStoreError) {
+            let store = try KeyStore(directory: directory, masterKey: masterKey, clock: clock)
+            return KeyBundleOutcome(Result { () throws(KeyBundleError) in try store.install(bundle) })
+        } catch {
+            return .refused(.storeLocked("\(error)"))
+        }
+    }
 }

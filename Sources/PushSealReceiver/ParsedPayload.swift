@@ -156,11 +156,23 @@ public struct ParsedPayload: Sendable, Equatable {
         case envelope([UInt8])
     }
 
+    /// The in-band key bundle member (`pushseal-bundle`, SPEC §16.7) beside the sealed member.
+    enum BundleMember: Sendable, Equatable {
+        /// Its string value.
+        case text(String)
+        /// Not a string: `malformed_bundle`; the string names the type.
+        case notString(String)
+    }
+
     let sealed: Sealed
     let outer: OuterFields
+    /// The key bundle member, when the object holding the sealed member has one.
+    let bundle: BundleMember?
 
     /// The name of the sealed member.
     static let sealedName = "pushseal"
+    /// The name of the in-band key bundle member.
+    static let bundleName = "pushseal-bundle"
 
     /// Locates the envelope and reads the outer fields of `payload`.
     public init(_ payload: ReceiverPayload) {
@@ -177,16 +189,19 @@ public struct ParsedPayload: Sendable, Equatable {
         return true
     }
 
-    init(sealed: Sealed, outer: OuterFields) {
+    init(sealed: Sealed, outer: OuterFields, bundle: BundleMember? = nil) {
         self.sealed = sealed
         self.outer = outer
+        self.bundle = bundle
     }
 
     // MARK: FCM data map
 
     init(fcmData data: [String: String]) {
         let wire = data.first { $0.key.utf8.elementsEqual(Self.sealedName.utf8) }?.value
-        self.init(sealed: wire.map(Sealed.wire) ?? .absent("the FCM data map has no \"pushseal\" key"), outer: .none)
+        let bundle = data.first { $0.key.utf8.elementsEqual(Self.bundleName.utf8) }?.value
+        self.init(sealed: wire.map(Sealed.wire) ?? .absent("the FCM data map has no \"pushseal\" key"), outer: .none,
+                  bundle: bundle.map(BundleMember.text))
     }
 
     // MARK: userInfo
@@ -204,7 +219,12 @@ public struct ParsedPayload: Sendable, Equatable {
             self.init(sealed: .absent("no \"pushseal\" member"), outer: outer)
             return
         }
-        self.init(sealed: Self.sealed(from: member(container, Self.sealedName)!), outer: outer)
+        let bundle: BundleMember? = member(container, Self.bundleName).map { value in
+            if case let .string(text) = value { return .text(text) }
+            if case let .notString(kind) = Self.sealed(from: value) { return .notString(kind) }
+            return .notString("not a string")
+        }
+        self.init(sealed: Self.sealed(from: member(container, Self.sealedName)!), outer: outer, bundle: bundle)
     }
 
     static func sealed(from value: UserInfoValue) -> Sealed {
@@ -307,14 +327,27 @@ public struct ParsedPayload: Sendable, Equatable {
             self.init(sealed: .duplicated, outer: outer)
             return
         }
+        let bundle: BundleMember? = Self.first(container, Self.bundleName).map { value in
+            if case let .string(text) = value { return .text(text) }
+            return .notString(Self.typeName(value))
+        }
         let sealedValue = Self.first(container, Self.sealedName)!
-        switch sealedValue {
-        case let .string(wire): self.init(sealed: .wire(wire), outer: outer)
-        case .null: self.init(sealed: .notString("null"), outer: outer)
-        case .bool: self.init(sealed: .notString("a boolean"), outer: outer)
-        case .number: self.init(sealed: .notString("a number"), outer: outer)
-        case .array: self.init(sealed: .notString("an array"), outer: outer)
-        case .object: self.init(sealed: .notString("an object"), outer: outer)
+        if case let .string(wire) = sealedValue {
+            self.init(sealed: .wire(wire), outer: outer, bundle: bundle)
+        } else {
+            self.init(sealed: .notString(Self.typeName(sealedValue)), outer: outer, bundle: bundle)
+        }
+    }
+
+    /// "null", "a boolean", … for a value that is not a string.
+    private static func typeName(_ value: JSONValue) -> String {
+        switch value {
+        case .string: "a string"
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .array: "an array"
+        case .object: "an object"
         }
     }
 

@@ -77,6 +77,10 @@ public struct ReceivedNotification: Sendable, Equatable {
     /// ``ReceiverConfiguration/retainsContentBytes`` is set (decrypted only).
     public var contentBytes: Optional<[UInt8]>
 
+    /// What happened to the payload's in-band key bundle (`pushseal-bundle`, SPEC §16.7): nil
+    /// when it carried none (or the envelope was malformed, so it was not looked at).
+    public var keyBundle: Optional<KeyBundleOutcome>
+
     /// True for `not_sealed`: the platform should show the notification exactly as it arrived.
     public var isPassThrough: Bool { reason == .notSealed }
 
@@ -114,6 +118,7 @@ public struct ReceivedNotification: Sendable, Equatable {
         diagnostic = nil
         self.content = content
         self.contentBytes = contentBytes
+        keyBundle = nil
     }
 
     /// A fallback with the given text and outer fields.
@@ -139,5 +144,35 @@ public struct ReceivedNotification: Sendable, Equatable {
         self.diagnostic = diagnostic
         content = nil
         contentBytes = nil
+        keyBundle = nil
+    }
+}
+
+/// The outcome of installing a payload's in-band key bundle. It never changes how the
+/// notification itself is opened.
+public enum KeyBundleOutcome: Sendable, Equatable {
+    /// The bundle's key was installed into the key source.
+    case installed
+    /// The key was already there.
+    case alreadyInstalled
+    /// The bundle was refused; the error names the reason (SPEC §16.5).
+    case refused(KeyBundleError)
+
+    /// `installed`, `already_installed`, or the refusal's reason code.
+    public var code: String {
+        switch self {
+        case .installed: KeyBundleInstallation.installed.rawValue
+        case .alreadyInstalled: KeyBundleInstallation.alreadyInstalled.rawValue
+        case let .refused(error): error.reason.rawValue
+        }
+    }
+
+    /// The outcome of an installation attempt.
+    public init(_ result: Result<KeyBundleInstallation, KeyBundleError>) {
+        switch result {
+        case .success(.installed): self = .installed
+        case .success(.alreadyInstalled): self = .alreadyInstalled
+        case let .failure(error): self = .refused(error)
+        }
     }
 }

@@ -55,4 +55,15 @@ public protocol ReceiverKeySource: Sendable {
     /// Atomically checks and records `(conversation, messageID)` in the duplicate log. Called only
     /// after every check passed (failed opens are never recorded). Compare by UTF-8 bytes.
     func markDelivered(conversation: String, messageID: String) -> DeliveryRecord
+
+    /// Checks and installs an in-band key bundle (SPEC §16.5) before the envelope is opened.
+    /// The default refuses it with `store_locked`: a source without a device key cannot install.
+    func installKeyBundle(_ bundle: KeyBundle) -> KeyBundleOutcome
+}
+
+extension ReceiverKeySource {
+    /// Refuses: this key source has no device key and cannot store keys.
+    public func installKeyBundle(_ bundle: KeyBundle) -> KeyBundleOutcome {
+        .refused(.storeLocked("this key source does not install key bundles"))
+    }
 }

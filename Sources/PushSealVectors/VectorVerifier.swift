@@ -13,6 +13,10 @@ public enum VectorVerifier {
         public var failures: [String] = []
         /// Number of failed cases.
         public var failed: Int { failures.count }
+        /// Cases the file holds that are outside what PushSeal implements (the RFC 9180 file's psk modes).
+        public var notApplicable = 0
+        /// Lines to print before the summary (what was not applicable, and why).
+        public var notes: [String] = []
         /// The closing line every implementation prints: `N passed, N failed`.
         public var summary: String { "\(passed) passed, \(failed) failed" }
     }
@@ -21,14 +25,14 @@ public enum VectorVerifier {
     public enum FileError: Error, Sendable, CustomStringConvertible {
         /// The file is not strict JSON: what the strict parser reported.
         case notJSON(String)
-        /// The file is JSON but in neither `pushseal_v1_test_schema` nor
-        /// `pushseal_v1_provider_test_schema`.
+        /// The file is JSON but in none of `pushseal_v1_test_schema`,
+        /// `pushseal_v1_provider_test_schema`, `pushseal_v1_bundle_test_schema` and the RFC 9180 file's shape.
         case wrongSchema(String)
 
         public var description: String {
             switch self {
             case let .notJSON(error): "vector file is not strict JSON: \(error)"
-            case let .wrongSchema(detail): "not a pushseal_v1_test_schema or pushseal_v1_provider_test_schema file: \(detail)"
+            case let .wrongSchema(detail): "not a pushseal_v1_test_schema, pushseal_v1_provider_test_schema, pushseal_v1_bundle_test_schema or RFC 9180 HPKE vector file: \(detail)"
             }
         }
     }
@@ -44,6 +48,8 @@ public enum VectorVerifier {
         }
         guard let object = root.objectValue else { throw .wrongSchema("the top level is not an object") }
         if object["schema"]?.stringValue == ProviderVectorSuite.schema { return try ProviderVectorVerifier.verify(object) }
+        if object["schema"]?.stringValue == BundleVectorSuite.schema { return try BundleVectorVerifier.verify(object) }
+        if object["suite"] != nil, object["vectors"] != nil { return try HPKEVectorVerifier.verify(object) }
         guard object["schema"]?.stringValue == VectorSuite.schema else {
             throw .wrongSchema("schema must be \"\(VectorSuite.schema)\" or \"\(ProviderVectorSuite.schema)\"")
         }

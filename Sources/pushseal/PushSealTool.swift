@@ -31,6 +31,8 @@ enum PushSealTool {
             OpenCommand.spec,
             InspectCommand.spec,
             StoreCommand.spec,
+            DeviceCommand.spec,
+            BundleCommand.spec,
             VectorsCommand.spec,
             DemoCommand.spec,
             BenchCommand.spec,

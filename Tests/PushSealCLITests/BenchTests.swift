@@ -15,10 +15,11 @@ import PushSealJSON
         "open.key.128", "open.key.512", "open.key.2048",
         "open.store.cold.512", "open.store.warm.512",
         "process.true", "process.open.512", "process.open.4k",
+        "x25519.keygen+2dh", "x25519.2dh", "bundle.seal", "bundle.open", "bundle.fanout.1000",
     ]
     /// Figures that are limits or baselines themselves (no ratio).
     static func isReference(_ name: String) -> Bool {
-        name.hasPrefix("aead.") || name == "process.true"
+        name.hasPrefix("aead.") || name.hasPrefix("x25519.") || name == "process.true"
     }
 
     static func figures(_ run: PushSealRun) throws -> [String: JSONObject] {
@@ -105,7 +106,7 @@ import PushSealJSON
             #expect((Self.number(figure["rss_kib_max"]) ?? 0) > 0, "\(name)")
         }
         // The targets are marked on their figures.
-        for name in ["seal.apns.512", "open.key.512", "process.open.512"] {
+        for name in ["seal.apns.512", "open.key.512", "process.open.512", "bundle.seal", "bundle.open"] {
             #expect(figures[name]?["target_met"] != nil, "\(name)")
         }
         // The batch target is on the delivering batch, on a machine with several cores.
@@ -121,6 +122,20 @@ import PushSealJSON
         let figures = try Self.figures(run)
         #expect(Set(figures.keys) == ["seal.apns.128", "aead.encrypt.256"])
         #expect(Self.number(figures["seal.apns.128"]?["iterations"]) == 3)
+    }
+
+    @Test func bundleFiguresComeWithTheirX25519LimitsAndTheFanOutBase() throws {
+        let run = try runPushSeal(["bench", "--quick", "--json", "--only", "bundle.", "--iterations", "2"])
+        #expect(run.status == 0, "\(run)")
+        let figures = try Self.figures(run)
+        #expect(figures["bundle.seal"]?["limit"] == .string("x25519.keygen+2dh"))
+        #expect(figures["bundle.open"]?["limit"] == .string("x25519.2dh"))
+        #expect(figures["x25519.keygen+2dh"] != nil && figures["x25519.2dh"] != nil && figures["bundle.fanout.1000"] != nil)
+        // Two iterations of 1,000 bundles each.
+        #expect(Self.number(figures["bundle.fanout.1000"]?["iterations"]) == 2_000)
+        for name in ["bundle.seal", "bundle.open"] {
+            #expect((Self.number(figures[name]?["ratio"]) ?? 0) > 0, "\(name)")
+        }
     }
 
     @Test func batchSizeSetsTheItemsPerCallOfTheBatchAndItsBases() throws {

@@ -7,7 +7,7 @@ import PushSealJSON
 @Suite struct DemoTests {
     /// Every step, in order (the JSON report must list exactly these).
     static let stepNames = [
-        "create-provider-store", "create-device-store",
+        "create-provider-store", "create-device-store", "enroll-device",
         "provision-alice-bob", "provision-group",
         "seal-chat-message", "open-chat-message",
         "seal-long-message", "open-long-message",
@@ -17,6 +17,7 @@ import PushSealJSON
         "seal-content-free", "open-content-free",
         "tampered-payload", "duplicate-delivery",
         "seal-stale", "open-stale",
+        "forged-bundle", "expired-bundle",
         "logout-wipe", "seal-after-logout", "open-after-logout",
     ]
 
@@ -70,7 +71,9 @@ import PushSealJSON
             "truncated · body of", "trunc: true", "content-free ·", "fetch: the app downloads",
             "epoch 2 is current", "(epoch 2)", "sender Carol Diaz (user:carol)",
             "Apple sees  alert \"New message\"", "Google sees no alert", "/ 4,096 bytes",
-            "✓ none in the payload bytes", "removed 3 keys", "✓ all 24 steps behaved as expected.",
+            "✓ none in the payload bytes", "removed 3 keys", "✓ all 27 steps behaved as expected.",
+            "installed epoch 1 from a key bundle", "epoch 2 arrives in band", "\"pushseal-bundle\": ", "installed before opening",
+            "refused: bundle_authentication_failed", "refused: bundle_expired",
         ] {
             #expect(text.contains(expected), "missing \(expected)\n\(text)")
         }
@@ -141,6 +144,10 @@ import PushSealJSON
         #expect(byName["open-long-message"]?["actual"]?.objectValue?["truncated"] == .bool(true))
         #expect(byName["open-content-free"]?["actual"]?.objectValue?["requiresFetch"] == .bool(true))
         #expect(byName["open-after-rotation"]?["actual"]?.objectValue?["epoch"]?.integerValue == 2)
+        #expect(byName["open-after-rotation"]?["actual"]?.objectValue?["keyBundle"] == .string("installed"))
+        #expect(byName["open-after-rotation"]?["received"]?.objectValue?["keyBundle"] == .string("installed"))
+        #expect(byName["forged-bundle"]?["actual"]?.objectValue?["reason"] == .string("bundle_authentication_failed"))
+        #expect(byName["expired-bundle"]?["actual"]?.objectValue?["reason"] == .string("bundle_expired"))
         #expect(byName["open-in-flight"]?["actual"]?.objectValue?["epoch"]?.integerValue == 1)
 
         // Every sealed payload: within its limit, placeholder only, no plaintext.

@@ -143,7 +143,7 @@ import Testing
 
     @Test func inspectUsageLine() throws {
         let run = try runPushSeal(["inspect", "--help"])
-        #expect(run.stdout.contains("\nUSAGE: pushseal inspect [--json] [<file>]\n"))
+        #expect(run.stdout.contains("\nUSAGE: pushseal inspect [--json] [--bundle] [<file>]\n"))
         #expect(run.stdout.contains("\nARGUMENTS:\n  <file>                  The payload to read;"))
     }
 }

@@ -45,6 +45,33 @@ struct VectorsCommandTests {
         #expect(wrong.stdout.contains("path differs"))
     }
 
+    @Test("generate --bundles prints the committed bundle file; verify passes it and the RFC 9180 file")
+    func bundleFile() throws {
+        let path = Self.committed.replacingOccurrences(of: "pushseal-v1.json", with: "pushseal-v1-bundles.json")
+        let committed = try #require(FileManager.default.contents(atPath: path))
+        let run = try runPushSeal(["vectors", "generate", "--bundles"])
+        #expect(run.status == 0)
+        #expect(run.stdoutBytes == Array(committed))
+        let verified = try runPushSeal(["vectors", "verify", path])
+        #expect(verified.status == 0)
+        #expect(verified.stdout == "34 passed, 0 failed\n")
+        let both = try runPushSeal(["vectors", "generate", "--bundles", "--provider"])
+        #expect(both.status == 64)
+        #expect(both.stderr.contains("--provider and --bundles cannot be combined"))
+        let rfc = URL(fileURLWithPath: Self.committed).deletingLastPathComponent().deletingLastPathComponent()
+        var ancestor = rfc.deletingLastPathComponent()
+        var hpke: String?
+        while ancestor.path != "/" {
+            let candidate = ancestor.appendingPathComponent("shared/vectors/hpke/rfc9180-x25519-sha256-chacha20poly1305.json").path
+            if FileManager.default.fileExists(atPath: candidate) { hpke = candidate; break }
+            ancestor = ancestor.deletingLastPathComponent()
+        }
+        let rfcRun = try runPushSeal(["vectors", "verify", try #require(hpke, "missing the RFC 9180 file")])
+        #expect(rfcRun.status == 0)
+        #expect(rfcRun.stdout.contains("note: 2 RFC 9180 vectors in psk modes are outside PushSeal's HPKE"))
+        #expect(rfcRun.stdout.hasSuffix("2 passed, 0 failed\n"))
+    }
+
     @Test("verify fails, listing the case, when an expectation is wrong")
     func verifyCatchesDifferences() throws {
         var text = try String(contentsOfFile: Self.committed, encoding: .utf8)
@@ -59,7 +86,7 @@ struct VectorsCommandTests {
     @Test("verify refuses a file in another schema and a missing file")
     func verifyRefuses() throws {
         let other = try runPushSeal(["vectors", "verify", "-"], stdin: #"{"schema":"aead_test_schema_v1.json","tests":[]}"#)
-        expectFailure(other, messagePrefix: "not a pushseal_v1_test_schema or pushseal_v1_provider_test_schema file", hint: true)
+        expectFailure(other, messagePrefix: "not a pushseal_v1_test_schema, pushseal_v1_provider_test_schema, pushseal_v1_bundle_test_schema or RFC 9180 HPKE vector file", hint: true)
         let missing = try runPushSeal(["vectors", "verify", "/nonexistent/v.json"])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("pushseal: error:"))

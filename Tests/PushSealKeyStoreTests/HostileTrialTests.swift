@@ -240,7 +240,7 @@ struct HostileTrialTests {
         #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == 1)
 
         let store = try reopen(dir)
-        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == 2)
+        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == 3)
         #expect(try store.key(for: a.id).key == a)
         #expect(try store.key(for: a.id).item.notAfter == 1_800_000_000)
         #expect(try store.currentKey(conversation: "alice").key == b)

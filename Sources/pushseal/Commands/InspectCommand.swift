@@ -20,15 +20,23 @@ enum InspectCommand {
             (not_sealed, malformed_envelope, unsupported_version) and the exact problem are \
             printed, and the exit status is 1.
 
+            With --bundle the input is a key bundle's text ('pushseal bundle seal'): its \
+            provider and device key ids, epoch, not-after time and key id are printed (the \
+            conversation id is sealed with the key); a malformed one prints its reason code (malformed_bundle, \
+            unsupported_bundle_version) and exits 1.
+
             Example:
               pushseal seal --key-file c.key < content.json | pushseal inspect
             """,
         arguments: [CommonOptions.inputFile("payload")],
-        options: [CommonOptions.json],
+        options: [CommonOptions.json, .flag("bundle", abstract: "The input is a key bundle, not a payload.")],
         run: run)
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let input = try context.readInput(from: context.arguments.argument("file"), what: "payload")
+        if context.arguments.flag("bundle") {
+            return try BundleInspection.run(input, json: context.arguments.flag("json"), context: &context)
+        }
         let inspection = PayloadInspection.inspect(input)
         if context.arguments.flag("json") {
             context.write(json(inspection) + "\n")

@@ -64,6 +64,12 @@ enum SealCommand {
             apns-priority, apns-expiration and apns-collapse-id when set; add a "token" and \
             the line is ready for 'pushseal send'.
 
+            With --registration (and --store, a key directory with a provider key), the \
+            payload also carries the key bundle of the sealing key for that device, as the \
+            "pushseal-bundle" member (SPEC §16.7): a device that has not got this epoch's key \
+            installs it and then decrypts. The bundle is counted first against the limit; the \
+            body is shortened to make room for it.
+
             Examples:
               pushseal seal --key-file conversation.key < content.json > payload.json
               pushseal seal --store keys --conversation c1 < content.json
@@ -76,7 +82,7 @@ enum SealCommand {
         options: [
             CommonOptions.key, CommonOptions.keyFile, store, CommonOptions.conversation, CommonOptions.masterKeyFile,
             salt, testVectorsOnly, padBlock, transport, fcmToken, SendCommand.apnsTopic, placeholderTitle, placeholderBody, withHeaders,
-            batch,
+            batch, BundleCommand.registration,
         ],
         run: run)
 
@@ -123,6 +129,10 @@ enum SealCommand {
         if salt != nil, !arguments.flag("test-vectors-only") {
             throw .usage(
                 "'--salt <salt>' makes test vectors only: add '--test-vectors-only' to say so. Sealing two contents under one key with one salt gives away their XOR.")
+        }
+        if arguments.isPresent("registration") {
+            guard case .store = keySource else { throw .usage("'--registration <file>' needs '--store <dir>': the key directory's provider key seals the bundle.") }
+            if isBatch { throw .usage("'--registration <file>' cannot be used with '--batch' (one device per payload).") }
         }
         if salt == nil, arguments.flag("test-vectors-only") {
             throw .usage("'--test-vectors-only' only goes with '--salt <salt>'.")
@@ -184,10 +194,11 @@ enum SealCommand {
             throw .failure("\(error)", hints: "the content is a JSON object with cid, mid, ts and body (Docs/SPEC.md §5)")
         }
         let item = try check(request, options: options)
+        let bundle = try keyBundle(context, options: options, conversation: item.content.conversationID)
         let result: (body: [UInt8], path: SealPath)
         do {
-            let key = try item.key ?? keyProvider.currentKey(conversation: item.content.conversationID)
-            result = try seal(item, key: key, options: options, sealer: sealer)
+            let key = try bundle?.key ?? item.key ?? keyProvider.currentKey(conversation: item.content.conversationID)
+            result = try seal(item, key: key, options: options, sealer: sealer, bundle: bundle?.bundle)
         } catch let error as ProviderError {
             throw .failure("\(error)")
         } catch {
@@ -205,6 +216,19 @@ enum SealCommand {
         context.write(bytes: result.body)
         context.write("\n")
         return .success
+    }
+
+    /// With `--registration`: the conversation's current key in the `--store` key directory and
+    /// its bundle for that device, sealed with the directory's current provider key.
+    static func keyBundle(_ context: CommandContext, options: Options, conversation: String) throws(CLIError) -> (key: ConversationKey, bundle: KeyBundle)? {
+        guard let registration = try BundleCommand.registration(context), case let .store(directory, masterKeyFile, given) = options.keySource else {
+            return nil
+        }
+        let location = StoreCommand.Location(directory: directory, masterKeyFile: masterKeyFile, masterKeyFileGiven: given)
+        let store = try StoreCommand.open(location)
+        let (bundle, stored) = try BundleCommand.seal(
+            store: store, location: location, conversation: conversation, epoch: nil, providerKeyID: nil, registration: registration)
+        return (stored.key, bundle)
     }
 
     /// One notification to seal: the content, its key (nil: the key provider's current key) and
@@ -261,12 +285,18 @@ enum SealCommand {
     }
 
     /// Seals one item with `key` (with `--salt`: deterministically).
-    static func seal(_ item: Item, key: ConversationKey, options: Options, sealer: NotificationSealer) throws(ProviderError) -> (body: [UInt8], path: SealPath) {
+    static func seal(
+        _ item: Item, key: ConversationKey, options: Options, sealer: NotificationSealer, bundle: KeyBundle? = nil
+    ) throws(ProviderError) -> (body: [UInt8], path: SealPath) {
         if options.transport != "apns" {
-            let message = try seal(item.content, key: key, options: fcmOptions(options, item: item), salt: options.salt, sealer: sealer)
+            var fcm = try fcmOptions(options, item: item)
+            fcm.keyBundle = bundle
+            let message = try seal(item.content, key: key, options: fcm, salt: options.salt, sealer: sealer)
             return (message.body, message.path)
         }
-        let request = try seal(item.content, key: key, options: apnsOptions(options, item: item), salt: options.salt, sealer: sealer)
+        var apns = apnsOptions(options, item: item)
+        apns.keyBundle = bundle
+        let request = try seal(item.content, key: key, options: apns, salt: options.salt, sealer: sealer)
         return (options.withHeaders ? try withHeaders(request) : request.body, request.path)
     }
 

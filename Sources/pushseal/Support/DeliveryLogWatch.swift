@@ -27,4 +27,8 @@ final class DeliveryLogWatch: ReceiverKeySource, @unchecked Sendable {
         if case let .unavailable(why) = record { unavailableReason = why }
         return record
     }
+
+    func installKeyBundle(_ bundle: KeyBundle) -> KeyBundleOutcome {
+        base.installKeyBundle(bundle)
+    }
 }

@@ -3,7 +3,8 @@ import PushSealReceiver
 import PushSealJSON
 
 /// The `pushseal open` result object (DESIGN.md §7), also used by `demo --json`:
-/// `{"outcome","reason","duplicate","content"}` plus `requiresFetch` and, for fallbacks, `detail`.
+/// `{"outcome","reason","duplicate","content"}` plus `requiresFetch`, `keyBundle` (the in-band
+/// bundle's outcome code, only when the payload carried one) and, for fallbacks, `detail`.
 enum ReceivedNotificationJSON {
     static func value(of notification: ReceivedNotification) -> JSONValue {
         var members: [JSONObject.Member] = [
@@ -12,6 +13,10 @@ enum ReceivedNotificationJSON {
             .init(name: "duplicate", value: .bool(notification.isDuplicate)),
             .init(name: "requiresFetch", value: .bool(notification.requiresFetch)),
         ]
+        if let bundle = notification.keyBundle {
+            members.append(.init(name: "keyBundle", value: .string(bundle.code)))
+            if case let .refused(error) = bundle { members.append(.init(name: "keyBundleDetail", value: .string(error.description))) }
+        }
         if notification.outcome == .decrypted, let content = notification.content {
             members.append(.init(name: "content", value: contentValue(content)))
         } else {

@@ -5,20 +5,26 @@ enum CommandPaths {
         ["keygen"], ["seal"], ["send"], ["open"], ["inspect"],
         ["store", "init"], ["store", "add"], ["store", "get"], ["store", "list"],
         ["store", "rotate"], ["store", "remove"], ["store", "purge"],
+        ["store", "provider-key", "create"], ["store", "provider-key", "list"], ["store", "provider-key", "remove"],
+        ["device", "init"], ["device", "show"], ["device", "pin"],
+        ["bundle", "seal"], ["bundle", "install"],
         ["vectors", "generate"], ["vectors", "verify"],
         ["demo"], ["bench"],
     ]
 
     /// Groups of subcommands (the root is the empty path).
-    static let groups: [[String]] = [[], ["store"], ["vectors"]]
+    static let groups: [[String]] = [[], ["store"], ["store", "provider-key"], ["device"], ["bundle"], ["vectors"]]
 
     /// Every command.
     static let all: [[String]] = groups + leaves
 
     /// The direct subcommands of each group, in help order.
     static let children: [[String]: [String]] = [
-        []: ["keygen", "seal", "send", "open", "inspect", "store", "vectors", "demo", "bench"],
-        ["store"]: ["init", "add", "get", "list", "rotate", "remove", "purge"],
+        []: ["keygen", "seal", "send", "open", "inspect", "store", "device", "bundle", "vectors", "demo", "bench"],
+        ["store"]: ["init", "add", "get", "list", "rotate", "remove", "purge", "provider-key"],
+        ["store", "provider-key"]: ["create", "list", "remove"],
+        ["device"]: ["init", "show", "pin"],
+        ["bundle"]: ["seal", "install"],
         ["vectors"]: ["generate", "verify"],
     ]
 

@@ -55,6 +55,7 @@ struct DemoRun {
         self.provider = provider
         self.device = device
 
+        try enrollDevice()
         try provision(.aliceBob, stepName: "provision-alice-bob")
         try provision(.hike, stepName: "provision-group")
 
@@ -68,9 +69,10 @@ struct DemoRun {
                  .init(text: "content", epoch: 1, sender: "Carol Diaz (user:carol)"))
         let inFlight = try seal(DemoNotifications.inFlight(now: now))
         try rotate(.aliceBob)
-        let afterRotation = try seal(DemoNotifications.afterRotation(now: now))
-        try open(afterRotation, step: "open-after-rotation", title: "Open the message sealed under the new epoch",
-                 .init(text: "content", epoch: 2))
+        let afterRotation = try seal(DemoNotifications.afterRotation(now: now), withBundle: true)
+        try open(afterRotation, step: "open-after-rotation", title: "Open the first message of the new epoch (its key bundle rides along)",
+                 .init(text: "content", epoch: 2, keyBundle: "installed"))
+        deviceKeyCount += 1
         try open(inFlight, step: "open-in-flight", title: "Open the in-flight message (old epoch, within its grace period)",
                  .init(text: "content", epoch: 1)) { step in
             step.row("payload", "\(inFlight.file), sealed under epoch 1 before the rotation, delivered now")
@@ -87,6 +89,8 @@ struct DemoRun {
         let stale = try seal(DemoNotifications.stale(now: now), section: .fallbacks)
         try open(stale, step: "open-stale", title: "Open the stale notification", section: .fallbacks,
                  .init(outcome: .fallback, reason: .stale, text: "placeholder"))
+        try refuseBundle(forged: true)
+        try refuseBundle(forged: false)
         try logoutWipe()
         let afterLogout = try seal(DemoNotifications.afterLogout(now: now), section: .fallbacks)
         try open(afterLogout, step: "open-after-logout", title: "Open a message that arrives after the logout wipe",
@@ -127,7 +131,7 @@ struct DemoRun {
         try handOver(generated.item.keyID, from: provider, to: device, label: conversation.name)
         try checkDevice(holds: generated, &step)
         step.row("provider", "generated epoch \(generated.item.epoch) for \(conversation.id), kid \(generated.item.keyID)")
-        step.row("device", "added epoch \(generated.item.epoch) under the same conversation (the key itself is never printed)")
+        step.row("device", "installed epoch \(generated.item.epoch) from a key bundle sealed to its device key (no key in clear, never printed)")
         step.detail("conversation", .string(conversation.id))
         step.detail("epoch", DemoJSON.integer(generated.item.epoch))
         step.detail("kid", .string(generated.item.keyID.base64URL))
@@ -142,8 +146,6 @@ struct DemoRun {
         let rotated = try Self.perform("rotating \(conversation.id)") { () throws(KeyStoreError) in
             try provider.rotate(conversation: conversation.id, label: conversation.name)
         }
-        try handOver(rotated.item.keyID, from: provider, to: device, label: conversation.name)
-        try checkDevice(holds: rotated, &step)
         let providerItems = try Self.perform("listing the provider's keys") { () throws(KeyStoreError) in
             try provider.items(conversation: conversation.id)
         }
@@ -156,10 +158,10 @@ struct DemoRun {
         let retiring = providerItems.first { $0.epoch == 1 }
         step.expect("providerCurrentEpoch", 2, current.item.epoch)
         step.expect("previousEpochNotAfter", now + KeyStore.defaultGracePeriod, retiring?.notAfter)
-        step.expect("deviceEpochs", .array([DemoJSON.integer(1), DemoJSON.integer(2)]), .array(deviceItems.map { DemoJSON.integer($0.epoch) }))
+        step.expect("deviceEpochs", .array([DemoJSON.integer(1)]), .array(deviceItems.map { DemoJSON.integer($0.epoch) }))
         step.row("why", "Bob signed out of his old tablet: new notifications must use a key it never had")
         step.row("provider", "epoch 2 is current (kid \(rotated.item.keyID)); epoch 1 stays valid for \(KeyStore.defaultGracePeriod / 86_400) days")
-        step.row("device", "holds epochs \(deviceItems.map { String($0.epoch) }.joined(separator: " and ")): in-flight notifications still open")
+        step.row("device", "holds epoch 1 only: no app sync happens; epoch 2 arrives in band, with its first notification")
         step.detail("conversation", .string(conversation.id))
         step.detail("epoch", DemoJSON.integer(rotated.item.epoch))
         step.detail("kid", .string(rotated.item.keyID.base64URL))
@@ -167,15 +169,48 @@ struct DemoRun {
         steps.append(step)
     }
 
-    /// Exports a key from the provider (what `pushseal store get` prints) and adds it to the
-    /// device under the same conversation and epoch. In an app this travels over the app's own
-    /// end-to-end encrypted channel, never in a push.
-    private mutating func handOver(_ id: KeyID, from provider: KeyStore, to device: KeyStore, label: String) throws(CLIError) {
-        let exported = try Self.perform("exporting key \(id)") { () throws(KeyStoreError) in try provider.key(for: id) }
-        _ = try Self.perform("adding key \(id) to the device") { () throws(KeyStoreError) in
-            try device.add(exported.key, conversation: exported.item.conversation, epoch: exported.item.epoch, label: label)
-        }
+    /// The device creates its X25519 device key and pins the provider's public key (received
+    /// over the app's authenticated login channel); the provider creates its provider key.
+    private mutating func enrollDevice() throws(CLIError) {
+        let (provider, device) = (self.provider!, self.device!)
+        var step = DemoStep("enroll-device", section: .provisioning, title: "Device identity: device key, provider key, pinning")
+        let providerKey = try Self.perform("creating the provider key") { () throws(KeyStoreError) in try provider.createProviderKey() }
+        let registration = try Self.perform("creating the device key") { () throws(KeyStoreError) in try device.createDeviceKey() }
+        let pinned = try Self.perform("pinning the provider key") { () throws(KeyStoreError) in try device.pinProviderKey(providerKey.publicKey) }
+        step.expect("pinnedProviderKeyId", providerKey.id.base64URL, pinned.base64URL)
+        step.expect("registrationChecks", true, (try? DeviceRegistration(json: Array(registration.json.utf8))) == registration)
+        step.row("provider", "provider key \(providerKey.id) (X25519; the private half sealed in the key directory)")
+        step.row("device", "device key \(registration.deviceKeyID); registration sent to the backend with the push token:")
+        step.row("registration", registration.json)
+        step.row("pinned", "the device accepts key bundles from provider key \(pinned) only (HPKE auth mode)")
+        step.detail("registration", .string(registration.json))
+        step.detail("providerKeyId", .string(providerKey.id.base64URL))
+        steps.append(step)
+    }
+
+    /// Delivers a key from the provider to the device as a key bundle (SPEC §16): sealed to the
+    /// device's registration with the provider key, installed into the device store. No key
+    /// travels in clear; the app's API carries these bytes (out of band).
+    @discardableResult
+    private mutating func handOver(_ id: KeyID, from provider: KeyStore, to device: KeyStore, label: String) throws(CLIError) -> KeyBundle {
+        let exported = try Self.perform("reading key \(id)") { () throws(KeyStoreError) in try provider.key(for: id) }
+        let bundle = try bundle(for: exported)
+        let installation = try Self.perform("installing the bundle of key \(id)") { () throws(KeyBundleError) in try device.install(bundle) }
+        guard installation == .installed else { throw .failure("demo stopped: the bundle of key \(id) was \(installation.rawValue)") }
         deviceKeyCount += 1
+        return bundle
+    }
+
+    /// The bundle of a provider key for the device (the directory's current provider key).
+    private func bundle(for stored: StoredKey, notAfter: Int64?? = nil) throws(CLIError) -> KeyBundle {
+        let (provider, device) = (self.provider!, self.device!)
+        let providerKey = try Self.perform("reading the provider key") { () throws(KeyStoreError) in try provider.providerKey() }
+        let registration = try Self.perform("reading the device registration") { () throws(KeyStoreError) in try device.deviceRegistration() }
+        return try Self.perform("sealing a key bundle") { () throws(KeyBundleSealingError) in
+            try KeyBundle.seal(
+                stored.key, conversation: stored.item.conversation, epoch: stored.item.epoch, notAfter: notAfter ?? stored.item.notAfter,
+                provider: providerKey, devicePublicKey: registration.publicKey)
+        }
     }
 
     /// The device holds exactly the provider's key, under the same conversation and epoch.
@@ -194,9 +229,18 @@ struct DemoRun {
 
     /// Seals with the provider's current key, writes the payload file, and examines it as the
     /// push service would see it.
-    private mutating func seal(_ notification: DemoNotification, section: DemoStep.Section = .notifications) throws(CLIError) -> Sealed {
+    private mutating func seal(
+        _ notification: DemoNotification, section: DemoStep.Section = .notifications, withBundle: Bool = false
+    ) throws(CLIError) -> Sealed {
         let (provider, sealer) = (self.provider!, self.sealer!)
         let keys = KeyStoreKeyProvider(store: provider)
+        var keyBundle: KeyBundle?
+        if withBundle {
+            let current = try Self.perform("reading the current key") { () throws(KeyStoreError) in
+                try provider.currentKey(conversation: notification.content.conversationID)
+            }
+            keyBundle = try bundle(for: current)
+        }
         let content = notification.content
         var step = DemoStep(
             "seal-\(notification.name)", section: section,
@@ -204,13 +248,17 @@ struct DemoRun {
         let body: [UInt8], path: SealPath, sizes: SealSizes, keyID: KeyID
         switch notification.transport {
         case .apns:
+            var options = DemoNotifications.apnsOptions
+            options.keyBundle = keyBundle
             let request = try Self.perform("sealing \(notification.name)") { () throws(ProviderError) in
-                try sealer.seal(content, keyProvider: keys, options: DemoNotifications.apnsOptions)
+                try sealer.seal(content, keyProvider: keys, options: options)
             }
             (body, path, sizes, keyID) = (request.body, request.path, request.sizes, request.keyID)
         case .fcm:
+            var options = DemoNotifications.fcmOptions
+            options.keyBundle = keyBundle
             let message = try Self.perform("sealing \(notification.name)") { () throws(ProviderError) in
-                try sealer.seal(content, keyProvider: keys, options: DemoNotifications.fcmOptions)
+                try sealer.seal(content, keyProvider: keys, options: options)
             }
             (body, path, sizes, keyID) = (message.body, message.path, message.sizes, message.keyID)
         }
@@ -251,6 +299,11 @@ struct DemoRun {
                 + "  data keys + values (whole message \(DemoFormat.grouped(sizes.payloadByteCount)) bytes)")
         }
         step.row("header", "version 1 · kid \(keyID) · random salt: opaque values only")
+        if let keyBundle {
+            step.expect("keyBundleMember", true, Self.index(of: Array("\"pushseal-bundle\":\"\(keyBundle.text)\"".utf8), in: written) != nil)
+            step.row("key bundle", "\"pushseal-bundle\": \(keyBundle.bytes.count) bytes for this device (epoch \(keyBundle.header.epoch)), counted first against the limit")
+            step.detail("keyBundleBytes", DemoJSON.integer(keyBundle.bytes.count))
+        }
         let found = exposure.plaintextFound
         step.row("plaintext", found.isEmpty
             ? "✓ none in the payload bytes: \(fields.joined(separator: ", ")) (\(exposure.needleCount) strings and fragments searched)"
@@ -295,6 +348,8 @@ struct DemoRun {
         var epoch: Int64?
         /// `name (id)` of a communication notification's sender.
         var sender: String?
+        /// The in-band key bundle's outcome code, when the payload carries one.
+        var keyBundle: String?
     }
 
     /// Opens a payload file on the device through its key store, as the notification extension would.
@@ -316,6 +371,7 @@ struct DemoRun {
         step.expect("requiresFetch", expected.requiresFetch, result.requiresFetch)
         step.expect("truncated", expected.truncated, result.isTruncated)
         step.expect("text", expected.text, Self.textKind(result, sealed: content))
+        step.expect("keyBundle", expected.keyBundle, result.keyBundle?.code)
         var usedEpoch: Int64?
         if let epoch = expected.epoch {
             let items = try Self.perform("listing the device's keys") { () throws(KeyStoreError) in try device.items() }
@@ -338,6 +394,7 @@ struct DemoRun {
             step.detail("originalBodyBytes", DemoJSON.integer(original.utf8.count))
             step.detail("deliveredBodyBytes", DemoJSON.integer(delivered.utf8.count))
         }
+        if let bundle = result.keyBundle { step.row("key bundle", "\(bundle.code) before opening (no unknown_key, no app sync)") }
         if let keyID = result.keyID, result.outcome == .decrypted {
             step.row("key", "kid \(keyID)" + (usedEpoch.map { " (epoch \($0))" } ?? ""))
         }
@@ -378,6 +435,48 @@ struct DemoRun {
             step.row("tampered", "\(file) (\(changed))")
             step.files = [sealed.file, file]
         }
+    }
+
+    /// A forged bundle (sealed with another key while naming the pinned provider key) and an
+    /// expired one are refused with their reasons, and nothing is installed.
+    private mutating func refuseBundle(forged: Bool) throws(CLIError) {
+        let (provider, device) = (self.provider!, self.device!)
+        let name = forged ? "forged-bundle" : "expired-bundle"
+        var step = DemoStep(name, section: .fallbacks, title: forged
+            ? "Forged key bundle: sealed with an attacker's key, naming the pinned provider key"
+            : "Expired key bundle: a key whose not-after time has passed")
+        let attackerKey = try Self.perform("generating a key") { () throws(KeyStoreError) in try provider.rotate(conversation: "conversation:attack") }
+        let before = try Self.perform("listing the device's keys") { () throws(KeyStoreError) in try device.items().count }
+        var bundle: KeyBundle
+        if forged {
+            let attacker = IdentityKeyPair.generate()
+            let pinned = try Self.perform("reading the provider key") { () throws(KeyStoreError) in try provider.providerKey() }
+            let registration = try Self.perform("reading the device registration") { () throws(KeyStoreError) in try device.deviceRegistration() }
+            let header = try Self.perform("building the header") { () throws(KeyBundleSealingError) in
+                try KeyBundleHeader(providerKeyID: pinned.providerKeyID, deviceKeyID: registration.deviceKeyID, epoch: attackerKey.item.epoch,
+                                    notAfter: nil, keyID: attackerKey.key.id)
+            }
+            bundle = try Self.perform("forging a bundle") { () throws(KeyBundleSealingError) in
+                try KeyBundle.seal(
+                    attackerKey.key, header: header, conversationBytes: Array(attackerKey.item.conversation.utf8), sender: attacker,
+                    devicePublicKey: registration.publicKey, ephemeral: nil).bundle
+            }
+        } else {
+            bundle = try self.bundle(for: attackerKey, notAfter: .some(now - 3_600))
+        }
+        let reason: String
+        do throws(KeyBundleError) {
+            reason = try device.install(bundle).rawValue
+        } catch {
+            reason = error.reason.rawValue
+            step.row("why", error.description)
+        }
+        let after = try Self.perform("listing the device's keys") { () throws(KeyStoreError) in try device.items().count }
+        step.expect("reason", forged ? KeyBundleReason.bundleAuthenticationFailed.rawValue : KeyBundleReason.bundleExpired.rawValue, reason)
+        step.expect("installedKeys", Int64(before), Int64(after))
+        step.row("device", "refused: \(reason); nothing installed (\(after) keys, as before)")
+        step.detail("reason", .string(reason))
+        steps.append(step)
     }
 
     /// Logout: the device wipes every key and its duplicate log.

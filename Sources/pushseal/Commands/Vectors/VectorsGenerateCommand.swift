@@ -8,10 +8,12 @@ enum VectorsGenerateCommand {
         abstract: "Write the vector file (deterministic: the same bytes on every run).",
         discussion: """
             Without --provider: the receiver vectors (Vectors/pushseal-v1.json). With --provider: \
-            the provider-side vectors of the size policy (Vectors/pushseal-v1-provider.json).
+            the provider-side vectors of the size policy (Vectors/pushseal-v1-provider.json). With \
+            --bundles: the key bundle vectors (Vectors/pushseal-v1-bundles.json).
             """,
         options: [
             .flag("provider", abstract: "Write the provider-side vectors instead of the receiver vectors."),
+            .flag("bundles", abstract: "Write the key bundle vectors instead of the receiver vectors."),
             .option("output", short: "o", valueName: "file",
                     abstract: "Write to this file (atomically) instead of standard output."),
         ],
@@ -19,10 +21,12 @@ enum VectorsGenerateCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let provider = context.arguments.flag("provider")
-        let text = provider ? ProviderVectorSuite.render() : VectorSuite.render()
+        let bundles = context.arguments.flag("bundles")
+        if provider && bundles { throw .usage("--provider and --bundles cannot be combined") }
+        let text = bundles ? BundleVectorSuite.render() : provider ? ProviderVectorSuite.render() : VectorSuite.render()
         if let path = context.arguments.value("output") {
             try context.writeFile(Array(text.utf8), to: path)
-            let count = provider ? ProviderVectorSuite.cases().count : VectorSuite.cases().count
+            let count = bundles ? BundleVectorSuite.caseCount : provider ? ProviderVectorSuite.cases().count : VectorSuite.cases().count
             context.note("wrote \(count) cases to \(path)")
         } else {
             context.write(text)

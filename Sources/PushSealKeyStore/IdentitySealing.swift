@@ -1,0 +1,112 @@
+import PushSealCore
+
+/// How an `identities` row is sealed at rest under the store master key `MK` (Docs/KEY-STORE.md
+/// §3), like a conversation key but with its own label and associated data:
+///
+/// ```
+/// s    = 24 fresh random bytes per row
+/// ik   = HKDF-Expand-SHA256(MK, "pushseal v1 store identity" || s, 32)
+/// AD   = 0x03 || kind (1 byte: 1 device, 2 provider, 3 pinned) || id(16) || public key(32)
+///        || int64be(created_at)
+/// blob = 0x03 || s || ChaCha20-Poly1305(ik, nonce = 12 zero bytes, aad = AD, secret)
+/// ```
+///
+/// `secret` is the 32-byte X25519 private key of a device or provider key, and empty for a
+/// pinned public key: then the blob is a tag over the row, so an edited file cannot pin a key.
+enum IdentitySealing {
+    /// Format tag of a sealed identity.
+    static let format: UInt8 = 0x03
+    static let info: [UInt8] = Array("pushseal v1 store identity".utf8)
+    static let saltByteCount = 24
+    private static let zeroNonce = [UInt8](repeating: 0, count: ChaCha20Poly1305.nonceByteCount)
+
+    /// The kinds of identity rows.
+    enum Kind: String, CaseIterable {
+        case device, provider, pinned
+
+        var tag: UInt8 {
+            switch self {
+            case .device: 1
+            case .provider: 2
+            case .pinned: 3
+            }
+        }
+
+        /// Whether rows of this kind hold a private key.
+        var hasPrivateKey: Bool { self != .pinned }
+    }
+
+    /// One row's public columns: what its secret is bound to.
+    struct Binding {
+        var kind: Kind
+        var id: [UInt8]
+        var publicKey: [UInt8]
+        var createdAt: Int64
+
+        var associatedData: [UInt8] {
+            var ad: [UInt8] = [format, kind.tag]
+            ad += id
+            ad += publicKey
+            ad += withUnsafeBytes(of: UInt64(bitPattern: createdAt).bigEndian) { Array($0) }
+            return ad
+        }
+    }
+
+    private static func rowKey(_ masterKey: SecretKey, salt: ArraySlice<UInt8>) -> SecretKey {
+        // 32 bytes are always within HKDF's range.
+        try! HKDFSHA256.expand(pseudoRandomKey: masterKey, info: info + salt, outputByteCount: 32)
+    }
+
+    /// Seals `secret` (a private key, or nothing for a pinned key) for the row `binding`.
+    static func seal(_ secret: UnsafeRawBufferPointer, binding: Binding, masterKey: SecretKey) -> [UInt8] {
+        let salt = SystemRandom.bytes(count: saltByteCount)
+        let key = rowKey(masterKey, salt: salt[...])
+        var blob = [format] + salt + [UInt8](repeating: 0, count: secret.count + ChaCha20Poly1305.tagByteCount)
+        let ad = binding.associatedData
+        blob.withUnsafeMutableBytes { out in
+            key.withUnsafeBytes { k in
+                zeroNonce.withUnsafeBytes { nonce in
+                    ad.withUnsafeBytes { aad in
+                        ChaCha20Poly1305.sealDetachedInPlace(
+                            output: UnsafeMutableRawBufferPointer(rebasing: out[(1 + saltByteCount)...]), plaintext: secret,
+                            key: k, nonce: nonce, authenticatedData: aad)
+                    }
+                }
+            }
+        }
+        return blob
+    }
+
+    /// Opens a row: the private key (nil for a pinned row) when the blob authenticates with the
+    /// row's columns and, for a key pair, its private key gives the row's public key; throws
+    /// ``KeyStoreError/invalidStore(_:)`` otherwise (an edited or damaged row).
+    static func unseal(_ blob: [UInt8], binding: Binding, masterKey: SecretKey) throws(KeyStoreError) -> IdentityKeyPair? {
+        let secretCount = binding.kind.hasPrivateKey ? IdentityKeyPair.byteCount : 0
+        guard blob.count == 1 + saltByteCount + secretCount + ChaCha20Poly1305.tagByteCount, blob[0] == format else {
+            throw .invalidStore("a \(binding.kind.rawValue) identity row is malformed")
+        }
+        let key = rowKey(masterKey, salt: blob[1...saltByteCount])
+        let ad = binding.associatedData
+        var opened = false
+        let secret = SecureBytes(count: secretCount) { output in
+            opened = blob.withUnsafeBytes { raw in
+                key.withUnsafeBytes { k in
+                    zeroNonce.withUnsafeBytes { nonce in
+                        ad.withUnsafeBytes { aad in
+                            ChaCha20Poly1305.openInPlace(
+                                output: output, ciphertextAndTag: UnsafeRawBufferPointer(rebasing: raw[(1 + saltByteCount)...]),
+                                key: k, nonce: nonce, authenticatedData: aad)
+                        }
+                    }
+                }
+            }
+        }
+        guard opened else { throw .invalidStore("a \(binding.kind.rawValue) identity row does not authenticate under the master key") }
+        guard binding.kind.hasPrivateKey else { return nil }
+        let pair = try? secret.withUnsafeBytes { try IdentityKeyPair(privateKeyBytes: $0) }
+        guard let pair, pair.publicKey == binding.publicKey else {
+            throw .invalidStore("a \(binding.kind.rawValue) identity row's private key does not match its public key")
+        }
+        return pair
+    }
+}

@@ -1,0 +1,110 @@
+import PushSealCLIKit
+import PushSealCore
+import PushSealKeyStore
+import PushSealJSON
+
+/// `pushseal device`: the device identity of a device store (SPEC §16.1).
+enum DeviceCommand {
+    static let spec = CommandSpec(
+        name: "device",
+        abstract: "Manage a device store's identity for key bundles: init, show, pin.",
+        discussion: """
+            A device key is an X25519 key pair whose private half is sealed at rest in the \
+            device store like every key. Its registration (suite, device key id, public key) is \
+            what the app sends to its backend next to its push token; the backend seals key \
+            bundles to it ('pushseal bundle seal'). The device accepts only bundles from provider \
+            keys it pinned ('pushseal device pin').
+            """,
+        subcommands: [initSpec, showSpec, pinSpec])
+
+    static let initSpec = CommandSpec(
+        name: "init",
+        abstract: "Create the device store (if needed) and its device key; print the registration.",
+        discussion: """
+            Prints the registration JSON {"suite":…,"deviceKeyId":…,"publicKey":…}. A store \
+            has one device key: init fails when it already has one ('device show' prints it).
+            """,
+        options: StoreCommand.locationOptions,
+        run: runInit)
+
+    static let showSpec = CommandSpec(
+        name: "show",
+        abstract: "Print the device store's registration JSON and its pinned provider keys.",
+        discussion: """
+            Prints the registration on the first line; with --json one object \
+            {"registration":…,"pinnedProviderKeys":[{"id":…,"publicKey":…},…]}.
+            """,
+        options: StoreCommand.locationOptions + [CommonOptions.json],
+        run: runShow)
+
+    static let pinSpec = CommandSpec(
+        name: "pin",
+        abstract: "Pin a provider public key: bundles sealed with it are accepted.",
+        discussion: """
+            The provider public key comes from 'pushseal store provider-key create|list' on the \
+            key directory, delivered over the app's authenticated login channel, never through \
+            the push service. Pinning a key again changes nothing. Prints {"providerKeyId":…}.
+            """,
+        options: StoreCommand.locationOptions + [
+            .option("provider-key", valueName: "key", abstract: "The provider public key (32 bytes, base64url).", required: true),
+        ],
+        run: runPin)
+
+    static func runInit(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
+        let location = try StoreCommand.location(context.arguments)
+        let store = try StoreCommand.run(location) { () throws(KeyStoreError) in
+            try KeyStore(directory: location.directory, masterKey: .keyFile(path: location.masterKeyFile, createIfMissing: true), create: true)
+        }
+        do throws(KeyStoreError) {
+            let registration = try store.createDeviceKey()
+            context.write(registration.json + "\n")
+            return .success
+        } catch .duplicateItem {
+            throw .failure(
+                "the device store in \(location.directory) already has a device key",
+                hints: "pushseal device show \(location.commandLineOptions) prints its registration")
+        } catch {
+            throw KeyStoreDiagnostics.error(error, location: location)
+        }
+    }
+
+    static func runShow(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
+        let location = try StoreCommand.location(context.arguments)
+        let store = try StoreCommand.open(location)
+        let (registration, pinned) = try StoreCommand.run(location) { () throws(KeyStoreError) in
+            (try store.deviceRegistration(), try store.pinnedProviderKeys())
+        }
+        if context.arguments.flag("json") {
+            var writer = JSONWriter()
+            writer.appendRaw("{\"registration\":")
+            writer.appendRaw(bytes: registration.json.utf8)
+            writer.appendRaw(",\"pinnedProviderKeys\":")
+            writer.append(.array(pinned.map { key in
+                .object(JSONObject(members: [
+                    .init(name: "id", value: .string(KeyBundle.providerKeyID(of: key).base64URL)),
+                    .init(name: "publicKey", value: .string(Base64URL.encode(key))),
+                ]))
+            }))
+            writer.appendRaw("}\n")
+            context.write(bytes: writer.bytes)
+        } else {
+            context.write(registration.json + "\n")
+            for key in pinned { context.write("pinned provider key \(KeyBundle.providerKeyID(of: key)) \(Base64URL.encode(key))\n") }
+        }
+        return .success
+    }
+
+    static func runPin(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
+        let location = try StoreCommand.location(context.arguments)
+        let publicKey = try context.arguments.value("provider-key") { (text) throws(ValueError) -> [UInt8] in
+            guard let bytes = try? Base64URL.decode(text), bytes.count == IdentityKeyPair.byteCount else {
+                throw ValueError("not a 32-byte base64url public key")
+            }
+            return bytes
+        }!
+        let store = try StoreCommand.open(location)
+        let id = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.pinProviderKey(publicKey) }
+        context.write("{\"providerKeyId\":\"\(id.base64URL)\"}\n")
+        return .success
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import PushSealJSON
+import Testing
+
+/// `pushseal device`, `store provider-key`, `bundle seal|install` and `inspect --bundle`.
+@Suite("pushseal device and bundle")
+struct BundleCLITests {
+    /// A key directory with a provider key and conversation c1, and a device store that pinned it.
+    struct Setup {
+        let sandbox: StoreSandbox
+        let registration: String
+        let providerKey: String
+
+        init() throws {
+            sandbox = try StoreSandbox()
+            try sandbox.initStore("kd")
+            let created = try runPushSeal(["store", "provider-key", "create", "--dir", sandbox.path("kd")]).stdoutJSONObject()
+            providerKey = try #require(created["publicKey"]?.stringValue)
+            #expect(try sandbox.store("rotate", "kd", ["--conversation", "c1"]).status == 0)
+            let initRun = try runPushSeal(["device", "init", "--dir", sandbox.path("dev")])
+            try #require(initRun.status == 0, "\(initRun)")
+            registration = try sandbox.write(initRun.stdoutBytes, to: "registration.json")
+            let pin = try runPushSeal(["device", "pin", "--dir", sandbox.path("dev"), "--provider-key", providerKey])
+            try #require(pin.status == 0, "\(pin)")
+        }
+
+        func seal(_ extra: [String] = []) throws -> PushSealRun {
+            try runPushSeal(["bundle", "seal", "--dir", sandbox.path("kd"), "--conversation", "c1", "--registration", registration] + extra)
+        }
+
+        func install(_ text: String, _ extra: [String] = []) throws -> PushSealRun {
+            try runPushSeal(["bundle", "install", "--dir", sandbox.path("dev")] + extra, stdin: text)
+        }
+    }
+
+    @Test("provisioning by bundle: device init, pin, seal, install (idempotent), the key reaches the device store")
+    func provisioning() throws {
+        let setup = try Setup()
+        defer { setup.sandbox.remove() }
+        let registration = try JSONParser.parse(Array(setup.sandbox.contents(setup.registration))).objectValue
+        #expect(registration?["suite"]?.stringValue == "pushseal-v1-x25519")
+        let sealed = try setup.seal()
+        #expect(sealed.status == 0, "\(sealed)")
+        let installed = try setup.install(sealed.stdout)
+        #expect(installed.status == 0, "\(installed)")
+        let outcome = try installed.stdoutJSONObject()
+        #expect(outcome["outcome"]?.stringValue == "installed")
+        #expect(outcome["conversation"]?.stringValue == "c1")
+        #expect(try setup.install(sealed.stdout).stdoutJSONObject()["outcome"]?.stringValue == "already_installed")
+        let deviceKey = try setup.sandbox.storeJSON("get", "dev", ["--conversation", "c1"])
+        let directoryKey = try setup.sandbox.storeJSON("get", "kd", ["--conversation", "c1"])
+        #expect(deviceKey["key"] != nil && deviceKey["key"] == directoryKey["key"])
+        let show = try runPushSeal(["device", "show", "--dir", setup.sandbox.path("dev"), "--json"])
+        let shown = try show.stdoutJSONObject()
+        #expect(shown["registration"]?.objectValue?["deviceKeyId"] == registration?["deviceKeyId"])
+        #expect(shown["pinnedProviderKeys"].flatMap { if case let .array(a) = $0 { a.count } else { nil } } == 1)
+    }
+
+    @Test("refusals name their reason: unknown provider, expired, wrong device, forged, malformed")
+    func refusals() throws {
+        let setup = try Setup()
+        defer { setup.sandbox.remove() }
+        // A second provider key (not pinned) seals: unknown_provider.
+        let second = try runPushSeal(["store", "provider-key", "create", "--dir", setup.sandbox.path("kd")]).stdoutJSONObject()
+        let unpinned = try setup.seal()
+        expectFailure(try setup.install(unpinned.stdout), messagePrefix: "key bundle refused (unknown_provider)", hint: true)
+        // The first (pinned) one by id still works.
+        let list = try runPushSeal(["store", "provider-key", "list", "--dir", setup.sandbox.path("kd")])
+        let listLines = list.stdout.split(separator: "\n").map(String.init)
+        #expect(listLines.count == 2)
+        #expect(listLines.last?.contains("\"current\":true") == true)
+        #expect(listLines.last?.contains(try #require(second["id"]?.stringValue)) == true)
+        let firstID = try #require(JSONParser.parse(Array(listLines[0].utf8)).objectValue?["id"]?.stringValue)
+        let pinned = try setup.seal(["--provider-key-id", firstID])
+        #expect(try setup.install(pinned.stdout).status == 0)
+        // An expired key: the directory's epoch 1 retires after a rotation; sealed later, refused at install time.
+        #expect(try setup.sandbox.store("rotate", "kd", ["--conversation", "c1", "--grace", "10", "--now", "1000"]).status == 0)
+        let old = try setup.seal(["--epoch", "1", "--provider-key-id", firstID])
+        expectFailure(try setup.install(old.stdout, ["--now", "2000000000"]), messagePrefix: "key bundle refused (bundle_expired)")
+        // Sealed to another device.
+        let other = try runPushSeal(["device", "init", "--dir", setup.sandbox.path("dev2")])
+        let otherRegistration = try setup.sandbox.write(other.stdoutBytes, to: "other.json")
+        let elsewhere = try runPushSeal(["bundle", "seal", "--dir", setup.sandbox.path("kd"), "--conversation", "c1",
+                                         "--registration", otherRegistration, "--provider-key-id", firstID])
+        expectFailure(try setup.install(elsewhere.stdout), messagePrefix: "key bundle refused (wrong_device)", hint: true)
+        expectFailure(try setup.install("AQ"), messagePrefix: "key bundle refused (malformed_bundle)")
+        expectFailure(try setup.install("AAAA"), messagePrefix: "key bundle refused (unsupported_bundle_version)")
+        // A forged bundle: a bit of the sealed key flipped.
+        var bytes = Array(pinned.stdout.utf8.dropLast())
+        bytes[bytes.count - 10] = bytes[bytes.count - 10] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        expectFailure(try setup.install(String(decoding: bytes, as: UTF8.self)), messagePrefix: "key bundle refused (bundle_authentication_failed)")
+    }
+
+    @Test("device init refuses a second key; bundle seal refuses a bad registration; pin a bad key is a usage error")
+    func inputErrors() throws {
+        let setup = try Setup()
+        defer { setup.sandbox.remove() }
+        expectFailure(try runPushSeal(["device", "init", "--dir", setup.sandbox.path("dev")]), messagePrefix: "the device store", hint: true)
+        let bad = try setup.sandbox.write(Array("{\"suite\":\"x\"}".utf8), to: "bad.json")
+        expectFailure(try runPushSeal(["bundle", "seal", "--dir", setup.sandbox.path("kd"), "--conversation", "c1", "--registration", bad]),
+                      messagePrefix: "unusable device public key", hint: true)
+        let pin = try runPushSeal(["device", "pin", "--dir", setup.sandbox.path("dev"), "--provider-key", "AAAA"])
+        #expect(pin.status == 64)
+    }
+
+    @Test("inspect --bundle explains a bundle without any key, and a malformed one with its reason")
+    func inspect() throws {
+        let setup = try Setup()
+        defer { setup.sandbox.remove() }
+        let sealed = try setup.seal()
+        let text = try runPushSeal(["inspect", "--bundle"], stdin: sealed.stdout)
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("conversation  sealed with the key"))
+        #expect(!text.stdout.contains("c1"))
+        let json = try runPushSeal(["inspect", "--bundle", "--json"], stdin: sealed.stdout).stdoutJSONObject()
+        #expect(json["valid"] == .bool(true) && json["epoch"]?.integerValue == 1 && json["conversationBytes"]?.integerValue == 2)
+        let bad = try runPushSeal(["inspect", "--bundle", "--json"], stdin: "Ag")
+        #expect(bad.status == 1)
+        #expect(try bad.stdoutJSONObject()["reason"]?.stringValue == "unsupported_bundle_version")
+    }
+}

@@ -1,0 +1,146 @@
+import PushSealCore
+import PushSealKeyStore
+import Testing
+
+/// Device keys, provider keys, pinning and bundle installation in the store (SPEC §16).
+@Suite("Identities and bundle installation")
+struct IdentityAndBundleTests {
+    /// A device store with a device key and one pinned provider key, and a directory with that provider key.
+    func setUp(clock: ManualClock = ManualClock()) throws -> (device: KeyStore, directory: KeyStore, provider: IdentityKeyPair, dir: TemporaryDirectory) {
+        let deviceDir = TemporaryDirectory()
+        let device = try makeStore(deviceDir, clock: clock)
+        let directory = try makeStore(TemporaryDirectory(), clock: clock)
+        let info = try directory.createProviderKey()
+        try device.createDeviceKey()
+        try device.pinProviderKey(info.publicKey)
+        return (device, directory, try directory.providerKey(), deviceDir)
+    }
+
+    func bundle(_ key: ConversationKey, conversation: String = "c", epoch: Int64 = 1, notAfter: Int64? = nil,
+                provider: IdentityKeyPair, to device: KeyStore) throws -> KeyBundle {
+        try KeyBundle.seal(key, conversation: conversation, epoch: epoch, notAfter: notAfter, provider: provider,
+                           devicePublicKey: device.deviceRegistration().publicKey)
+    }
+
+    @Test("the device key is created once, survives reopening, and its registration is stable")
+    func deviceKey() throws {
+        let dir = TemporaryDirectory()
+        let store = try makeStore(dir)
+        #expect(storeError { try store.deviceKey() } == .itemNotFound)
+        let registration = try store.createDeviceKey()
+        #expect(storeError { try store.createDeviceKey() } == .duplicateItem)
+        let reopened = try reopen(dir)
+        #expect(try reopened.deviceRegistration() == registration)
+        #expect(try reopened.deviceKey().publicKey == registration.publicKey)
+        #expect(try reopened.deviceKey().deviceKeyID == registration.deviceKeyID)
+        // The private key is sealed at rest: the 32 private bytes never appear in the file.
+        let privateBytes = try reopened.deviceKey().withUnsafePrivateKeyBytes { Array($0) }
+        let sealed = try RawDatabase(dir.database).column("SELECT sealed FROM identities WHERE kind = 'device'")[0]
+        #expect(sealed.count == 1 + 24 + 32 + 16)
+        #expect(!(0...(sealed.count - 32)).contains { Array(sealed[$0..<($0 + 32)]) == privateBytes })
+    }
+
+    @Test("provider keys rotate: the newest is current, older ones stay until removed")
+    func providerKeys() throws {
+        let clock = ManualClock()
+        let store = try makeStore(TemporaryDirectory(), clock: clock)
+        #expect(storeError { try store.providerKey() } == .itemNotFound)
+        let first = try store.createProviderKey()
+        clock.advance(10)
+        let second = try store.createProviderKey()
+        #expect(try store.providerKeys() == [first, second])
+        #expect(try store.providerKey().publicKey == second.publicKey)
+        #expect(try store.providerKey(id: first.id).publicKey == first.publicKey)
+        try store.removeProviderKey(id: second.id)
+        #expect(try store.providerKey().publicKey == first.publicKey)
+        #expect(storeError { try store.removeProviderKey(id: second.id) } == .itemNotFound)
+    }
+
+    @Test("pinning is idempotent and checked; unpinning removes")
+    func pinning() throws {
+        let store = try makeStore(TemporaryDirectory())
+        let key = IdentityKeyPair.generate().publicKey
+        let id = try store.pinProviderKey(key)
+        #expect(try store.pinProviderKey(key) == id)
+        #expect(try store.pinnedProviderKeys() == [key])
+        #expect(storeError { try store.pinProviderKey([1, 2, 3]) } != nil)
+        try store.unpinProviderKey(id: id)
+        #expect(try store.pinnedProviderKeys().isEmpty)
+        #expect(storeError { try store.unpinProviderKey(id: id) } == .itemNotFound)
+    }
+
+    @Test("an edited identity row is refused, never used")
+    func tamperedIdentity() throws {
+        let dir = TemporaryDirectory()
+        let store = try makeStore(dir)
+        try store.createDeviceKey()
+        try store.pinProviderKey(IdentityKeyPair.generate().publicKey)
+        // A pinned key added to the file without the master key does not count.
+        let attacker = IdentityKeyPair.generate()
+        try RawDatabase(dir.database).execute("""
+            INSERT INTO identities (kind, id, public_key, created_at, sealed) VALUES ('pinned', \(sqlBlob(attacker.providerKeyID.bytes)),
+            \(sqlBlob(attacker.publicKey)), 1, \(sqlBlob([3] + [UInt8](repeating: 0, count: 40))))
+            """)
+        #expect(storeError { try store.pinnedProviderKeys() } != nil)
+        try RawDatabase(dir.database).execute("DELETE FROM identities WHERE public_key = \(sqlBlob(attacker.publicKey))")
+        #expect(try store.pinnedProviderKeys().count == 1)
+        try RawDatabase(dir.database).execute("UPDATE identities SET created_at = created_at + 1 WHERE kind = 'device'")
+        #expect(storeError { try store.deviceKey() } != nil)
+    }
+
+    @Test("install: installed, then already installed; the key is found by id for the conversation and epoch")
+    func install() throws {
+        let (device, _, provider, _) = try setUp()
+        let key = ConversationKey.generate()
+        let sealed = try bundle(key, epoch: 3, notAfter: 1_800_000_000, provider: provider, to: device)
+        #expect(try device.install(sealed) == .installed)
+        #expect(try device.install(sealed) == .alreadyInstalled)
+        let stored = try device.key(for: key.id)
+        #expect(stored.key == key)
+        #expect(stored.item.conversation == "c" && stored.item.epoch == 3 && stored.item.notAfter == 1_800_000_000)
+        // A second bundle for the same key (fresh ephemeral) is also already installed.
+        #expect(try device.install(bundle(key, epoch: 3, notAfter: 1_800_000_000, provider: provider, to: device)) == .alreadyInstalled)
+    }
+
+    @Test("install refuses, with its reason and nothing stored: wrong device, unknown provider, expired, conflicts")
+    func installRefusals() throws {
+        let clock = ManualClock()
+        let (device, directory, provider, _) = try setUp(clock: clock)
+        let otherDevice = try makeStore(TemporaryDirectory(), clock: clock)
+        try otherDevice.createDeviceKey()
+        func reason(_ bundle: KeyBundle) -> KeyBundleReason? {
+            do { _ = try device.install(bundle); return nil } catch { return error.reason }
+        }
+        let key = ConversationKey.generate()
+        #expect(reason(try bundle(key, provider: provider, to: otherDevice)) == .wrongDevice)
+        let unpinned = try directory.createProviderKey()
+        #expect(reason(try bundle(key, provider: directory.providerKey(id: unpinned.id), to: device)) == .unknownProvider)
+        #expect(reason(try bundle(key, notAfter: clock.now - 1, provider: provider, to: device)) == .bundleExpired)
+        #expect(try device.items().isEmpty)
+        #expect(try device.install(bundle(key, provider: provider, to: device)) == .installed)
+        #expect(reason(try bundle(.generate(), provider: provider, to: device)) == .conflictingKey)
+        #expect(reason(try bundle(key, epoch: 2, provider: provider, to: device)) == .conflictingKey)
+        #expect(reason(try bundle(key, conversation: "d", provider: provider, to: device)) == .conflictingKey)
+        #expect(try device.items().count == 1)
+    }
+
+    @Test("a store without a device key, or a locked one, reports store_locked")
+    func storeLocked() throws {
+        let (device, _, provider, dir) = try setUp()
+        let sealed = try bundle(.generate(), provider: provider, to: device)
+        let empty = try makeStore(TemporaryDirectory())
+        do { try empty.install(sealed); Issue.record("installed without a device key") } catch { #expect(error.reason == .storeLocked) }
+        try RawDatabase(dir.database).execute("PRAGMA user_version = 9")
+        do { try device.install(sealed); Issue.record("installed into an unusable store") } catch { #expect(error.reason == .storeLocked) }
+    }
+
+    @Test("the rotation a bundle delivers becomes the conversation's current key")
+    func rotationByBundle() throws {
+        let (device, _, provider, _) = try setUp()
+        let first = ConversationKey.generate(), second = ConversationKey.generate()
+        try device.install(bundle(first, epoch: 1, provider: provider, to: device))
+        try device.install(bundle(second, epoch: 2, provider: provider, to: device))
+        #expect(try device.currentKey(conversation: "c").key == second)
+        #expect(try device.key(for: first.id).key == first)
+    }
+}
