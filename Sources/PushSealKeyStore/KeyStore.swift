@@ -22,8 +22,8 @@ public final class KeyStore: Sendable {
     /// The longest a call waits for another process's lock on the file (all its SQLite
     /// statements together, pragmas included) before it fails with `SQLITE_BUSY`: 15 seconds.
     public static let lockWaitSeconds = Int(SQLiteConnection.busyWaitMilliseconds / 1000)
-    /// How long retired epochs stay usable after a rotation: 31 days (longer than APNs' 30 days
-    /// and FCM's 28 days of store-and-forward).
+    /// How long retired epochs are kept after their retire-by time before ``purgeExpired(gracePeriod:)``
+    /// deletes them: 31 days (longer than APNs' 30 days and FCM's 28 days of store-and-forward).
     public static let defaultGracePeriod: Int64 = 31 * 86_400
     /// The longest conversation id, in UTF-8 bytes (the content schema's limit for `cid`).
     public static let maximumConversationByteCount = 256
@@ -228,28 +228,27 @@ public final class KeyStore: Sendable {
     }
 
     /// Rotates `conversation`: a fresh random key (or `key`, when given) at epoch max + 1 (1 for a
-    /// conversation without keys), and every earlier epoch without a not-after time gets
-    /// `now + gracePeriod`. All in one write transaction, so concurrent rotations get distinct,
-    /// consecutive epochs.
+    /// conversation without keys), and every earlier epoch without a not-after time is retired
+    /// now: its not-after (retire-by) time becomes `now`. All in one write transaction, so
+    /// concurrent rotations get distinct, consecutive epochs.
+    ///
+    /// A retired key still opens notifications sent up to its retire-by time (plus the receiver's
+    /// future-skew allowance) until ``purgeExpired(gracePeriod:)`` deletes it after the grace
+    /// period; a notification claiming a later `ts` falls back with `retired_key`, so a member
+    /// removed by the rotation cannot forge fresh notifications with the old key (SPEC §10.2).
     ///
     /// Pass `key` to mirror a rotation made elsewhere (a device receiving the provider's new key
     /// retires its earlier epochs the same way); ``KeyStoreError/duplicateItem`` when the store
     /// already holds that key id, and then nothing changes.
     @discardableResult
-    public func rotate(
-        conversation: String, gracePeriod: Int64 = KeyStore.defaultGracePeriod, label: String? = nil,
-        key supplied: ConversationKey? = nil
-    ) throws(KeyStoreError) -> StoredKey {
+    public func rotate(conversation: String, label: String? = nil, key supplied: ConversationKey? = nil) throws(KeyStoreError) -> StoredKey {
         try Self.check(conversation: conversation)
-        guard gracePeriod >= 0 else { throw .invalidArgument("grace period \(gracePeriod) is negative") }
         let now = clock()
-        let (sum, overflow) = now.addingReportingOverflow(gracePeriod)
-        let retireAt = overflow ? Int64.max : sum
         let key = supplied ?? ConversationKey.generate()
         let masterKey = self.masterKey
         return try session(.write) { connection throws(KeyStoreError) -> StoredKey in
             let epoch = try Self.nextEpoch(conversation, connection)
-            try Self.retire(conversation: conversation, at: retireAt, connection, masterKey: masterKey)
+            try Self.retire(conversation: conversation, at: now, connection, masterKey: masterKey)
             let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: now, notAfter: nil)
             let sealed = ItemSealing.seal(key, binding: .init(item), masterKey: masterKey)
             try Self.insert(item, sealed: sealed, connection)
@@ -295,13 +294,18 @@ public final class KeyStore: Sendable {
         }
     }
 
-    /// Deletes every item whose not-after time has passed (`notAfter < now`); returns how many.
+    /// Deletes every item retired more than `gracePeriod` seconds ago (`notAfter + gracePeriod <
+    /// now`); returns how many. The default grace period (31 days) covers the push services'
+    /// store-and-forward time, so a notification sent just before a rotation still opens when it
+    /// is delivered late. See Docs/KEY-STORE.md for what makes a purge durable.
     @discardableResult
-    public func purgeExpired() throws(KeyStoreError) -> Int {
-        let now = clock()
+    public func purgeExpired(gracePeriod: Int64 = KeyStore.defaultGracePeriod) throws(KeyStoreError) -> Int {
+        guard gracePeriod >= 0 else { throw .invalidArgument("grace period \(gracePeriod) is negative") }
+        let (cutoff, overflow) = clock().subtractingReportingOverflow(gracePeriod)
+        if overflow { return 0 }
         return try session(.write) { connection throws(KeyStoreError) -> Int in
             try connection.withStatement("DELETE FROM keys WHERE not_after IS NOT NULL AND not_after < ?1") { statement throws(KeyStoreError) in
-                try statement.bind(1, now)
+                try statement.bind(1, cutoff)
                 _ = try statement.step()
             }
             return connection.changes

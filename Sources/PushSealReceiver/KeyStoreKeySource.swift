@@ -31,10 +31,11 @@ public struct KeyStoreKeySource: ReceiverKeySource {
         self.clock = clock
     }
 
-    /// Looks the id up in the store's index, then unseals only that key.
+    /// Looks the id up in the store's index, then unseals only that key. The key's not-after time
+    /// (bound into its sealed row, so an edit makes the row unreadable) is its retire-by time.
     public func lookupKey(_ id: KeyID) -> KeyLookupResult {
         switch KeyStore.lookup(id, directory: directory, masterKey: masterKey) {
-        case let .found(stored): .found(stored.key, conversation: stored.item.conversation)
+        case let .found(stored): .found(stored.key, conversation: stored.item.conversation, retireBy: stored.item.notAfter)
         case .notFound: .notFound
         case let .unavailable(error): .locked("\(error)")
         }

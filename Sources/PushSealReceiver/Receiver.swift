@@ -52,7 +52,7 @@ public struct Receiver: Sendable {
         open(ParsedPayload(fcmData: fcmData))
     }
 
-    /// Opens a payload that was already parsed (see ``ParsedPayload``). Steps 2–11 of SPEC 10.2.
+    /// Opens a payload that was already parsed (see ``ParsedPayload``). Steps 2–12 of SPEC 10.2.
     public func open(_ parsed: ParsedPayload) -> ReceivedNotification {
         // 1–2. Locating the sealed member (done by ParsedPayload).
         // 2–4. Strict base64url, version, length.
@@ -74,14 +74,16 @@ public struct Receiver: Sendable {
         // 5–6. The one key the header names.
         let key: ConversationKey
         let conversation: String
+        let retireBy: Int64?
         switch keySource.lookupKey(keyID) {
         case .notFound:
             return fallback(parsed, .unknownKey, keyID: keyID, "no key with id \(keyID)")
         case let .locked(why):
             return fallback(parsed, .storeLocked, keyID: keyID, "key store locked or unavailable: \(why)")
-        case let .found(foundKey, foundConversation):
+        case let .found(foundKey, foundConversation, foundRetireBy):
             key = foundKey
             conversation = foundConversation
+            retireBy = foundRetireBy
         }
 
         // 7. Authenticate and decrypt; 8 (padding, size) happens inside. The decrypted bytes are
@@ -96,12 +98,14 @@ public struct Receiver: Sendable {
             SecureMemory.wipe(plaintext)
             return fallback(parsed, error.reason, keyID: keyID, Self.safeDiagnostic(error))
         }
-        return finish(decrypted: UnsafeMutableRawBufferPointer(rebasing: plaintext[..<contentCount]), conversation: conversation, keyID: keyID, parsed: parsed)
+        return finish(decrypted: UnsafeMutableRawBufferPointer(rebasing: plaintext[..<contentCount]), conversation: conversation, retireBy: retireBy, keyID: keyID, parsed: parsed)
     }
 
-    /// Steps 8–11 on decrypted content bytes. On every path the bytes are zeroed before this
+    /// Steps 8–12 on decrypted content bytes. On every path the bytes are zeroed before this
     /// returns (a copy is kept only with ``ReceiverConfiguration/retainsContentBytes``).
-    func finish(decrypted mutableBytes: UnsafeMutableRawBufferPointer, conversation: String, keyID: KeyID, parsed: ParsedPayload) -> ReceivedNotification {
+    func finish(
+        decrypted mutableBytes: UnsafeMutableRawBufferPointer, conversation: String, retireBy: Int64?, keyID: KeyID, parsed: ParsedPayload
+    ) -> ReceivedNotification {
         defer { SecureMemory.wipe(mutableBytes) }
         let bytes = UnsafeRawBufferPointer(mutableBytes)
 
@@ -129,7 +133,16 @@ public struct Receiver: Sendable {
             return fallback(parsed, .stale, keyID: keyID, "sent more than \(configuration.maximumFutureSkew) s in the future")
         }
 
-        // 11. Success; duplicate flag from the log.
+        // 11. Retirement: a key retired at `retireBy` seals nothing later (plus the skew allowance),
+        // so a holder of the old key (a removed member) cannot forge a fresh notification with it.
+        if let retireBy {
+            let (limit, overflow) = retireBy.addingReportingOverflow(configuration.maximumFutureSkew)
+            if !overflow && content.sentAt > limit {
+                return fallback(parsed, .retiredKey, keyID: keyID, OpenError.retiredKey(sentAt: content.sentAt, retireBy: retireBy).description)
+            }
+        }
+
+        // 12. Success; duplicate flag from the log.
         let isDuplicate = keySource.markDelivered(conversation: content.conversationID, messageID: content.messageID) == .duplicate
         let retained = configuration.retainsContentBytes ? Array(bytes) : nil
         return decrypted(consume content, bytes: retained, isDuplicate: isDuplicate, keyID: keyID, parsed: parsed)
@@ -162,9 +175,9 @@ public struct Receiver: Sendable {
     }
 
     private func decrypted(_ content: consuming NotificationContent, bytes: [UInt8]?, isDuplicate: Bool, keyID: KeyID, parsed: ParsedPayload) -> ReceivedNotification {
-        // SPEC 9.5 (content-free = body "" with trunc) and the lead's decision (content-free = no
-        // body): either way the app must fetch, and there is no text to show.
-        let requiresFetch = content.requiresFetch || (content.isTruncated && content.body?.isEmpty == true)
+        // SPEC 9.5 and A.3: the one content-free rule is "no body"; `trunc` only marks a shortened
+        // body (an empty one included), never a fetch request.
+        let requiresFetch = content.requiresFetch
         let hasText = !(content.title ?? "").isEmpty || !(content.subtitle ?? "").isEmpty || !(content.body ?? "").isEmpty
         // The content's own text, or (no text to show) the fallback text.
         return ReceivedNotification(

@@ -2,8 +2,11 @@ import PushSealCore
 
 /// What a key source knows about one key id (SPEC 10.2 steps 5 and 6).
 public enum KeyLookupResult: Sendable {
-    /// The key, and the conversation it is stored for (the content's `cid` must equal it).
-    case found(ConversationKey, conversation: String)
+    /// The key, the conversation it is stored for (the content's `cid` must equal it), and its
+    /// authenticated retire-by time (the last second it was current; nil while it is current).
+    /// A notification whose `ts` is later than `retireBy` plus the receiver's future-skew
+    /// allowance falls back with `retired_key` (SPEC §10.2 step 11).
+    case found(ConversationKey, conversation: String, retireBy: Int64? = nil)
     /// No key with this id: `unknown_key`. A source that can tell it does not hold the id says
     /// this even while locked (SPEC Appendix A.2).
     case notFound
@@ -34,7 +37,7 @@ public enum DeliveryRecord: Sendable, Equatable {
 ///     public func lookupKey(_ id: KeyID) -> KeyLookupResult {
 ///         do {
 ///             let stored = try key(for: id)
-///             return .found(stored.key, conversation: stored.item.conversation)
+///             return .found(stored.key, conversation: stored.item.conversation, retireBy: stored.item.notAfter)
 ///         } catch .itemNotFound {
 ///             return .notFound
 ///         } catch {

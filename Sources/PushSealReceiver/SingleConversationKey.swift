@@ -18,11 +18,16 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
     /// The id of the key (kept after ``wipe()``, so a wiped source still answers `notFound` for it).
     public let keyID: KeyID
 
-    /// A source holding `key` for `conversation`.
-    public init(key: ConversationKey, conversation: String) {
+    /// The key's retire-by time (the last second it was current), nil while it is current.
+    public let retireBy: Int64?
+
+    /// A source holding `key` for `conversation`, retired at `retireBy` when given (notifications
+    /// sent later than that plus the future-skew allowance fall back with `retired_key`).
+    public init(key: ConversationKey, conversation: String, retireBy: Int64? = nil) {
         self.key = key
         self.conversation = conversation
         self.keyID = key.id
+        self.retireBy = retireBy
     }
 
     /// Makes the key unreadable (`reason` is reported with `store_locked`), or readable again with nil.
@@ -62,7 +67,7 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
         lock.withLock {
             guard id == keyID, let key else { return .notFound }
             if let lockReason { return .locked(lockReason) }
-            return .found(key, conversation: conversation)
+            return .found(key, conversation: conversation, retireBy: retireBy)
         }
     }
 

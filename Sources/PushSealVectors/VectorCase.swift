@@ -13,6 +13,11 @@ public struct VectorCase: Sendable {
     public var conversation: String
     /// The receiver's key for `conversation`.
     public var receiverKey: ConversationKey
+    /// The receiver key's retire-by time (nil: the key is current).
+    public var keyRetireBy: Int64?
+    /// The id under which the receiver's key source hands out `receiverKey`, when it is not the
+    /// id derived from it (a key source that stored the kid it was handed; nil: derived).
+    public var keySourceKeyID: [UInt8]?
     /// Whether the receiver's key store can be read ("available") or reports locked.
     public var keyStoreLocked = false
     /// Whether (cid, mid) is already in the receiver's duplicate log.
@@ -43,6 +48,18 @@ public struct VectorCase: Sendable {
     public var reason: ReasonCode?
     /// Whether the valid result carries the duplicate flag.
     public var duplicate = false
+
+    /// For a valid case: whether the content is content-free (no `body`), so the app must fetch.
+    public var requiresFetch: Bool {
+        guard reason == nil, let content, let parsed = try? NotificationContent(decoding: content) else { return false }
+        return parsed.requiresFetch
+    }
+
+    /// For a valid case: whether the content says the provider shortened its body (`trunc`).
+    public var truncated: Bool {
+        guard reason == nil, let content, let parsed = try? NotificationContent(decoding: content) else { return false }
+        return parsed.isTruncated
+    }
 
     /// The message key, derived from `sealKey` and `salt`.
     public var messageKey: [UInt8]? {

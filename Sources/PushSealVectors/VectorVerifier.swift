@@ -74,6 +74,7 @@ public enum VectorVerifier {
         func bytes(_ name: String) -> [UInt8]? { string(name).flatMap(Hex.decode) }
         func integer(_ name: String) -> Int64? { test[name]?.integerValue }
 
+        guard case .bool? = test["requiresFetch"], case .bool? = test["truncated"] else { return ["requiresFetch or truncated missing"] }
         guard let keyBytes = bytes("key"), let key = try? ConversationKey(rawBytes: keyBytes),
               let conversation = string("conversation"), let payload = string("payload"),
               let now = integer("now"), let maxAge = integer("maxAge"), let maxFutureSkew = integer("maxFutureSkew"),
@@ -86,11 +87,17 @@ public enum VectorVerifier {
         var inputs = [("payload", payload)]
         if let fcm = string("fcm") { inputs.append(("fcm", fcm)) }
         for (name, input) in inputs {
-            let source = SingleConversationKey(key: key, conversation: conversation)
-            if string("keyStore") == "locked" { source.setLocked("vector: key store locked") }
+            let source: any ReceiverKeySource
+            let single = SingleConversationKey(key: key, conversation: conversation, retireBy: integer("keyRetireBy"))
+            if let handedID = bytes("keySourceKid").flatMap { KeyID(bytes: $0) } {
+                source = MisindexedKeySource(id: handedID, key: key, conversation: conversation)
+            } else {
+                source = single
+            }
+            if string("keyStore") == "locked" { single.setLocked("vector: key store locked") }
             if test["previouslySeen"] == .bool(true), let content = bytes("contentHex"),
                let parsed = try? NotificationContent(decoding: content) {
-                _ = source.recordPreviousDelivery(conversation: parsed.conversationID, messageID: parsed.messageID)
+                _ = single.recordPreviousDelivery(conversation: parsed.conversationID, messageID: parsed.messageID)
             }
             let receiver = Receiver(keySource: source, configuration: ReceiverConfiguration(
                 maximumAge: maxAge, maximumFutureSkew: maxFutureSkew, clock: { now }, retainsContentBytes: true))
@@ -101,6 +108,8 @@ public enum VectorVerifier {
             if expectedReason == nil {
                 if opened.isDuplicate != expectedDuplicate { problems.append("\(name): duplicate flag \(opened.isDuplicate)") }
                 if opened.contentBytes != bytes("contentHex") { problems.append("\(name): decrypted content differs") }
+                if opened.requiresFetch != (test["requiresFetch"] == .bool(true)) { problems.append("\(name): requiresFetch \(opened.requiresFetch)") }
+                if opened.isTruncated != (test["truncated"] == .bool(true)) { problems.append("\(name): truncated \(opened.isTruncated)") }
             }
         }
         if test["resealable"] == .bool(true) {
@@ -137,4 +146,18 @@ public enum VectorVerifier {
         }
         return problems
     }
+}
+
+/// A key source that hands out one key under an id that is not its derived kid (a port that
+/// stored the kid it was handed): the receiver must refuse it (`unknown_key`).
+private struct MisindexedKeySource: ReceiverKeySource {
+    let id: KeyID
+    let key: ConversationKey
+    let conversation: String
+
+    func lookupKey(_ wanted: KeyID) -> KeyLookupResult {
+        wanted == id ? .found(key, conversation: conversation) : .notFound
+    }
+
+    func markDelivered(conversation: String, messageID: String) -> DeliveryRecord { .first }
 }

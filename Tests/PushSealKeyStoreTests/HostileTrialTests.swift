@@ -154,12 +154,12 @@ struct HostileTrialTests {
         let dir = TemporaryDirectory()
         let clock = ManualClock()
         let store = try makeStore(dir, clock: clock)
-        let first = try store.rotate(conversation: "c", gracePeriod: 10)
-        let second = try store.rotate(conversation: "c", gracePeriod: 10)
+        let first = try store.rotate(conversation: "c")
+        let second = try store.rotate(conversation: "c")
         // The second key expires too (added with a past not-after time at epoch 3).
         try store.add(ConversationKey.generate(), conversation: "c", epoch: 3, notAfter: clock.now - 1)
         #expect(try store.currentKey(conversation: "c").item.keyID == second.item.keyID)
-        clock.advance(100)  // epoch 1 is past its grace period now
+        clock.advance(100)  // epoch 1 is retired
         try RawDatabase(dir.database).execute("UPDATE keys SET not_after = NULL WHERE kid = \(sqlBlob(first.item.keyID.bytes))")
         #expect(storeError { try store.key(for: first.item.keyID) } == .corruptedItem(first.item.keyID))
         // The other rows are untouched.
@@ -185,14 +185,14 @@ struct HostileTrialTests {
         let dir = TemporaryDirectory()
         let clock = ManualClock()
         let store = try makeStore(dir, clock: clock)
-        let first = try store.rotate(conversation: "c", gracePeriod: 60)
+        let first = try store.rotate(conversation: "c")
         let before = try RawDatabase(dir.database).column("SELECT sealed FROM keys WHERE kid = \(sqlBlob(first.item.keyID.bytes))")
-        _ = try store.rotate(conversation: "c", gracePeriod: 60)
+        _ = try store.rotate(conversation: "c")
         let after = try RawDatabase(dir.database).column("SELECT sealed FROM keys WHERE kid = \(sqlBlob(first.item.keyID.bytes))")
         #expect(before != after)
         let retired = try store.key(for: first.item.keyID)
         #expect(retired.key == first.key)
-        #expect(retired.item.notAfter == clock.now + 60)
+        #expect(retired.item.notAfter == clock.now)
         // A tampered row without a not-after time makes the rotation fail whole.
         let current = try store.currentKey(conversation: "c")
         try RawDatabase(dir.database).execute("UPDATE keys SET created_at = 5 WHERE kid = \(sqlBlob(current.item.keyID.bytes))")

@@ -43,12 +43,17 @@ export function runReceiverCase(t) {
   const mk = hexField(t, 'messageKey', 32);
   const contentHex = hexField(t, 'contentHex');
   const plaintextHex = hexField(t, 'plaintextHex');
+  const { keyRetireBy, requiresFetch, truncated } = t;
+  if (keyRetireBy !== null && !Number.isSafeInteger(keyRetireBy)) throw new Error('keyRetireBy must be an integer or null');
+  if (typeof requiresFetch !== 'boolean' || typeof truncated !== 'boolean') throw new Error('requiresFetch and truncated must be booleans');
+  const handedKid = hexField(t, 'keySourceKid', 16);
   const derivedKid = keyId(key);
   if (!derivedKid.equals(kid)) errs.push('kid differs');
+  const indexKid = handedKid ?? derivedKid;
   const source = {
     lookup: (want) => {
-      if (!derivedKid.equals(want)) return KEY_NOT_FOUND;
-      return keyStore === 'locked' ? KEY_LOCKED : { key, conversation };
+      if (!indexKid.equals(want)) return KEY_NOT_FOUND;
+      return keyStore === 'locked' ? KEY_LOCKED : { key, conversation, retireBy: keyRetireBy };
     },
   };
   const receiver = new Receiver(source, { maxAge, maxFutureSkew, clock: () => now, seen: () => previouslySeen });
@@ -65,6 +70,9 @@ export function runReceiverCase(t) {
     else if (opened) {
       if (opened.duplicate !== duplicate) errs.push(`${label}: expected duplicate=${duplicate}, got ${opened.duplicate}`);
       if (!same(contentHex, opened.contentBytes)) errs.push(`${label}: decrypted content differs from contentHex`);
+      if (opened.requiresFetch !== requiresFetch || opened.truncated !== truncated) {
+        errs.push(`${label}: expected requiresFetch=${requiresFetch} truncated=${truncated}, got ${opened.requiresFetch} ${opened.truncated}`);
+      }
     }
   }
   if (mk && sealKey && salt && !messageKey(sealKey, salt).equals(mk)) errs.push('messageKey differs');
@@ -149,8 +157,9 @@ export function runFile(path) {
     return [0, 1];
   }
   const runner = { [RECEIVER_SCHEMA]: runReceiverCase, [PROVIDER_SCHEMA]: runProviderCase }[doc?.schema];
-  if (!runner || doc.schemaVersion !== 1) {
-    console.log(`FAIL file ${path}: schema is not ${RECEIVER_SCHEMA} or ${PROVIDER_SCHEMA} version 1`);
+  const versions = { [RECEIVER_SCHEMA]: 2, [PROVIDER_SCHEMA]: 1 };
+  if (!runner || doc.schemaVersion !== versions[doc.schema]) {
+    console.log(`FAIL file ${path}: schema is not ${RECEIVER_SCHEMA} version 2 or ${PROVIDER_SCHEMA} version 1`);
     return [0, 1];
   }
   const tests = Array.isArray(doc.tests) ? doc.tests : [];

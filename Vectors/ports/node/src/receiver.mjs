@@ -11,17 +11,19 @@ export const DEFAULT_MAX_FUTURE_SKEW = 600;
 export const KEY_NOT_FOUND = 'not_found';
 export const KEY_LOCKED = 'locked';
 
-/** A key source holding one conversation key; `locked` makes it answer KEY_LOCKED. */
+/** A key source holding one conversation key; `locked` makes it answer KEY_LOCKED; `retireBy`
+ * (seconds since 1970, or null while current) is the key's retire-by time (SPEC §10.2 step 11). */
 export class SingleKeySource {
   #key; #kid; #conversation;
-  constructor(key, conversation, { locked = false } = {}) {
+  constructor(key, conversation, { locked = false, retireBy = null } = {}) {
     if (!Buffer.isBuffer(key) && !(key instanceof Uint8Array)) throw new TypeError('key must be a Buffer');
     if (key.length !== 32) throw new RangeError('a conversation key is 32 bytes');
     this.#key = Buffer.from(key); this.#kid = keyId(this.#key); this.#conversation = conversation; this.locked = locked;
+    this.retireBy = retireBy;
   }
   lookup(kid) {
     if (!this.#kid.equals(kid)) return KEY_NOT_FOUND;
-    return this.locked ? KEY_LOCKED : { key: this.#key, conversation: this.#conversation };
+    return this.locked ? KEY_LOCKED : { key: this.#key, conversation: this.#conversation, retireBy: this.retireBy };
   }
 }
 
@@ -41,7 +43,7 @@ export class Receiver {
     return this.openWire(located.value);
   }
 
-  /** Opens the wire string alone (steps 2-11). Throws OpenError. */
+  /** Opens the wire string alone (steps 2-12). Throws OpenError. */
   openWire(wire) {
     if (typeof wire !== 'string' || wire.length > MAX_WIRE_CHARS) throw new OpenError(Reason.MALFORMED_ENVELOPE); // step 2
     const env = b64urlDecode(wire);
@@ -67,8 +69,11 @@ export class Receiver {
     }
     const now = this.clock(); // step 10
     if (now - content.ts > this.maxAge || content.ts - now > this.maxFutureSkew) throw new OpenError(Reason.STALE);
+    const retireBy = found.retireBy ?? null; // step 11
+    if (retireBy !== null && content.ts > retireBy + this.maxFutureSkew) throw new OpenError(Reason.RETIRED_KEY);
+    // One content-free rule (SPEC 9.5, A.3): no body means fetch; trunc only marks a shortened body.
     return { content, contentBytes: Buffer.from(bytes), duplicate: Boolean(this.seen(content.cid, content.mid)),
-      requiresFetch: content.body === undefined }; // step 11
+      requiresFetch: content.body === undefined, truncated: content.trunc === true }; // step 12
   }
 }
 

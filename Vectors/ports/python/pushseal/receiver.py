@@ -24,10 +24,12 @@ DEFAULT_MAX_FUTURE_SKEW = 600
 
 @dataclass(frozen=True)
 class KeyFound:
-    """A key source's answer when it holds the key: K and the conversation it is stored for."""
+    """A key source's answer when it holds the key: K, the conversation it is stored for, and the
+    key's authenticated retire-by time (None while it is current; SPEC §10.2 step 11)."""
 
     key: bytes
     conversation: str
+    retire_by: Optional[int] = None
 
 
 KEY_NOT_FOUND = "not_found"
@@ -49,15 +51,16 @@ class KeySource(Protocol):
 class SingleKeySource:
     """A key source holding one conversation key (``locked=True`` answers KEY_LOCKED for it)."""
 
-    def __init__(self, key: bytes, conversation: str, locked: bool = False) -> None:
+    def __init__(self, key: bytes, conversation: str, locked: bool = False, retire_by: Optional[int] = None) -> None:
         if len(key) != 32:
             raise ValueError("a conversation key is 32 bytes")
         self._key, self._kid, self._conversation, self.locked = bytes(key), key_id(key), conversation, locked
+        self.retire_by = retire_by
 
     def lookup(self, kid: bytes) -> KeyLookup:
         if kid != self._kid:
             return KEY_NOT_FOUND
-        return KEY_LOCKED if self.locked else KeyFound(self._key, self._conversation)
+        return KEY_LOCKED if self.locked else KeyFound(self._key, self._conversation, self.retire_by)
 
 
 @dataclass(frozen=True)
@@ -70,8 +73,13 @@ class Opened:
 
     @property
     def requires_fetch(self) -> bool:
-        """A content-free notification: fetch the message by (cid, mid)."""
+        """A content-free notification (no body): fetch the message by (cid, mid)."""
         return self.content.requires_fetch
+
+    @property
+    def truncated(self) -> bool:
+        """The provider shortened the body (``trunc``); the body, even empty, is still shown."""
+        return self.content.trunc
 
 
 class Receiver:
@@ -95,7 +103,7 @@ class Receiver:
         return self.open_wire(wire)
 
     def open_wire(self, wire: object) -> Opened:
-        """Opens the wire string alone (steps 2-11 of SPEC §10.2). Raises OpenError."""
+        """Opens the wire string alone (steps 2-12 of SPEC §10.2). Raises OpenError."""
         if not isinstance(wire, str) or len(wire) > MAX_WIRE_CHARS:                  # step 2
             raise OpenError(Reason.MALFORMED_ENVELOPE)
         env = b64url_decode(wire)
@@ -127,7 +135,9 @@ class Receiver:
         now = self.clock()                                                           # step 10
         if now - content.ts > self.max_age or content.ts - now > self.max_future_skew:
             raise OpenError(Reason.STALE)
-        return Opened(content, content_bytes, bool(self.seen(content.cid, content.mid)))  # step 11
+        if found.retire_by is not None and content.ts > found.retire_by + self.max_future_skew:  # step 11
+            raise OpenError(Reason.RETIRED_KEY)
+        return Opened(content, content_bytes, bool(self.seen(content.cid, content.mid)))  # step 12
 
 
 def open_payload(payload: Union[bytes, str], key_source: KeySource, **options) -> Opened:

@@ -55,15 +55,22 @@ def run_receiver_case(t: Dict[str, Any]) -> List[str]:
         Reason(expected_reason)
     seal_key, salt, mk = _hex(t, "sealKey", 32), _hex(t, "salt", 24), _hex(t, "messageKey", 32)
     content_hex, plaintext_hex, pad_block = _hex(t, "contentHex"), _hex(t, "plaintextHex"), t.get("padBlock")
+    retire_by, handed_kid = t["keyRetireBy"], _hex(t, "keySourceKid", 16)
+    if retire_by is not None and (not isinstance(retire_by, int) or isinstance(retire_by, bool)):
+        raise ValueError("keyRetireBy must be an integer or null")
+    expected_fetch, expected_trunc = t["requiresFetch"], t["truncated"]
+    if not isinstance(expected_fetch, bool) or not isinstance(expected_trunc, bool):
+        raise ValueError("requiresFetch and truncated must be booleans")
     derived_kid = key_id(key)
     if derived_kid != kid:
         errs.append(f"kid: derived {derived_kid.hex()} != vector {kid.hex()}")
+    index_kid = handed_kid if handed_kid is not None else derived_kid
 
     class Source:
         def lookup(self, want: bytes) -> Any:
-            if want != derived_kid:
+            if want != index_kid:
                 return KEY_NOT_FOUND
-            return KEY_LOCKED if store == "locked" else KeyFound(key, conversation)
+            return KEY_LOCKED if store == "locked" else KeyFound(key, conversation, retire_by)
 
     receiver = Receiver(Source(), max_age=max_age, max_future_skew=skew, clock=lambda: now,
                         seen=lambda cid, mid: bool(previously_seen))
@@ -83,6 +90,9 @@ def run_receiver_case(t: Dict[str, Any]) -> List[str]:
                 errs.append(f"{label}: expected duplicate={expected_dup}, got {opened.duplicate}")
             if opened.content_bytes != content_hex:
                 errs.append(f"{label}: decrypted content differs from contentHex")
+            if opened.requires_fetch != expected_fetch or opened.truncated != expected_trunc:
+                errs.append(f"{label}: expected requiresFetch={expected_fetch} truncated={expected_trunc}, "
+                            f"got {opened.requires_fetch} {opened.truncated}")
     if mk is not None and seal_key is not None and salt is not None and message_key(seal_key, salt) != mk:
         errs.append("messageKey differs")
     if t["resealable"]:
@@ -189,8 +199,9 @@ def run_file(path: Path) -> tuple:
         return 0, 1
     schema = doc.get("schema") if isinstance(doc, dict) else None
     runner = {RECEIVER_SCHEMA: run_receiver_case, PROVIDER_SCHEMA: run_provider_case}.get(str(schema))
-    if runner is None or doc.get("schemaVersion") != 1:
-        print(f"FAIL file {path}: schema is not {RECEIVER_SCHEMA} or {PROVIDER_SCHEMA} version 1")
+    versions = {RECEIVER_SCHEMA: 2, PROVIDER_SCHEMA: 1}
+    if runner is None or doc.get("schemaVersion") != versions.get(str(schema)):
+        print(f"FAIL file {path}: schema is not {RECEIVER_SCHEMA} version 2 or {PROVIDER_SCHEMA} version 1")
         return 0, 1
     tests = doc.get("tests")
     if not isinstance(tests, list) or not tests:

@@ -76,12 +76,20 @@ public final class VectorRunner {
         if (reason != null && Reason.fromCode((String) reason) == null) throw new CaseError("unknown reason code " + reason);
         byte[] sealKey = hexField(t, "sealKey", 32, true), salt = hexField(t, "salt", 24, true), mk = hexField(t, "messageKey", 32, true);
         byte[] contentHex = hexField(t, "contentHex", -1, true), plaintextHex = hexField(t, "plaintextHex", -1, true);
+        Object retireField = t.get("keyRetireBy");
+        if (retireField != null && !(retireField instanceof Long)) throw new CaseError("keyRetireBy must be an integer or null");
+        final Long retireBy = (Long) retireField;
+        Object fetchField = t.get("requiresFetch"), truncField = t.get("truncated");
+        if (!(fetchField instanceof Boolean) || !(truncField instanceof Boolean)) throw new CaseError("requiresFetch and truncated must be booleans");
+        boolean requiresFetch = (Boolean) fetchField, truncated = (Boolean) truncField;
+        byte[] handedKid = hexField(t, "keySourceKid", 16, true);
         final byte[] derivedKid = Wire.keyId(key);
         if (!Arrays.equals(derivedKid, kid)) errs.add("kid differs");
+        final byte[] indexKid = handedKid != null ? handedKid : derivedKid;
         KeySource keys = new KeySource() {
             @Override public KeyLookup lookup(byte[] want) {
-                if (!Arrays.equals(want, derivedKid)) return KeyLookup.NOT_FOUND;
-                return "locked".equals(store) ? KeyLookup.LOCKED : KeyLookup.found(key, conversation);
+                if (!Arrays.equals(want, indexKid)) return KeyLookup.NOT_FOUND;
+                return "locked".equals(store) ? KeyLookup.LOCKED : KeyLookup.found(key, conversation, retireBy);
             }
         };
         Receiver receiver = new Receiver(keys, longField(t, "maxAge"), longField(t, "maxFutureSkew"),
@@ -102,6 +110,10 @@ public final class VectorRunner {
             else if (opened != null) {
                 if (opened.duplicate != duplicate) errs.add(label + ": expected duplicate=" + duplicate);
                 if (!same(contentHex, opened.contentBytes())) errs.add(label + ": decrypted content differs from contentHex");
+                if (opened.requiresFetch() != requiresFetch || opened.truncated() != truncated) {
+                    errs.add(label + ": expected requiresFetch=" + requiresFetch + " truncated=" + truncated
+                            + ", got " + opened.requiresFetch() + " " + opened.truncated());
+                }
             }
         }
         if (mk != null && sealKey != null && salt != null && !Arrays.equals(Wire.messageKey(sealKey, salt), mk)) errs.add("messageKey differs");
@@ -240,8 +252,8 @@ public final class VectorRunner {
         }
         Object schema = doc.get("schema");
         boolean receiver = "pushseal_v1_test_schema".equals(schema), provider = "pushseal_v1_provider_test_schema".equals(schema);
-        if ((!receiver && !provider) || !Long.valueOf(1).equals(doc.get("schemaVersion"))) {
-            OUT.println("FAIL file " + path + ": schema is not pushseal_v1_test_schema or pushseal_v1_provider_test_schema version 1");
+        if ((!receiver && !provider) || !Long.valueOf(receiver ? 2 : 1).equals(doc.get("schemaVersion"))) {
+            OUT.println("FAIL file " + path + ": schema is not pushseal_v1_test_schema version 2 or pushseal_v1_provider_test_schema version 1");
             return new int[] {0, 1};
         }
         List<Object> tests = doc.get("tests") instanceof List ? (List<Object>) doc.get("tests") : Collections.emptyList();

@@ -15,6 +15,9 @@ public final class Opened {
     /** The decrypted content bytes (a copy). */
     public byte[] contentBytes() { return contentBytes.clone(); }
 
-    /** A content-free notification: fetch the message by (cid, mid). */
+    /** A content-free notification (no body): fetch the message by (cid, mid). */
     public boolean requiresFetch() { return content.requiresFetch(); }
+
+    /** The provider shortened the body ({@code trunc}); the body, even empty, is still shown. */
+    public boolean truncated() { return content.trunc; }
 }

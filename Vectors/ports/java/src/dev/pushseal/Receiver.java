@@ -56,7 +56,7 @@ public final class Receiver {
     /** {@link #open(byte[])} on a string. */
     public Opened open(String payload) throws PushSealException { return open(payload.getBytes(StandardCharsets.UTF_8)); }
 
-    /** Opens the wire string alone (steps 2-11 of SPEC §10.2). */
+    /** Opens the wire string alone (steps 2-12 of SPEC §10.2). */
     public Opened openWire(Object wire) throws PushSealException {
         if (!(wire instanceof String) || ((String) wire).length() > Wire.MAX_WIRE_CHARS) throw fail(Reason.MALFORMED_ENVELOPE); // 2
         byte[] env = Wire.b64urlDecode((String) wire);
@@ -79,7 +79,8 @@ public final class Receiver {
         }
         long now = clock.now(); // 10
         if (now - content.ts > maxAge || content.ts - now > maxFutureSkew) throw fail(Reason.STALE);
-        return new Opened(content, bytes, log.seen(content.cid, content.mid)); // 11
+        if (found.retireBy != null && content.ts > found.retireBy + maxFutureSkew) throw fail(Reason.RETIRED_KEY); // 11
+        return new Opened(content, bytes, log.seen(content.cid, content.mid)); // 12
     }
 
     private static PushSealException fail(Reason r) { return PushSealException.open(r); }
