@@ -22,7 +22,9 @@ enum OpenCommand {
                "duplicate":false,"content":{…}}
             where content is the decrypted content, or the fallback text on failure. Reason \
             codes: not_sealed, malformed_envelope, unsupported_version, unknown_key, \
-            store_locked, authentication_failed, malformed_content, conversation_mismatch, stale.
+            store_locked, authentication_failed, malformed_content, conversation_mismatch, stale, \
+            retired_key (with --store: the key was retired by a rotation before the \
+            notification's sending time plus --max-skew).
 
             The key comes from --key (or --key-file) with --conversation, the conversation the \
             key is stored for, or from --store, a key store directory (master key: \

@@ -142,7 +142,14 @@ struct DemoRun {
         let rotated = try Self.perform("rotating \(conversation.id)") { () throws(KeyStoreError) in
             try provider.rotate(conversation: conversation.id, label: conversation.name)
         }
-        try handOver(rotated.item.keyID, from: provider, to: device, label: conversation.name)
+        // The device mirrors the rotation (not a plain add), so it retires its epoch 1 too.
+        let exported = try Self.perform("exporting key \(rotated.item.keyID)") { () throws(KeyStoreError) in
+            try provider.key(for: rotated.item.keyID)
+        }
+        _ = try Self.perform("rotating \(conversation.id) on the device") { () throws(KeyStoreError) in
+            try device.rotate(conversation: conversation.id, label: conversation.name, key: exported.key)
+        }
+        deviceKeyCount += 1
         try checkDevice(holds: rotated, &step)
         let providerItems = try Self.perform("listing the provider's keys") { () throws(KeyStoreError) in
             try provider.items(conversation: conversation.id)
@@ -155,10 +162,12 @@ struct DemoRun {
         }
         let retiring = providerItems.first { $0.epoch == 1 }
         step.expect("providerCurrentEpoch", 2, current.item.epoch)
-        step.expect("previousEpochNotAfter", now + KeyStore.defaultGracePeriod, retiring?.notAfter)
+        step.expect("previousEpochNotAfter", now, retiring?.notAfter)
+        step.expect("deviceEpoch1NotAfter", now, deviceItems.first { $0.epoch == 1 }?.notAfter)
         step.expect("deviceEpochs", .array([DemoJSON.integer(1), DemoJSON.integer(2)]), .array(deviceItems.map { DemoJSON.integer($0.epoch) }))
         step.row("why", "Bob signed out of his old tablet: new notifications must use a key it never had")
-        step.row("provider", "epoch 2 is current (kid \(rotated.item.keyID)); epoch 1 stays valid for \(KeyStore.defaultGracePeriod / 86_400) days")
+        step.row("provider", "epoch 2 is current (kid \(rotated.item.keyID)); epoch 1 is retired now")
+        step.row("retired", "epoch 1 opens what was sent before now for \(KeyStore.defaultGracePeriod / 86_400) days; later ts: retired_key")
         step.row("device", "holds epochs \(deviceItems.map { String($0.epoch) }.joined(separator: " and ")): in-flight notifications still open")
         step.detail("conversation", .string(conversation.id))
         step.detail("epoch", DemoJSON.integer(rotated.item.epoch))
