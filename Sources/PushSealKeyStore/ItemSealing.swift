@@ -31,6 +31,9 @@ enum ItemSealing {
     static let itemInfo: [UInt8] = Array("pushseal v1 store item".utf8)
     static let verifierInfo: [UInt8] = Array("pushseal v1 store verifier".utf8)
     static let deliveryLogInfo: [UInt8] = Array("pushseal v1 store delivery log".utf8)
+    static let epochRecordInfo: [UInt8] = Array("pushseal v1 store epoch record".utf8)
+    /// Format tag of an epoch record's authenticated message.
+    static let epochRecordFormat: UInt8 = 0x01
 
     private static let zeroNonce = [UInt8](repeating: 0, count: ChaCha20Poly1305.nonceByteCount)
 
@@ -192,6 +195,24 @@ enum ItemSealing {
         message += bigEndian(UInt32(truncatingIfNeeded: mid.count))
         message += mid
         return HMACSHA256.authenticationCode(for: message, using: logKey)
+    }
+
+    /// The epoch-record key: HKDF-Expand(MK, "pushseal v1 store epoch record", 32).
+    static func epochRecordKey(masterKey: SecretKey) -> SecretKey {
+        derive(masterKey, info: epochRecordInfo, salt: [])
+    }
+
+    /// The epoch record's tag: HMAC-SHA256(record key, 0x01 || uint32be(len cid) || cid ||
+    /// int64be(epoch) || kid(16) || removed (one byte, 0 or 1)).
+    static func epochRecordTag(conversation: [UInt8], epoch: Int64, keyID: [UInt8], removed: Bool, recordKey: SecretKey) -> [UInt8] {
+        var message: [UInt8] = [epochRecordFormat]
+        message.reserveCapacity(1 + 4 + conversation.count + 8 + keyID.count + 1)
+        message += bigEndian(UInt32(truncatingIfNeeded: conversation.count))
+        message += conversation
+        message += bigEndian(UInt64(bitPattern: epoch))
+        message += keyID
+        message.append(removed ? 1 : 0)
+        return HMACSHA256.authenticationCode(for: message, using: recordKey)
     }
 
     private static func checkValue(masterKey: SecretKey, salt: [UInt8]) -> [UInt8] {

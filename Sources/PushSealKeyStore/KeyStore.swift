@@ -39,6 +39,7 @@ public final class KeyStore: Sendable {
 
     let masterKey: SecretKey
     let deliveryLogKey: SecretKey
+    let epochRecordKey: SecretKey
     /// The verifier this instance checked its master key against.
     private let verifier: [UInt8]
     let clock: SecondsClock
@@ -128,6 +129,7 @@ public final class KeyStore: Sendable {
         self.createdStore = created
         self.masterKey = key
         self.deliveryLogKey = ItemSealing.deliveryLogKey(masterKey: key)
+        self.epochRecordKey = ItemSealing.epochRecordKey(masterKey: key)
         self.verifier = verifier
         self.clock = clock
     }
@@ -146,24 +148,28 @@ public final class KeyStore: Sendable {
         try Self.check(conversation: conversation)
         if let epoch, epoch < 0 { throw .invalidArgument("epoch \(epoch) is negative") }
         let createdAt = clock()
-        let masterKey = self.masterKey
+        let (masterKey, recordKey) = (self.masterKey, self.epochRecordKey)
         return try session(.write) { connection throws(KeyStoreError) -> KeyItem in
-            let epoch = if let epoch { epoch } else { try Self.nextEpoch(conversation, connection) }
+            let epoch = if let epoch { epoch } else { try Self.nextEpoch(conversation, connection, recordKey: recordKey) }
             let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: createdAt, notAfter: notAfter)
             let sealed = ItemSealing.seal(key, binding: .init(item), masterKey: masterKey)
             try Self.insert(item, sealed: sealed, connection)
+            try Self.advanceEpochRecord(for: item, connection, recordKey: recordKey)
             return item
         }
     }
 
-    /// The conversation's next epoch: its highest + 1, or 1 when it has no keys. Call inside the
-    /// write transaction that inserts it.
-    private static func nextEpoch(_ conversation: String, _ connection: SQLiteConnection) throws(KeyStoreError) -> Int64 {
-        let highest = try connection.withStatement("SELECT max(epoch) FROM keys WHERE conversation = ?1") { statement throws(KeyStoreError) in
+    /// The conversation's next epoch: its highest + 1 (of its rows and its epoch record, so an
+    /// epoch removed through the API is never given out again), or 1 when it has neither. Call
+    /// inside the write transaction that inserts it.
+    private static func nextEpoch(_ conversation: String, _ connection: SQLiteConnection, recordKey: SecretKey) throws(KeyStoreError) -> Int64 {
+        let highestRow = try connection.withStatement("SELECT max(epoch) FROM keys WHERE conversation = ?1") { statement throws(KeyStoreError) in
             try statement.bind(1, text: conversation)
             _ = try statement.step()
             return statement.optionalInt64(0)
         }
+        let recorded = try epochRecord(Array(conversation.utf8), connection, recordKey: recordKey)?.epoch
+        let highest = [highestRow, recorded].compactMap { $0 }.max()
         if highest == Int64.max { throw .invalidArgument("conversation \(conversation) is at the last epoch") }
         return (highest ?? 0) + 1
     }
@@ -179,30 +185,44 @@ public final class KeyStore: Sendable {
         return try Self.unseal(row, masterKey: masterKey)
     }
 
-    /// The conversation's current key: the highest epoch that is live now (no not-after time, or
-    /// not-after not yet passed). ``KeyStoreError/itemNotFound`` when there is none.
+    /// The conversation's current key: its newest epoch, when that is live now (no not-after
+    /// time, or not-after not yet passed). ``KeyStoreError/itemNotFound`` when the conversation
+    /// has no keys, or its newest epoch is retired or was removed (rotate to continue): never an
+    /// older epoch, which a member removed by the rotation may still hold.
     ///
-    /// Selection uses authenticated fields only: the rows are read from the highest epoch down
-    /// and each is unsealed (which checks its every column) until a live one is found, so an
-    /// edited not-after time or epoch is ``KeyStoreError/corruptedItem(_:)``, never another key.
+    /// The newest epoch comes from the conversation's authenticated epoch record (file format 3),
+    /// not from the rows: a deleted newest row, a rolled-back record, an edited epoch or not-after
+    /// time, or a missing record while rows exist is ``KeyStoreError/corruptedItem(_:)``.
     public func currentKey(conversation: String) throws(KeyStoreError) -> StoredKey {
         try Self.check(conversation: conversation)
         let now = clock()
-        let masterKey = self.masterKey
-        let found = try session(.read) { connection throws(KeyStoreError) -> StoredKey? in
-            try connection.withStatement(
-                "SELECT \(Row.columns) FROM keys WHERE conversation = ?1 ORDER BY epoch DESC"
-            ) { statement throws(KeyStoreError) -> StoredKey? in
-                try statement.bind(1, text: conversation)
-                while try statement.step() {
-                    let stored = try Self.unseal(Row(statement), masterKey: masterKey)
-                    if stored.item.isLive(at: now) { return stored }
-                }
+        let (masterKey, recordKey) = (self.masterKey, self.epochRecordKey)
+        let cid = Array(conversation.utf8)
+        let stored = try session(.read) { connection throws(KeyStoreError) -> StoredKey? in
+            let newestRow = try connection.withStatement(
+                "SELECT \(Row.columns) FROM keys WHERE conversation = ?1 ORDER BY epoch DESC LIMIT 1"
+            ) { statement throws(KeyStoreError) -> Row? in
+                try statement.bind(1, textBytes: cid)
+                return try statement.step() ? Row(statement) : nil
+            }
+            guard let record = try Self.epochRecord(cid, connection, recordKey: recordKey) else {
+                // Rows without a record: the record was deleted.
+                if let newestRow, let id = KeyID(bytes: newestRow.kid) { throw .corruptedItem(id) }
                 return nil
             }
+            if record.removed {
+                // Removed through the API; a row above the removed epoch would have moved the record.
+                if let newestRow, newestRow.epoch > record.epoch, let id = KeyID(bytes: newestRow.kid) { throw .corruptedItem(id) }
+                return nil
+            }
+            // The newest row must be exactly the recorded one: not deleted, not above it.
+            guard let newestRow, newestRow.epoch == record.epoch, newestRow.kid == record.kid else {
+                throw .corruptedItem(record.keyID)
+            }
+            return try Self.unseal(newestRow, masterKey: masterKey)
         }
-        guard let found else { throw .itemNotFound }
-        return found
+        guard let stored, stored.item.isLive(at: now) else { throw .itemNotFound }
+        return stored
     }
 
     /// Metadata of every item (or of one conversation's), ordered by conversation bytes and
@@ -245,25 +265,31 @@ public final class KeyStore: Sendable {
         try Self.check(conversation: conversation)
         let now = clock()
         let key = supplied ?? ConversationKey.generate()
-        let masterKey = self.masterKey
+        let (masterKey, recordKey) = (self.masterKey, self.epochRecordKey)
         return try session(.write) { connection throws(KeyStoreError) -> StoredKey in
-            let epoch = try Self.nextEpoch(conversation, connection)
+            let epoch = try Self.nextEpoch(conversation, connection, recordKey: recordKey)
             try Self.retire(conversation: conversation, at: now, connection, masterKey: masterKey)
             let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: now, notAfter: nil)
             let sealed = ItemSealing.seal(key, binding: .init(item), masterKey: masterKey)
             try Self.insert(item, sealed: sealed, connection)
+            try Self.advanceEpochRecord(for: item, connection, recordKey: recordKey)
             return StoredKey(key: key, item: item)
         }
     }
 
-    /// Removes the item with id `keyID`; ``KeyStoreError/itemNotFound`` when absent.
+    /// Removes the item with id `keyID`; ``KeyStoreError/itemNotFound`` when absent. Removing a
+    /// conversation's newest epoch leaves it without a current key until it is rotated (it never
+    /// falls back to an older epoch).
     public func remove(keyID: KeyID) throws(KeyStoreError) {
+        let recordKey = epochRecordKey
         let removed = try session(.write) { connection throws(KeyStoreError) -> Int in
             try connection.withStatement("DELETE FROM keys WHERE kid = ?1") { statement throws(KeyStoreError) in
                 try statement.bind(1, blob: keyID.bytes)
                 _ = try statement.step()
             }
-            return connection.changes
+            let changes = connection.changes
+            try Self.markRemovedEpochRecords(connection, recordKey: recordKey)
+            return changes
         }
         guard removed > 0 else { throw .itemNotFound }
     }
@@ -277,7 +303,12 @@ public final class KeyStore: Sendable {
                 try statement.bind(1, text: conversation)
                 _ = try statement.step()
             }
-            return connection.changes
+            let changes = connection.changes
+            try connection.withStatement("DELETE FROM epochs WHERE conversation = ?1") { statement throws(KeyStoreError) in
+                try statement.bind(1, text: conversation)
+                _ = try statement.step()
+            }
+            return changes
         }
     }
 
@@ -289,6 +320,7 @@ public final class KeyStore: Sendable {
         try session(.write) { connection throws(KeyStoreError) -> Int in
             try connection.execute("DELETE FROM keys")
             let removed = connection.changes
+            try connection.execute("DELETE FROM epochs")
             try connection.execute("DELETE FROM deliveries")
             return removed
         }
@@ -303,12 +335,15 @@ public final class KeyStore: Sendable {
         guard gracePeriod >= 0 else { throw .invalidArgument("grace period \(gracePeriod) is negative") }
         let (cutoff, overflow) = clock().subtractingReportingOverflow(gracePeriod)
         if overflow { return 0 }
+        let recordKey = epochRecordKey
         return try session(.write) { connection throws(KeyStoreError) -> Int in
             try connection.withStatement("DELETE FROM keys WHERE not_after IS NOT NULL AND not_after < ?1") { statement throws(KeyStoreError) in
                 try statement.bind(1, cutoff)
                 _ = try statement.step()
             }
-            return connection.changes
+            let changes = connection.changes
+            try Self.markRemovedEpochRecords(connection, recordKey: recordKey)
+            return changes
         }
     }
 

@@ -125,7 +125,7 @@ struct KeyStoreAPITests {
         #expect(try store.items(conversation: "zzz") == [])
     }
 
-    @Test func currentKeyIsTheHighestLiveEpoch() throws {
+    @Test func currentKeyIsTheNewestEpochWhileItIsLiveAndNeverAnOlderOne() throws {
         let dir = TemporaryDirectory()
         let clock = ManualClock(1_000)
         let store = try makeStore(dir, clock: clock)
@@ -136,10 +136,12 @@ struct KeyStoreAPITests {
         #expect(try store.currentKey(conversation: "c").key == e3)
         clock.set(1_500)  // not-after is inclusive
         #expect(try store.currentKey(conversation: "c").key == e3)
+        // Past the newest epoch's not-after time there is no current key: never epoch 2 or 1,
+        // which a member removed by a rotation may hold.
         clock.set(1_501)
-        #expect(try store.currentKey(conversation: "c").key == e2)
+        #expect(storeError { try store.currentKey(conversation: "c") } == .itemNotFound)
         clock.set(2_001)
-        #expect(try store.currentKey(conversation: "c").key == e1)
+        #expect(storeError { try store.currentKey(conversation: "c") } == .itemNotFound)
         // An expired key is still returned by key id until purged (the receiver's freshness
         // check decides about old notifications).
         #expect(try store.key(for: e3.id).key == e3)
