@@ -112,10 +112,15 @@ extension NotificationContent {
         }
     }
 
+    /// Identifiers (`cid`, `mid`, `sender.id`, `thread`, `category`): 1–256 UTF-8 bytes and no C0
+    /// control character (U+0000–U+001F: a hazard for C-string ports, logs and display; SPEC §5.1).
     static func checkIdentifier(_ value: String, field: String) throws(ContentError) {
         let count = value.utf8.count
         guard count >= 1, count <= maximumIdentifierByteCount else {
             throw .outOfRange(field: field, detail: "must be 1 to \(maximumIdentifierByteCount) UTF-8 bytes, is \(count)")
+        }
+        if value.utf8.contains(where: { $0 < 0x20 }) {
+            throw .outOfRange(field: field, detail: "must not contain a control character U+0000–U+001F")
         }
     }
 }

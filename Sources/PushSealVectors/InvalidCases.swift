@@ -202,6 +202,18 @@ extension VectorCaseBuilder {
             content: try! NotificationContent(
                 conversationID: conversation, messageID: "m-0013", sentAt: sentAt, body: "", isTruncated: true).encoded(),
             label: "valid truncated empty")
+        // SPEC §5.1: identifiers carry no C0 control character (escaped or not, after unescaping).
+        let head = #""ts":\#(sentAt),"body":"x""#
+        padded("cid contains U+0000 (escaped)", flags: ["WrongTypes", "ControlInIdentifier"],
+               content: content(#"{"cid":"conv-alice-bob\u0000","mid":"m-0400",\#(head)}"#), label: "control cid", reason: .malformedContent)
+        padded("mid contains U+001F (escaped)", flags: ["WrongTypes", "ControlInIdentifier"],
+               content: content(#"{"cid":"conv-alice-bob","mid":"m-0401\u001f",\#(head)}"#), label: "control mid", reason: .malformedContent)
+        padded("thread contains a line feed (escaped)", flags: ["WrongTypes", "ControlInIdentifier"],
+               content: content(#"{"cid":"conv-alice-bob","mid":"m-0402",\#(head),"thread":"a\nb"}"#), label: "control thread",
+               reason: .malformedContent)
+        padded("DEL (U+007F) and U+2028 in identifiers are allowed", flags: ["Valid", "Unicode"],
+               content: content("{\"cid\":\"conv-alice-bob\",\"mid\":\"m-0403\u{7F}\u{2028}\",\(head),\"thread\":\"t\u{7F}\"}"),
+               label: "identifier del")
     }
 }
 

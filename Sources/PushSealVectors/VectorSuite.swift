@@ -73,6 +73,7 @@ public enum VectorSuite {
         ("RemovedMember", "A holder of a retired key (a member removed by the rotation) forges a notification with a fresh ts."),
         ("Truncated", "The content carries trunc: true (a shortened body): displayed, not a fetch request."),
         ("KeySourceKid", "The key source hands out a key under an id that is not the key's derived kid."),
+        ("ControlInIdentifier", "An identifier (cid, mid, sender.id, thread, category) contains a C0 control character U+0000-U+001F."),
     ]
 
     /// The vector file's text (pretty-printed JSON, trailing newline).
