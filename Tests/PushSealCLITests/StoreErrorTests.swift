@@ -14,6 +14,7 @@ import Testing
         ("rotate", ["--conversation", "c1"]),
         ("remove", ["--all"]),
         ("purge", []),
+        ("rotate-master", ["--new-master-key-file", "/nonexistent-dir/new.key"]),
     ]
 
     private func expectStoreFailure(

@@ -150,3 +150,35 @@ import PushSealJSON
         #expect(try custom.integer("deliveriesPruned") == 1)
     }
 }
+
+/// `pushseal store rotate-master`.
+@Suite struct StoreRotateMasterTests {
+    @Test func resealsUnderTheNewKeyFile() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        try sandbox.initStore("keys")
+        let added = try sandbox.storeJSON("add", "keys", ["--conversation", "c1"])
+        let newKey = sandbox.path("new.key")
+        let run = try sandbox.store("rotate-master", "keys", ["--new-master-key-file", newKey])
+        #expect(run.status == 0, "\(run)")
+        let object = try run.stdoutJSONObject()
+        #expect(object.names == ["clearedDeliveries", "newMasterKeyFile", "resealedKeys"])
+        #expect(try object.integer("resealedKeys") == 1)
+        #expect(try object.integer("clearedDeliveries") == 0)
+        #expect(run.stderr.contains("pushseal: note: the store is now sealed under \(newKey)"), "\(run)")
+        // The old key file no longer opens it; the new one does.
+        #expect(try sandbox.store("list", "keys", ["--json"]).status == 1)
+        let listed = try sandbox.storeJSON("list", "keys", ["--json", "--master-key-file", newKey]).objects("items")
+        #expect(try listed.map { try $0.string("kid") } == [try added.string("kid")])
+    }
+
+    @Test func refusesTheCurrentKeyFile() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        try sandbox.initStore("keys")
+        let current = sandbox.path("keys") + "/master.key"
+        let run = try sandbox.store("rotate-master", "keys", ["--new-master-key-file", current])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("it is the store's current master key file"), "\(run)")
+    }
+}

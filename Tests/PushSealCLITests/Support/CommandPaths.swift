@@ -4,7 +4,7 @@ enum CommandPaths {
     static let leaves: [[String]] = [
         ["keygen"], ["seal"], ["send"], ["open"], ["inspect"],
         ["store", "init"], ["store", "add"], ["store", "get"], ["store", "list"],
-        ["store", "rotate"], ["store", "remove"], ["store", "purge"],
+        ["store", "rotate"], ["store", "remove"], ["store", "purge"], ["store", "rotate-master"],
         ["vectors", "generate"], ["vectors", "verify"],
         ["demo"], ["bench"],
     ]
@@ -18,7 +18,7 @@ enum CommandPaths {
     /// The direct subcommands of each group, in help order.
     static let children: [[String]: [String]] = [
         []: ["keygen", "seal", "send", "open", "inspect", "store", "vectors", "demo", "bench"],
-        ["store"]: ["init", "add", "get", "list", "rotate", "remove", "purge"],
+        ["store"]: ["init", "add", "get", "list", "rotate", "remove", "purge", "rotate-master"],
         ["vectors"]: ["generate", "verify"],
     ]
 
