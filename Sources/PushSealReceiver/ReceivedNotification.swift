@@ -77,8 +77,9 @@ public struct ReceivedNotification: Sendable, Equatable {
     /// ``ReceiverConfiguration/retainsContentBytes`` is set (decrypted only).
     public var contentBytes: Optional<[UInt8]>
 
-    /// True for `not_sealed`: the platform should show the notification exactly as it arrived.
-    public var isPassThrough: Bool { reason == .notSealed }
+    /// True for `not_sealed` while ``ReceiverConfiguration/passesThroughUnsealed`` is set (the
+    /// default): the platform should show the notification exactly as it arrived.
+    public var isPassThrough: Bool
 
     /// A decrypted result: every field set once (rather than a fallback value whose fields are
     /// then overwritten one by one).
@@ -91,6 +92,7 @@ public struct ReceivedNotification: Sendable, Equatable {
         self.isDuplicate = isDuplicate
         self.requiresFetch = requiresFetch
         isTruncated = content.isTruncated
+        isPassThrough = false
         if let fallback {
             title = fallback.text.title
             subtitle = fallback.text.subtitle
@@ -117,9 +119,13 @@ public struct ReceivedNotification: Sendable, Equatable {
     }
 
     /// A fallback with the given text and outer fields.
-    init(fallback text: FallbackText, source: TextSource, reason: ReasonCode?, outer: OuterFields, keyID: KeyID?, diagnostic: String?) {
+    init(
+        fallback text: FallbackText, source: TextSource, reason: ReasonCode?, outer: OuterFields, keyID: KeyID?, diagnostic: String?,
+        isPassThrough: Bool = false
+    ) {
         outcome = .fallback
         self.reason = reason
+        self.isPassThrough = isPassThrough
         isDuplicate = false
         requiresFetch = false
         isTruncated = false

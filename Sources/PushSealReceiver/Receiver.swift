@@ -59,7 +59,16 @@ public struct Receiver: Sendable {
         let envelope: Envelope
         do {
             switch parsed.sealed {
-            case let .absent(why): return fallback(parsed, .notSealed, keyID: nil, why)
+            case let .absent(why):
+                guard configuration.passesThroughUnsealed else {
+                    // The app's own text: an unsealed payload's alert is whatever its sender chose.
+                    return ReceivedNotification(
+                        fallback: configuration.fallbackText(.notSealed), source: .appFallback, reason: .notSealed,
+                        outer: parsed.outer, keyID: nil, diagnostic: why)
+                }
+                return ReceivedNotification(
+                    fallback: fallbackText(parsed, .notSealed).0, source: fallbackText(parsed, .notSealed).1, reason: .notSealed,
+                    outer: parsed.outer, keyID: nil, diagnostic: why, isPassThrough: true)
             case .duplicated: return fallback(parsed, .malformedEnvelope, keyID: nil, "the \"pushseal\" member occurs more than once")
             case let .notString(kind): return fallback(parsed, .malformedEnvelope, keyID: nil, "the \"pushseal\" member is \(kind), not a string")
             case let .wire(string): envelope = try Envelope(wire: string)
