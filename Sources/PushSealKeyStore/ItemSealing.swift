@@ -215,6 +215,11 @@ enum ItemSealing {
         return HMACSHA256.authenticationCode(for: message, using: recordKey)
     }
 
+    /// The duplicate-log digest of an envelope: HMAC-SHA256(log key, 0x02 || E).
+    static func envelopeTag(_ envelope: [UInt8], logKey: SecretKey) -> [UInt8] {
+        HMACSHA256.authenticationCode(for: [0x02] + envelope, using: logKey)
+    }
+
     private static func checkValue(masterKey: SecretKey, salt: [UInt8]) -> [UInt8] {
         let value = derive(masterKey, info: verifierInfo, salt: salt)
         return value.withUnsafeBytes { Array($0) }

@@ -51,6 +51,7 @@ enum Schema {
             removed      INTEGER NOT NULL CHECK (removed IN (0, 1)),
             tag          BLOB NOT NULL CHECK (length(tag) = 32)
         ) WITHOUT ROWID;
+        ALTER TABLE deliveries ADD COLUMN envelope BLOB;
         """,
     ]
 

@@ -44,12 +44,26 @@ public struct KeyStoreKeySource: ReceiverKeySource {
     /// Checks and records (cid, mid) in the store's duplicate log, pruning old entries in the
     /// same transaction.
     public func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
+        record(conversation: conversation, messageID: messageID, envelope: nil)
+    }
+
+    /// Checks and records (cid, mid) with a keyed digest of the envelope: the pair again with a
+    /// different envelope is ``DeliveryRecord/conflict``.
+    public func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
+        record(conversation: conversation, messageID: messageID, envelope: envelope)
+    }
+
+    private func record(conversation: String, messageID: String, envelope: [UInt8]?) -> DeliveryRecord {
         do throws(KeyStoreError) {
             // Opening the store and recording, in one connection when the store is current.
-            let seen = try KeyStore.recordDelivery(
-                conversation: conversation, messageID: messageID, pruningOlderThan: duplicateLogRetention,
+            let check = try KeyStore.recordDelivery(
+                conversation: conversation, messageID: messageID, envelope: envelope, pruningOlderThan: duplicateLogRetention,
                 directory: directory, masterKey: masterKey, clock: clock)
-            return seen ? .duplicate : .first
+            switch check {
+            case .first: return .first
+            case .duplicate: return .duplicate
+            case .conflict: return .conflict
+            }
         } catch {
             return .unavailable("\(error)")
         }

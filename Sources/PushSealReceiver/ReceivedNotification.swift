@@ -34,6 +34,10 @@ public struct ReceivedNotification: Sendable, Equatable {
     public var reason: Optional<ReasonCode>
     /// Decrypted, but `(cid, mid)` was already in the duplicate log. Always false for a fallback.
     public var isDuplicate: Bool
+    /// The message id was delivered before with a different envelope (always with
+    /// ``isDuplicate``): a resend the provider sealed again, or a key holder who used the id
+    /// first. Show neither text as authoritative: fetch the message by (cid, mid) (SPEC §10.4).
+    public var isConflict: Bool
     /// Decrypted a content-free wake-and-fetch notification: the app must fetch the message
     /// (`cid`, `mid`) from its server. The text is then fallback text.
     public var requiresFetch: Bool
@@ -86,10 +90,11 @@ public struct ReceivedNotification: Sendable, Equatable {
     /// The text is the content's own (title, subtitle, body as plain text) unless `fallback` is
     /// given (a content-free or textless content).
     init(decrypted content: consuming NotificationContent, fallback: (text: FallbackText, source: TextSource)?, requiresFetch: Bool,
-         isDuplicate: Bool, keyID: KeyID, contentBytes: [UInt8]?) {
+         isDuplicate: Bool, isConflict: Bool, keyID: KeyID, contentBytes: [UInt8]?) {
         outcome = .decrypted
         reason = nil
         self.isDuplicate = isDuplicate
+        self.isConflict = isConflict
         self.requiresFetch = requiresFetch
         isTruncated = content.isTruncated
         isPassThrough = false
@@ -127,6 +132,7 @@ public struct ReceivedNotification: Sendable, Equatable {
         self.reason = reason
         self.isPassThrough = isPassThrough
         isDuplicate = false
+        isConflict = false
         requiresFetch = false
         isTruncated = false
         title = text.title

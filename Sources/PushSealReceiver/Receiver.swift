@@ -107,13 +107,14 @@ public struct Receiver: Sendable {
             SecureMemory.wipe(plaintext)
             return fallback(parsed, error.reason, keyID: keyID, Self.safeDiagnostic(error))
         }
-        return finish(decrypted: UnsafeMutableRawBufferPointer(rebasing: plaintext[..<contentCount]), conversation: conversation, retireBy: retireBy, keyID: keyID, parsed: parsed)
+        return finish(decrypted: UnsafeMutableRawBufferPointer(rebasing: plaintext[..<contentCount]), conversation: conversation, retireBy: retireBy, envelope: envelope.bytes, keyID: keyID, parsed: parsed)
     }
 
     /// Steps 8–12 on decrypted content bytes. On every path the bytes are zeroed before this
     /// returns (a copy is kept only with ``ReceiverConfiguration/retainsContentBytes``).
     func finish(
-        decrypted mutableBytes: UnsafeMutableRawBufferPointer, conversation: String, retireBy: Int64?, keyID: KeyID, parsed: ParsedPayload
+        decrypted mutableBytes: UnsafeMutableRawBufferPointer, conversation: String, retireBy: Int64?, envelope: [UInt8], keyID: KeyID,
+        parsed: ParsedPayload
     ) -> ReceivedNotification {
         defer { SecureMemory.wipe(mutableBytes) }
         let bytes = UnsafeRawBufferPointer(mutableBytes)
@@ -151,10 +152,12 @@ public struct Receiver: Sendable {
             }
         }
 
-        // 12. Success; duplicate flag from the log.
-        let isDuplicate = keySource.markDelivered(conversation: content.conversationID, messageID: content.messageID) == .duplicate
+        // 12. Success; duplicate and conflict flags from the log.
+        let record = keySource.markDelivered(conversation: content.conversationID, messageID: content.messageID, envelope: envelope)
         let retained = configuration.retainsContentBytes ? Array(bytes) : nil
-        return decrypted(consume content, bytes: retained, isDuplicate: isDuplicate, keyID: keyID, parsed: parsed)
+        return decrypted(
+            consume content, bytes: retained, isDuplicate: record == .duplicate || record == .conflict, isConflict: record == .conflict,
+            keyID: keyID, parsed: parsed)
     }
 
     // MARK: Results
@@ -183,7 +186,9 @@ public struct Receiver: Sendable {
         return ReceivedNotification(fallback: text, source: source, reason: reason, outer: parsed.outer, keyID: keyID, diagnostic: diagnostic)
     }
 
-    private func decrypted(_ content: consuming NotificationContent, bytes: [UInt8]?, isDuplicate: Bool, keyID: KeyID, parsed: ParsedPayload) -> ReceivedNotification {
+    private func decrypted(
+        _ content: consuming NotificationContent, bytes: [UInt8]?, isDuplicate: Bool, isConflict: Bool, keyID: KeyID, parsed: ParsedPayload
+    ) -> ReceivedNotification {
         // SPEC 9.5 and A.3: the one content-free rule is "no body"; `trunc` only marks a shortened
         // body (an empty one included), never a fetch request.
         let requiresFetch = content.requiresFetch
@@ -191,7 +196,7 @@ public struct Receiver: Sendable {
         // The content's own text, or (no text to show) the fallback text.
         return ReceivedNotification(
             decrypted: content, fallback: requiresFetch || !hasText ? fallbackText(parsed, nil) : nil, requiresFetch: requiresFetch,
-            isDuplicate: isDuplicate, keyID: keyID, contentBytes: bytes)
+            isDuplicate: isDuplicate, isConflict: isConflict, keyID: keyID, contentBytes: bytes)
     }
 
     // MARK: Diagnostics without plaintext

@@ -21,6 +21,9 @@ public enum DeliveryRecord: Sendable, Equatable {
     case first
     /// The pair was already recorded: the notification is flagged `duplicate`.
     case duplicate
+    /// The pair was already recorded with a different envelope: flagged `duplicate` and
+    /// `conflict` (a re-sealed resend, or a key holder who claimed the message id first; SPEC §10.4).
+    case conflict
     /// The log cannot be read or written now; the notification is delivered unflagged. The string
     /// says why.
     case unavailable(String)
@@ -58,4 +61,17 @@ public protocol ReceiverKeySource: Sendable {
     /// Atomically checks and records `(conversation, messageID)` in the duplicate log. Called only
     /// after every check passed (failed opens are never recorded). Compare by UTF-8 bytes.
     func markDelivered(conversation: String, messageID: String) -> DeliveryRecord
+
+    /// ``markDelivered(conversation:messageID:)`` that also keeps a digest of the envelope bytes
+    /// with the first record of the pair and answers ``DeliveryRecord/conflict`` when the pair
+    /// comes again with a different envelope (SPEC §10.4). The receiver calls this one; the
+    /// default implementation ignores the envelope (it never reports a conflict).
+    func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord
+}
+
+extension ReceiverKeySource {
+    /// Ignores the envelope: a source without envelope digests never reports a conflict.
+    public func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
+        markDelivered(conversation: conversation, messageID: messageID)
+    }
 }

@@ -10,7 +10,8 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
     // Guarded by `lock`.
     private var key: ConversationKey?
     private var lockReason: String?
-    private var delivered: Set<LogEntry> = []
+    /// Each recorded pair with a digest of its first envelope (nil when recorded without one).
+    private var delivered: [LogEntry: Int?] = [:]
     private var logUnavailableReason: String?
 
     /// The conversation the key is stored for.
@@ -53,11 +54,17 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
     public var holdsKey: Bool { lock.withLock { key != nil } }
 
     /// Records `(conversation, messageID)` as already delivered (for example from a test vector's
-    /// `previouslySeen`). Returns false if it was already recorded.
+    /// `previouslySeen`), with `envelope` when given (a later delivery of the pair with another
+    /// envelope is then a conflict). Returns false if it was already recorded.
     @discardableResult
-    public func recordPreviousDelivery(conversation: String, messageID: String) -> Bool {
+    public func recordPreviousDelivery(conversation: String, messageID: String, envelope: [UInt8]? = nil) -> Bool {
         let entry = Self.logEntry(conversation: conversation, messageID: messageID)
-        return lock.withLock { delivered.insert(entry).inserted }
+        let digest = envelope.map(Self.digest)
+        return lock.withLock {
+            guard delivered[entry] == nil else { return false }
+            delivered[entry] = digest
+            return true
+        }
     }
 
     // MARK: ReceiverKeySource
@@ -71,13 +78,36 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
         }
     }
 
-    /// Checks and records the pair in the in-memory log.
+    /// Checks and records the pair in the in-memory log (without an envelope: never a conflict).
     public func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
-        let entry = Self.logEntry(conversation: conversation, messageID: messageID)
-        return lock.withLock {
+        record(Self.logEntry(conversation: conversation, messageID: messageID), digest: nil)
+    }
+
+    /// Checks and records the pair with a digest of `envelope`: ``DeliveryRecord/conflict`` when
+    /// the pair was recorded with a different envelope.
+    public func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
+        record(Self.logEntry(conversation: conversation, messageID: messageID), digest: Self.digest(envelope))
+    }
+
+    private func record(_ entry: LogEntry, digest: Int?) -> DeliveryRecord {
+        lock.withLock {
             if let logUnavailableReason { return .unavailable(logUnavailableReason) }
-            return delivered.insert(entry).inserted ? .first : .duplicate
+            guard let recorded = delivered[entry] else {
+                delivered[entry] = digest
+                return .first
+            }
+            if let recorded, let digest, recorded != digest { return .conflict }
+            return .duplicate
         }
+    }
+
+    /// The envelope's digest for this in-memory log: SipHash (Swift's `Hasher`) under the
+    /// process's random seed, so nobody outside the process can choose two envelopes that
+    /// collide; 64 bits are plenty for a log that lives as long as the process.
+    private static func digest(_ envelope: [UInt8]) -> Int {
+        var hasher = Hasher()
+        envelope.withUnsafeBytes { hasher.combine(bytes: $0) }
+        return hasher.finalize()
     }
 
     /// The log entry of the pair (compared and hashed by UTF-8 bytes).

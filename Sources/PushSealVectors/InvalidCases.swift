@@ -211,6 +211,20 @@ extension VectorCaseBuilder {
         padded("thread contains a line feed (escaped)", flags: ["WrongTypes", "ControlInIdentifier"],
                content: content(#"{"cid":"conv-alice-bob","mid":"m-0402",\#(head),"thread":"a\nb"}"#), label: "control thread",
                reason: .malformedContent)
+        // SPEC §10.4: the log keeps a digest of the first envelope of each (cid, mid).
+        padded("Already seen (cid, mid) with another envelope: flagged duplicate and conflict", flags: ["Valid", "Duplicate", "Conflict"],
+               content: basic(mid: "m-0500"), label: "conflict") {
+            $0.previouslySeen = true
+            $0.previousEnvelopeDiffers = true
+            $0.duplicate = true
+            $0.conflict = true
+        }
+        padded("A conflict with a retired key after its retirement is retired_key (nothing recorded)", flags: ["RetiredKey", "Conflict"],
+               content: basic(mid: "m-0501", ts: VectorSuite.now), label: "conflict retired", reason: .retiredKey) {
+            $0.keyRetireBy = VectorSuite.now - 86_400
+            $0.previouslySeen = true
+            $0.previousEnvelopeDiffers = true
+        }
         padded("DEL (U+007F) and U+2028 in identifiers are allowed", flags: ["Valid", "Unicode"],
                content: content("{\"cid\":\"conv-alice-bob\",\"mid\":\"m-0403\u{7F}\u{2028}\",\(head),\"thread\":\"t\u{7F}\"}"),
                label: "identifier del")

@@ -22,6 +22,9 @@ public struct VectorCase: Sendable {
     public var keyStoreLocked = false
     /// Whether (cid, mid) is already in the receiver's duplicate log.
     public var previouslySeen = false
+    /// With `previouslySeen`: whether the log recorded the pair with a different envelope than
+    /// this case's (a conflict) rather than with this very envelope (a replay).
+    public var previousEnvelopeDiffers = false
     /// The receiver's clock and freshness settings.
     public var now: Int64 = VectorSuite.now
     public var maxAge: Int64 = VectorSuite.defaultMaxAge
@@ -48,6 +51,8 @@ public struct VectorCase: Sendable {
     public var reason: ReasonCode?
     /// Whether the valid result carries the duplicate flag.
     public var duplicate = false
+    /// Whether the valid result carries the conflict flag (same (cid, mid), another envelope).
+    public var conflict = false
 
     /// For a valid case: whether the content is content-free (no `body`), so the app must fetch.
     public var requiresFetch: Bool {

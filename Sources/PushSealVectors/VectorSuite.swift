@@ -73,6 +73,7 @@ public enum VectorSuite {
         ("RemovedMember", "A holder of a retired key (a member removed by the rotation) forges a notification with a fresh ts."),
         ("Truncated", "The content carries trunc: true (a shortened body): displayed, not a fetch request."),
         ("KeySourceKid", "The key source hands out a key under an id that is not the key's derived kid."),
+        ("Conflict", "(cid, mid) was seen before with a different envelope: delivered, flagged duplicate and conflict."),
         ("ControlInIdentifier", "An identifier (cid, mid, sender.id, thread, category) contains a C0 control character U+0000-U+001F."),
     ]
 
@@ -118,6 +119,7 @@ extension VectorCase {
             .init(name: "keySourceKid", value: hexOrNull(keySourceKeyID)),
             .init(name: "keyStore", value: .string(keyStoreLocked ? "locked" : "available")),
             .init(name: "previouslySeen", value: .bool(previouslySeen)),
+            .init(name: "previousEnvelopeDiffers", value: .bool(previousEnvelopeDiffers)),
             .init(name: "now", value: .number(String(now))),
             .init(name: "maxAge", value: .number(String(maxAge))),
             .init(name: "maxFutureSkew", value: .number(String(maxFutureSkew))),
@@ -139,6 +141,7 @@ extension VectorCase {
             .init(name: "result", value: .string(reason == nil ? "valid" : "invalid")),
             .init(name: "reason", value: reason.map { .string($0.rawValue) } ?? .null),
             .init(name: "duplicate", value: .bool(duplicate)),
+            .init(name: "conflict", value: .bool(conflict)),
             .init(name: "requiresFetch", value: .bool(requiresFetch)),
             .init(name: "truncated", value: .bool(truncated)),
         ]))

@@ -74,7 +74,9 @@ public enum VectorVerifier {
         func bytes(_ name: String) -> [UInt8]? { string(name).flatMap(Hex.decode) }
         func integer(_ name: String) -> Int64? { test[name]?.integerValue }
 
-        guard case .bool? = test["requiresFetch"], case .bool? = test["truncated"] else { return ["requiresFetch or truncated missing"] }
+        guard case .bool? = test["requiresFetch"], case .bool? = test["truncated"], case .bool? = test["conflict"],
+              case .bool? = test["previousEnvelopeDiffers"]
+        else { return ["requiresFetch, truncated, conflict or previousEnvelopeDiffers missing"] }
         guard let keyBytes = bytes("key"), let key = try? ConversationKey(rawBytes: keyBytes),
               let conversation = string("conversation"), let payload = string("payload"),
               let now = integer("now"), let maxAge = integer("maxAge"), let maxFutureSkew = integer("maxFutureSkew"),
@@ -97,7 +99,10 @@ public enum VectorVerifier {
             if string("keyStore") == "locked" { single.setLocked("vector: key store locked") }
             if test["previouslySeen"] == .bool(true), let content = bytes("contentHex"),
                let parsed = try? NotificationContent(decoding: content) {
-                _ = single.recordPreviousDelivery(conversation: parsed.conversationID, messageID: parsed.messageID)
+                // The same envelope (a replay), or another one: the decoded wire with its last byte changed.
+                var envelope = string("wire").flatMap { try? Base64URL.decode($0) } ?? []
+                if test["previousEnvelopeDiffers"] == .bool(true), !envelope.isEmpty { envelope[envelope.count - 1] ^= 0x01 }
+                _ = single.recordPreviousDelivery(conversation: parsed.conversationID, messageID: parsed.messageID, envelope: envelope)
             }
             let receiver = Receiver(keySource: source, configuration: ReceiverConfiguration(
                 maximumAge: maxAge, maximumFutureSkew: maxFutureSkew, clock: { now }, retainsContentBytes: true))
@@ -107,6 +112,7 @@ public enum VectorVerifier {
             if got != expected { problems.append("\(name): expected \(expected), got \(got)") }
             if expectedReason == nil {
                 if opened.isDuplicate != expectedDuplicate { problems.append("\(name): duplicate flag \(opened.isDuplicate)") }
+                if opened.isConflict != (test["conflict"] == .bool(true)) { problems.append("\(name): conflict flag \(opened.isConflict)") }
                 if opened.contentBytes != bytes("contentHex") { problems.append("\(name): decrypted content differs") }
                 if opened.requiresFetch != (test["requiresFetch"] == .bool(true)) { problems.append("\(name): requiresFetch \(opened.requiresFetch)") }
                 if opened.isTruncated != (test["truncated"] == .bool(true)) { problems.append("\(name): truncated \(opened.isTruncated)") }

@@ -176,7 +176,7 @@ struct DisplayModelTests {
                 var buffer = input
                 let receiver = makeReceiver(sourceA(), retainsContentBytes: retain)
                 let result = buffer.withUnsafeMutableBytes {
-                    receiver.finish(decrypted: $0, conversation: conversationA, retireBy: nil, keyID: keyA.id, parsed: parsed)
+                    receiver.finish(decrypted: $0, conversation: conversationA, retireBy: nil, envelope: [1], keyID: keyA.id, parsed: parsed)
                 }
                 #expect(result.reason == reason)
                 #expect(buffer.count == input.count && buffer.allSatisfy { $0 == 0 })

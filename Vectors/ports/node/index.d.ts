@@ -49,8 +49,9 @@ export declare class SingleKeySource implements KeySource {
 }
 export interface ReceiverOptions {
   maxAge?: number; maxFutureSkew?: number; clock?: () => number; seen?: (cid: string, mid: string) => boolean;
+  record?: ((cid: string, mid: string, envelope: Buffer) => 'first' | 'duplicate' | 'conflict') | null;
 }
-export interface Opened { content: Content; contentBytes: Buffer; duplicate: boolean; requiresFetch: boolean; truncated: boolean; }
+export interface Opened { content: Content; contentBytes: Buffer; duplicate: boolean; conflict: boolean; requiresFetch: boolean; truncated: boolean; }
 export declare const DEFAULT_MAX_AGE: 2678400;
 export declare const DEFAULT_MAX_FUTURE_SKEW: 600;
 export declare class Receiver {

@@ -56,7 +56,13 @@ export function runReceiverCase(t) {
       return keyStore === 'locked' ? KEY_LOCKED : { key, conversation, retireBy: keyRetireBy };
     },
   };
-  const receiver = new Receiver(source, { maxAge, maxFutureSkew, clock: () => now, seen: () => previouslySeen });
+  const { previousEnvelopeDiffers, conflict } = t;
+  if (typeof previousEnvelopeDiffers !== 'boolean' || typeof conflict !== 'boolean') {
+    throw new Error('previousEnvelopeDiffers and conflict must be booleans');
+  }
+  // The log holds (cid, mid) with this envelope, or with another one.
+  const record = () => (!previouslySeen ? 'first' : previousEnvelopeDiffers ? 'conflict' : 'duplicate');
+  const receiver = new Receiver(source, { maxAge, maxFutureSkew, clock: () => now, record });
   const want = result === 'valid' ? 'valid' : `invalid/${reason}`;
   for (const [label, text] of [['payload', t.payload], ['fcm', t.fcm ?? null]]) {
     if (text === null) continue;
@@ -70,6 +76,7 @@ export function runReceiverCase(t) {
     else if (opened) {
       if (opened.duplicate !== duplicate) errs.push(`${label}: expected duplicate=${duplicate}, got ${opened.duplicate}`);
       if (!same(contentHex, opened.contentBytes)) errs.push(`${label}: decrypted content differs from contentHex`);
+      if (opened.conflict !== conflict) errs.push(`${label}: expected conflict=${conflict}, got ${opened.conflict}`);
       if (opened.requiresFetch !== requiresFetch || opened.truncated !== truncated) {
         errs.push(`${label}: expected requiresFetch=${requiresFetch} truncated=${truncated}, got ${opened.requiresFetch} ${opened.truncated}`);
       }

@@ -28,11 +28,13 @@ export class SingleKeySource {
 }
 
 /** Opens payloads with a key source ({lookup(kid)}), a clock and a duplicate log
- * (`seen(cid, mid)` answers whether the pair was delivered before and records it). */
+ * (`seen(cid, mid)` answers whether the pair was delivered before and records it; `record(cid, mid,
+ * envelope)`, when given, is used instead: it keeps a digest of each pair's first envelope and answers
+ * 'first', 'duplicate' or 'conflict' — the pair again with another envelope, SPEC §10.4). */
 export class Receiver {
   constructor(keySource, { maxAge = DEFAULT_MAX_AGE, maxFutureSkew = DEFAULT_MAX_FUTURE_SKEW,
-    clock = () => Math.floor(Date.now() / 1000), seen = () => false } = {}) {
-    Object.assign(this, { keySource, maxAge, maxFutureSkew, clock, seen });
+    clock = () => Math.floor(Date.now() / 1000), seen = () => false, record = null } = {}) {
+    Object.assign(this, { keySource, maxAge, maxFutureSkew, clock, seen, record });
   }
 
   /** Opens an APNs body, an FCM data map or an FCM v1 message (Buffer or string). Throws OpenError. */
@@ -72,8 +74,14 @@ export class Receiver {
     const retireBy = found.retireBy ?? null; // step 11
     if (retireBy !== null && content.ts > retireBy + this.maxFutureSkew) throw new OpenError(Reason.RETIRED_KEY);
     // One content-free rule (SPEC 9.5, A.3): no body means fetch; trunc only marks a shortened body.
-    return { content, contentBytes: Buffer.from(bytes), duplicate: Boolean(this.seen(content.cid, content.mid)),
-      requiresFetch: content.body === undefined, truncated: content.trunc === true }; // step 12
+    let logged = 'first'; // step 12
+    if (this.record === null) logged = this.seen(content.cid, content.mid) ? 'duplicate' : 'first';
+    else {
+      logged = this.record(content.cid, content.mid, Buffer.from(env));
+      if (!['first', 'duplicate', 'conflict'].includes(logged)) throw new TypeError("record() must answer 'first', 'duplicate' or 'conflict'");
+    }
+    return { content, contentBytes: Buffer.from(bytes), duplicate: logged !== 'first', conflict: logged === 'conflict',
+      requiresFetch: content.body === undefined, truncated: content.trunc === true };
   }
 }
 

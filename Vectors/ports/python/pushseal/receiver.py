@@ -70,6 +70,8 @@ class Opened:
     content: Content
     content_bytes: bytes
     duplicate: bool
+    conflict: bool = False
+    """(cid, mid) was delivered before with a different envelope (always with ``duplicate``)."""
 
     @property
     def requires_fetch(self) -> bool:
@@ -86,13 +88,16 @@ class Receiver:
     """Opens payloads with a key source, a clock and a duplicate log.
 
     ``seen(cid, mid)`` answers whether the pair was delivered before and records it; the default
-    keeps no log (never a duplicate)."""
+    keeps no log (never a duplicate). ``record(cid, mid, envelope)``, when given, is used instead:
+    it keeps a digest of the first envelope of each pair and answers ``"first"``, ``"duplicate"``
+    or ``"conflict"`` (the pair again with a different envelope, SPEC §10.4)."""
 
     def __init__(self, key_source: KeySource, *, max_age: int = DEFAULT_MAX_AGE,
                  max_future_skew: int = DEFAULT_MAX_FUTURE_SKEW, clock: Callable[[], int] = lambda: int(time.time()),
-                 seen: Callable[[str, str], bool] = lambda cid, mid: False) -> None:
+                 seen: Callable[[str, str], bool] = lambda cid, mid: False,
+                 record: Optional[Callable[[str, str, bytes], str]] = None) -> None:
         self.key_source, self.max_age, self.max_future_skew = key_source, max_age, max_future_skew
-        self.clock, self.seen = clock, seen
+        self.clock, self.seen, self.record = clock, seen, record
 
     def open(self, payload: Union[bytes, str]) -> Opened:
         """Opens an APNs body, an FCM data map or an FCM v1 message. Raises OpenError."""
@@ -137,7 +142,12 @@ class Receiver:
             raise OpenError(Reason.STALE)
         if found.retire_by is not None and content.ts > found.retire_by + self.max_future_skew:  # step 11
             raise OpenError(Reason.RETIRED_KEY)
-        return Opened(content, content_bytes, bool(self.seen(content.cid, content.mid)))  # step 12
+        if self.record is None:                                                      # step 12
+            return Opened(content, content_bytes, bool(self.seen(content.cid, content.mid)))
+        logged = self.record(content.cid, content.mid, bytes(env))
+        if logged not in ("first", "duplicate", "conflict"):
+            raise ValueError("record() must answer first, duplicate or conflict")
+        return Opened(content, content_bytes, logged != "first", logged == "conflict")
 
 
 def open_payload(payload: Union[bytes, str], key_source: KeySource, **options) -> Opened:

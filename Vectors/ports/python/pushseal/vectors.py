@@ -72,8 +72,17 @@ def run_receiver_case(t: Dict[str, Any]) -> List[str]:
                 return KEY_NOT_FOUND
             return KEY_LOCKED if store == "locked" else KeyFound(key, conversation, retire_by)
 
-    receiver = Receiver(Source(), max_age=max_age, max_future_skew=skew, clock=lambda: now,
-                        seen=lambda cid, mid: bool(previously_seen))
+    differs, expected_conflict = t["previousEnvelopeDiffers"], t["conflict"]
+    if not isinstance(differs, bool) or not isinstance(expected_conflict, bool):
+        raise ValueError("previousEnvelopeDiffers and conflict must be booleans")
+
+    def record(cid: str, mid: str, envelope: bytes) -> str:
+        # The log holds (cid, mid) with this envelope, or with another one.
+        if not previously_seen:
+            return "first"
+        return "conflict" if differs else "duplicate"
+
+    receiver = Receiver(Source(), max_age=max_age, max_future_skew=skew, clock=lambda: now, record=record)
     want = "valid" if expected_result == "valid" else f"invalid/{expected_reason}"
     for label, text in (("payload", t["payload"]), ("fcm", t.get("fcm"))):
         if text is None:
@@ -90,6 +99,8 @@ def run_receiver_case(t: Dict[str, Any]) -> List[str]:
                 errs.append(f"{label}: expected duplicate={expected_dup}, got {opened.duplicate}")
             if opened.content_bytes != content_hex:
                 errs.append(f"{label}: decrypted content differs from contentHex")
+            if opened.conflict != expected_conflict:
+                errs.append(f"{label}: expected conflict={expected_conflict}, got {opened.conflict}")
             if opened.requires_fetch != expected_fetch or opened.truncated != expected_trunc:
                 errs.append(f"{label}: expected requiresFetch={expected_fetch} truncated={expected_trunc}, "
                             f"got {opened.requires_fetch} {opened.truncated}")

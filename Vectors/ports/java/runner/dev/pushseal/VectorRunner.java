@@ -83,6 +83,11 @@ public final class VectorRunner {
         if (!(fetchField instanceof Boolean) || !(truncField instanceof Boolean)) throw new CaseError("requiresFetch and truncated must be booleans");
         boolean requiresFetch = (Boolean) fetchField, truncated = (Boolean) truncField;
         byte[] handedKid = hexField(t, "keySourceKid", 16, true);
+        Object differsField = t.get("previousEnvelopeDiffers"), conflictField = t.get("conflict");
+        if (!(differsField instanceof Boolean) || !(conflictField instanceof Boolean)) {
+            throw new CaseError("previousEnvelopeDiffers and conflict must be booleans");
+        }
+        final boolean differs = (Boolean) differsField, conflict = (Boolean) conflictField;
         final byte[] derivedKid = Wire.keyId(key);
         if (!Arrays.equals(derivedKid, kid)) errs.add("kid differs");
         final byte[] indexKid = handedKid != null ? handedKid : derivedKid;
@@ -94,7 +99,13 @@ public final class VectorRunner {
         };
         Receiver receiver = new Receiver(keys, longField(t, "maxAge"), longField(t, "maxFutureSkew"),
                 new Receiver.Clock() { @Override public long now() { return now; } },
-                new Receiver.DuplicateLog() { @Override public boolean seen(String c, String m) { return previouslySeen; } });
+                new Receiver.DuplicateLog() {
+                    @Override public boolean seen(String c, String m) { return previouslySeen; }
+                    // The log holds (cid, mid) with this envelope, or with another one.
+                    @Override public String record(String c, String m, byte[] envelope) {
+                        return !previouslySeen ? "first" : differs ? "conflict" : "duplicate";
+                    }
+                });
         String want = "valid".equals(result) ? "valid" : "invalid/" + reason;
         for (String label : Arrays.asList("payload", "fcm")) {
             Object text = t.get(label);
@@ -110,6 +121,7 @@ public final class VectorRunner {
             else if (opened != null) {
                 if (opened.duplicate != duplicate) errs.add(label + ": expected duplicate=" + duplicate);
                 if (!same(contentHex, opened.contentBytes())) errs.add(label + ": decrypted content differs from contentHex");
+                if (opened.conflict != conflict) errs.add(label + ": expected conflict=" + conflict + ", got " + opened.conflict);
                 if (opened.requiresFetch() != requiresFetch || opened.truncated() != truncated) {
                     errs.add(label + ": expected requiresFetch=" + requiresFetch + " truncated=" + truncated
                             + ", got " + opened.requiresFetch() + " " + opened.truncated());

@@ -5,11 +5,14 @@ public final class Opened {
     public final Content content;
     private final byte[] contentBytes;
     public final boolean duplicate;
+    /** (cid, mid) was delivered before with a different envelope (always with {@link #duplicate}). */
+    public final boolean conflict;
 
-    Opened(Content content, byte[] contentBytes, boolean duplicate) {
+    Opened(Content content, byte[] contentBytes, boolean duplicate, boolean conflict) {
         this.content = content;
         this.contentBytes = contentBytes;
         this.duplicate = duplicate;
+        this.conflict = conflict;
     }
 
     /** The decrypted content bytes (a copy). */
