@@ -3,13 +3,15 @@ import PushSealReceiver
 import PushSealJSON
 
 /// The `pushseal open` result object (DESIGN.md §7), also used by `demo --json`:
-/// `{"outcome","reason","duplicate","content"}` plus `requiresFetch` and, for fallbacks, `detail`.
+/// `{"outcome","reason","duplicate","content"}` plus `conflict`, `requiresFetch` and, for
+/// fallbacks, `detail`.
 enum ReceivedNotificationJSON {
     static func value(of notification: ReceivedNotification) -> JSONValue {
         var members: [JSONObject.Member] = [
             .init(name: "outcome", value: .string(notification.outcome.rawValue)),
             .init(name: "reason", value: notification.reason.map { .string($0.rawValue) } ?? .null),
             .init(name: "duplicate", value: .bool(notification.isDuplicate)),
+            .init(name: "conflict", value: .bool(notification.isConflict)),
             .init(name: "requiresFetch", value: .bool(notification.requiresFetch)),
         ]
         if notification.outcome == .decrypted, let content = notification.content {
