@@ -91,7 +91,7 @@ public enum VectorVerifier {
         for (name, input) in inputs {
             let source: any ReceiverKeySource
             let single = SingleConversationKey(key: key, conversation: conversation, retireBy: integer("keyRetireBy"))
-            if let handedID = bytes("keySourceKid").flatMap { KeyID(bytes: $0) } {
+            if let handedID = bytes("keySourceKid").flatMap({ KeyID(bytes: $0) }) {
                 source = MisindexedKeySource(id: handedID, key: key, conversation: conversation)
             } else {
                 source = single
