@@ -10,8 +10,10 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
     // Guarded by `lock`.
     private var key: ConversationKey?
     private var lockReason: String?
-    /// Each recorded pair with a digest of its first envelope (nil when recorded without one).
-    private var delivered: [LogEntry: Int?] = [:]
+    /// Each recorded pair with its first envelope (nil when recorded without one). The envelope
+    /// itself rather than a digest: it is public bytes the receiver already holds (no copy, no
+    /// hashing on the open path), compared byte for byte only when the pair comes again.
+    private var delivered: [LogEntry: [UInt8]?] = [:]
     private var logUnavailableReason: String?
 
     /// The conversation the key is stored for.
@@ -59,10 +61,9 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
     @discardableResult
     public func recordPreviousDelivery(conversation: String, messageID: String, envelope: [UInt8]? = nil) -> Bool {
         let entry = Self.logEntry(conversation: conversation, messageID: messageID)
-        let digest = envelope.map(Self.digest)
         return lock.withLock {
             guard delivered[entry] == nil else { return false }
-            delivered[entry] = digest
+            delivered[entry] = .some(envelope)
             return true
         }
     }
@@ -80,34 +81,25 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
 
     /// Checks and records the pair in the in-memory log (without an envelope: never a conflict).
     public func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
-        record(Self.logEntry(conversation: conversation, messageID: messageID), digest: nil)
+        record(Self.logEntry(conversation: conversation, messageID: messageID), envelope: nil)
     }
 
-    /// Checks and records the pair with a digest of `envelope`: ``DeliveryRecord/conflict`` when
-    /// the pair was recorded with a different envelope.
+    /// Checks and records the pair with its envelope: ``DeliveryRecord/conflict`` when the pair
+    /// was recorded with a different envelope.
     public func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
-        record(Self.logEntry(conversation: conversation, messageID: messageID), digest: Self.digest(envelope))
+        record(Self.logEntry(conversation: conversation, messageID: messageID), envelope: envelope)
     }
 
-    private func record(_ entry: LogEntry, digest: Int?) -> DeliveryRecord {
+    private func record(_ entry: LogEntry, envelope: [UInt8]?) -> DeliveryRecord {
         lock.withLock {
             if let logUnavailableReason { return .unavailable(logUnavailableReason) }
             guard let recorded = delivered[entry] else {
-                delivered[entry] = digest
+                delivered[entry] = .some(envelope)
                 return .first
             }
-            if let recorded, let digest, recorded != digest { return .conflict }
+            if let recorded, let envelope, recorded != envelope { return .conflict }
             return .duplicate
         }
-    }
-
-    /// The envelope's digest for this in-memory log: SipHash (Swift's `Hasher`) under the
-    /// process's random seed, so nobody outside the process can choose two envelopes that
-    /// collide; 64 bits are plenty for a log that lives as long as the process.
-    private static func digest(_ envelope: [UInt8]) -> Int {
-        var hasher = Hasher()
-        envelope.withUnsafeBytes { hasher.combine(bytes: $0) }
-        return hasher.finalize()
     }
 
     /// The log entry of the pair (compared and hashed by UTF-8 bytes).
