@@ -66,9 +66,10 @@ public struct Receiver: Sendable {
                         fallback: configuration.fallbackText(.notSealed), source: .appFallback, reason: .notSealed,
                         outer: parsed.outer, keyID: nil, diagnostic: why)
                 }
+                let (text, source) = fallbackText(parsed, .notSealed)
                 return ReceivedNotification(
-                    fallback: fallbackText(parsed, .notSealed).0, source: fallbackText(parsed, .notSealed).1, reason: .notSealed,
-                    outer: parsed.outer, keyID: nil, diagnostic: why, isPassThrough: true)
+                    fallback: text, source: source, reason: .notSealed, outer: parsed.outer, keyID: nil, diagnostic: why,
+                    isPassThrough: true)
             case .duplicated: return fallback(parsed, .malformedEnvelope, keyID: nil, "the \"pushseal\" member occurs more than once")
             case let .notString(kind): return fallback(parsed, .malformedEnvelope, keyID: nil, "the \"pushseal\" member is \(kind), not a string")
             case let .wire(string): envelope = try Envelope(wire: string)

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PushSealCore
 import PushSealJSON
 
@@ -97,8 +104,11 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
                 delivered[entry] = .some(envelope)
                 return .first
             }
-            if let recorded, let envelope, recorded != envelope { return .conflict }
-            return .duplicate
+            guard let recorded, let envelope else { return .duplicate }
+            // One memcmp (Array's == compares element by element; the bytes are public).
+            let same = recorded.count == envelope.count
+                && recorded.withUnsafeBytes { a in envelope.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }
+            return same ? .duplicate : .conflict
         }
     }
 
