@@ -139,3 +139,32 @@ import PushSealJSON
                          command: "pushseal store rotate", message: "Give either '--key <key>' or '--key-file <file>', not both.")
     }
 }
+
+/// The removed-member forgery through the CLI: a device mirrors the rotation with `store rotate
+/// --key`, and `open --store` refuses what the old key seals after it (SPEC §10.2 step 11).
+@Suite struct RetiredKeyCLITests {
+    @Test func aFreshNotificationUnderARetiredKeyFallsBackAndAnInFlightOneOpens() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        try sandbox.initStore("device")
+        let old = ConversationKey.generate()
+        let oldText = old.withUnsafeBytes { Base64URL.encode(Array($0)) }
+        _ = try sandbox.storeJSON("add", "device", ["--conversation", "c1", "--key", oldText, "--now", "1000"])
+        let rotation: Int64 = 1_700_000_000
+        _ = try sandbox.storeJSON("rotate", "device", ["--conversation", "c1", "--key", Fixtures.keyBase64URL, "--now", String(rotation)])
+
+        func open(_ content: NotificationContent) throws -> JSONObject {
+            let run = try runPushSeal(["open", "--store", sandbox.path("device"), "--now", String(rotation + 3_600)],
+                                      stdin: try SealedPayloads.apns(content, key: old))
+            return try run.stdoutJSONObject()
+        }
+        let forged = try open(SealedPayloads.message("c1", id: "forged", sentAt: rotation + 3_600, body: "Send the code"))
+        #expect(forged["outcome"] == .string("fallback"))
+        #expect(forged["reason"] == .string("retired_key"))
+        let inFlight = try open(SealedPayloads.message("c1", id: "in-flight", sentAt: rotation - 60))
+        #expect(inFlight["outcome"] == .string("decrypted"))
+        // The skew allowance (600 s by default) is the boundary.
+        #expect(try open(SealedPayloads.message("c1", id: "edge", sentAt: rotation + 600))["outcome"] == .string("decrypted"))
+        #expect(try open(SealedPayloads.message("c1", id: "past", sentAt: rotation + 601))["reason"] == .string("retired_key"))
+    }
+}
