@@ -93,9 +93,9 @@ enum ItemSealing {
         }
     }
 
-    /// Seals `key` for the row `binding` with a fresh salt.
-    static func seal(_ key: ConversationKey, binding: Binding, masterKey: SecretKey) -> [UInt8] {
-        let salt = SystemRandom.bytes(count: saltByteCount)
+    /// Seals `key` for the row `binding` with a fresh salt (`salt` only for test vectors).
+    static func seal(_ key: ConversationKey, binding: Binding, masterKey: SecretKey, salt: [UInt8]? = nil) -> [UInt8] {
+        let salt = salt ?? SystemRandom.bytes(count: saltByteCount)
         let itemKey = derive(masterKey, info: itemInfo, salt: salt)
         let ad = binding.associatedData
         var blob = [UInt8](repeating: 0, count: sealedByteCount)
@@ -156,9 +156,10 @@ enum ItemSealing {
         return matches ? key : nil
     }
 
-    /// A fresh verifier for `masterKey`: 0x01 || s || HKDF-Expand(MK, "pushseal v1 store verifier" || s, 32).
-    static func makeVerifier(masterKey: SecretKey) -> [UInt8] {
-        let salt = SystemRandom.bytes(count: saltByteCount)
+    /// A fresh verifier for `masterKey`: 0x01 || s || HKDF-Expand(MK, "pushseal v1 store verifier" || s, 32)
+    /// (`salt` only for test vectors).
+    static func makeVerifier(masterKey: SecretKey, salt: [UInt8]? = nil) -> [UInt8] {
+        let salt = salt ?? SystemRandom.bytes(count: saltByteCount)
         return [verifierFormat] + salt + checkValue(masterKey: masterKey, salt: salt)
     }
 

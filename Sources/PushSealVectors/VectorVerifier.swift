@@ -44,8 +44,9 @@ public enum VectorVerifier {
         }
         guard let object = root.objectValue else { throw .wrongSchema("the top level is not an object") }
         if object["schema"]?.stringValue == ProviderVectorSuite.schema { return try ProviderVectorVerifier.verify(object) }
+        if object["schema"]?.stringValue == StoreVectorSuite.schema { return try report(object, check: StoreVectorSuite.check) }
         guard object["schema"]?.stringValue == VectorSuite.schema else {
-            throw .wrongSchema("schema must be \"\(VectorSuite.schema)\" or \"\(ProviderVectorSuite.schema)\"")
+            throw .wrongSchema("schema must be \"\(VectorSuite.schema)\", \"\(ProviderVectorSuite.schema)\" or \"\(StoreVectorSuite.schema)\"")
         }
         return try report(object, check: check)
     }

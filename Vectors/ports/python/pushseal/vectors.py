@@ -22,6 +22,7 @@ from .wire import b64url_encode, unpad
 
 RECEIVER_SCHEMA = "pushseal_v1_test_schema"
 PROVIDER_SCHEMA = "pushseal_v1_provider_test_schema"
+STORE_SCHEMA = "pushseal_v1_store_test_schema"
 _PROG = "pushseal.vectors"
 
 
@@ -198,6 +199,56 @@ def run_provider_case(t: Dict[str, Any]) -> List[str]:
     return errs
 
 
+def _u32(n: int) -> bytes:
+    return n.to_bytes(4, "big")
+
+
+def _i64(n: int) -> bytes:
+    return (n & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "big")
+
+
+def _hmac(key: bytes, message: bytes) -> bytes:
+    import hmac
+    import hashlib
+    return hmac.new(key, message, hashlib.sha256).digest()
+
+
+def run_store_case(t: Dict[str, Any]) -> List[str]:
+    """Mismatches of one key-store case (Docs/KEY-STORE.md §3; empty: it passes)."""
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+    mk = _hex(t, "masterKey", 32, nullable=False)
+    expand = lambda info: _hmac(mk, info + b"\x01")  # HKDF-Expand(MK, info, 32)
+    kind = t["kind"]
+    if kind == "item":
+        key, kid, salt = _hex(t, "key", 32, False), _hex(t, "kid", 16, False), _hex(t, "salt", 24, False)
+        cid, label, not_after = t["conversation"].encode("utf-8"), t["label"], t["notAfter"]
+        ad = (b"\x02" + key_id(key) + _i64(t["epoch"]) + _i64(t["createdAt"])
+              + (b"\x00" + _i64(0) if not_after is None else b"\x01" + _i64(not_after))
+              + _u32(len(cid)) + cid
+              + (b"\x00" + _u32(0) if label is None else b"\x01" + _u32(len(label.encode("utf-8"))) + label.encode("utf-8")))
+        sealed = b"\x02" + salt + ChaCha20Poly1305(expand(b"pushseal v1 store item" + salt)).encrypt(bytes(12), key, ad)
+        errs = [] if key_id(key) == kid else ["kid differs"]
+        errs += [] if _hex(t, "associatedDataHex") == ad else ["associatedDataHex differs"]
+        return errs + ([] if _hex(t, "sealedHex") == sealed else ["sealedHex differs"])
+    if kind == "verifier":
+        salt = _hex(t, "salt", 24, False)
+        verifier = b"\x01" + salt + expand(b"pushseal v1 store verifier" + salt)
+        return [] if _hex(t, "verifierHex") == verifier else ["verifierHex differs"]
+    if kind == "delivery":
+        lk = expand(b"pushseal v1 store delivery log")
+        cid, mid = t["conversation"].encode("utf-8"), t["messageId"].encode("utf-8")
+        errs = [] if _hex(t, "tagHex") == _hmac(lk, _u32(len(cid)) + cid + _u32(len(mid)) + mid) else ["tagHex differs"]
+        return errs + ([] if _hex(t, "envelopeTagHex") == _hmac(lk, b"\x02" + _hex(t, "envelopeHex", None, False))
+                       else ["envelopeTagHex differs"])
+    if kind == "epochRecord":
+        rk = expand(b"pushseal v1 store epoch record")
+        cid = t["conversation"].encode("utf-8")
+        message = (b"\x01" + _u32(len(cid)) + cid + _i64(t["epoch"]) + _hex(t, "kid", 16, False)
+                   + (b"\x01" if t["removed"] is True else b"\x00"))
+        return [] if _hex(t, "tagHex") == _hmac(rk, message) else ["tagHex differs"]
+    raise ValueError(f"unknown kind {kind!r}")
+
+
 def run_file(path: Path) -> tuple:
     """Runs one file; returns (passed, failed) after printing its FAIL lines."""
     try:
@@ -209,10 +260,12 @@ def run_file(path: Path) -> tuple:
         print(f"FAIL file {path}: not strict JSON: {e}")
         return 0, 1
     schema = doc.get("schema") if isinstance(doc, dict) else None
-    runner = {RECEIVER_SCHEMA: run_receiver_case, PROVIDER_SCHEMA: run_provider_case}.get(str(schema))
-    versions = {RECEIVER_SCHEMA: 2, PROVIDER_SCHEMA: 1}
+    runner = {RECEIVER_SCHEMA: run_receiver_case, PROVIDER_SCHEMA: run_provider_case,
+              STORE_SCHEMA: run_store_case}.get(str(schema))
+    versions = {RECEIVER_SCHEMA: 2, PROVIDER_SCHEMA: 1, STORE_SCHEMA: 1}
     if runner is None or doc.get("schemaVersion") != versions.get(str(schema)):
-        print(f"FAIL file {path}: schema is not {RECEIVER_SCHEMA} version 2 or {PROVIDER_SCHEMA} version 1")
+        print(f"FAIL file {path}: schema is not {RECEIVER_SCHEMA} version 2, {PROVIDER_SCHEMA} version 1 "
+              f"or {STORE_SCHEMA} version 1")
         return 0, 1
     tests = doc.get("tests")
     if not isinstance(tests, list) or not tests:
