@@ -85,7 +85,7 @@ let package = Package(
             name: "pushseal-deliver", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealDelivery", "PushSealCLIKit"]),
 
         // Deterministic test vectors (Vectors/pushseal-v1.json).
-        .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealReceiver"]),
+        .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
 
         // Thread processor affinity for the bench's one-core figures (glibc's _GNU_SOURCE calls).
         .target(name: "CBenchAffinity"),

@@ -84,7 +84,7 @@ struct WarmStoreKeySource: ReceiverKeySource {
 
     func lookupKey(_ id: KeyID) -> KeyLookupResult {
         switch store.lookup(id) {
-        case let .found(stored): .found(stored.key, conversation: stored.item.conversation)
+        case let .found(stored): .found(stored.key, conversation: stored.item.conversation, retireBy: stored.item.notAfter)
         case .notFound: .notFound
         case let .unavailable(error): .locked("\(error)")
         }

@@ -112,10 +112,19 @@ extension NotificationContent {
         }
     }
 
+    /// Identifiers (`cid`, `mid`, `sender.id`, `thread`, `category`): 1–256 UTF-8 bytes and no C0
+    /// control character (U+0000–U+001F: a hazard for C-string ports, logs and display; SPEC §5.1).
     static func checkIdentifier(_ value: String, field: String) throws(ContentError) {
-        let count = value.utf8.count
+        // One pass over the contiguous UTF-8 of a native string (the seal and open paths call
+        // this for every cid and mid); the generic view only for bridged strings.
+        let (count, hasControl) = value.utf8.withContiguousStorageIfAvailable { bytes in
+            (bytes.count, bytes.reduce(0xFF as UInt8) { min($0, $1) } < 0x20)
+        } ?? (value.utf8.count, value.utf8.contains { $0 < 0x20 })
         guard count >= 1, count <= maximumIdentifierByteCount else {
             throw .outOfRange(field: field, detail: "must be 1 to \(maximumIdentifierByteCount) UTF-8 bytes, is \(count)")
+        }
+        if hasControl {
+            throw .outOfRange(field: field, detail: "must not contain a control character U+0000–U+001F")
         }
     }
 }

@@ -19,6 +19,9 @@ public enum ReasonCode: String, Sendable, CaseIterable, Codable {
     case conversationMismatch = "conversation_mismatch"
     /// The content's `ts` is too old or too far in the future.
     case stale = "stale"
+    /// The content's `ts` is later than its key's retire-by time plus the future-skew allowance:
+    /// the key was retired (the conversation rotated) before this notification claims to be sent.
+    case retiredKey = "retired_key"
 }
 
 /// Why opening a notification failed. Each case corresponds to exactly one ``ReasonCode``.
@@ -41,6 +44,8 @@ public enum OpenError: Error, Sendable, Equatable {
     case conversationMismatch
     /// See ``ReasonCode/stale``; the sent time and the receiver's clock, in seconds since 1970.
     case stale(sentAt: Int64, now: Int64)
+    /// See ``ReasonCode/retiredKey``; the sent time and the key's retire-by time, in seconds since 1970.
+    case retiredKey(sentAt: Int64, retireBy: Int64)
 
     /// The reason code this error is reported as.
     public var reason: ReasonCode {
@@ -54,6 +59,7 @@ public enum OpenError: Error, Sendable, Equatable {
         case .malformedContent: .malformedContent
         case .conversationMismatch: .conversationMismatch
         case .stale: .stale
+        case .retiredKey: .retiredKey
         }
     }
 }
@@ -71,6 +77,7 @@ extension OpenError: CustomStringConvertible {
         case let .malformedContent(error): "malformed content: \(error)"
         case .conversationMismatch: "the content names a different conversation than the key is stored for"
         case let .stale(sentAt, now): "stale: sent at \(sentAt), now \(now)"
+        case let .retiredKey(sentAt, retireBy): "retired key: sent at \(sentAt), after the key's retire-by time \(retireBy)"
         }
     }
 }

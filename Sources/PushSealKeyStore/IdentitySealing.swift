@@ -57,6 +57,13 @@ enum IdentitySealing {
         try! HKDFSHA256.expand(pseudoRandomKey: masterKey, info: info + salt, outputByteCount: 32)
     }
 
+    /// Seals the private key of `pair` for the row `binding`, or nothing (a tag) for a pinned key
+    /// (`pair` nil).
+    static func seal(_ pair: IdentityKeyPair?, binding: Binding, masterKey: SecretKey) -> [UInt8] {
+        guard let pair else { return seal(UnsafeRawBufferPointer(start: nil, count: 0), binding: binding, masterKey: masterKey) }
+        return pair.withUnsafePrivateKeyBytes { seal($0, binding: binding, masterKey: masterKey) }
+    }
+
     /// Seals `secret` (a private key, or nothing for a pinned key) for the row `binding`.
     static func seal(_ secret: UnsafeRawBufferPointer, binding: Binding, masterKey: SecretKey) -> [UInt8] {
         let salt = SystemRandom.bytes(count: saltByteCount)

@@ -31,6 +31,9 @@ enum ItemSealing {
     static let itemInfo: [UInt8] = Array("pushseal v1 store item".utf8)
     static let verifierInfo: [UInt8] = Array("pushseal v1 store verifier".utf8)
     static let deliveryLogInfo: [UInt8] = Array("pushseal v1 store delivery log".utf8)
+    static let epochRecordInfo: [UInt8] = Array("pushseal v1 store epoch record".utf8)
+    /// Format tag of an epoch record's authenticated message.
+    static let epochRecordFormat: UInt8 = 0x01
 
     private static let zeroNonce = [UInt8](repeating: 0, count: ChaCha20Poly1305.nonceByteCount)
 
@@ -90,9 +93,9 @@ enum ItemSealing {
         }
     }
 
-    /// Seals `key` for the row `binding` with a fresh salt.
-    static func seal(_ key: ConversationKey, binding: Binding, masterKey: SecretKey) -> [UInt8] {
-        let salt = SystemRandom.bytes(count: saltByteCount)
+    /// Seals `key` for the row `binding` with a fresh salt (`salt` only for test vectors).
+    static func seal(_ key: ConversationKey, binding: Binding, masterKey: SecretKey, salt: [UInt8]? = nil) -> [UInt8] {
+        let salt = salt ?? SystemRandom.bytes(count: saltByteCount)
         let itemKey = derive(masterKey, info: itemInfo, salt: salt)
         let ad = binding.associatedData
         var blob = [UInt8](repeating: 0, count: sealedByteCount)
@@ -153,9 +156,10 @@ enum ItemSealing {
         return matches ? key : nil
     }
 
-    /// A fresh verifier for `masterKey`: 0x01 || s || HKDF-Expand(MK, "pushseal v1 store verifier" || s, 32).
-    static func makeVerifier(masterKey: SecretKey) -> [UInt8] {
-        let salt = SystemRandom.bytes(count: saltByteCount)
+    /// A fresh verifier for `masterKey`: 0x01 || s || HKDF-Expand(MK, "pushseal v1 store verifier" || s, 32)
+    /// (`salt` only for test vectors).
+    static func makeVerifier(masterKey: SecretKey, salt: [UInt8]? = nil) -> [UInt8] {
+        let salt = salt ?? SystemRandom.bytes(count: saltByteCount)
         return [verifierFormat] + salt + checkValue(masterKey: masterKey, salt: salt)
     }
 
@@ -192,6 +196,29 @@ enum ItemSealing {
         message += bigEndian(UInt32(truncatingIfNeeded: mid.count))
         message += mid
         return HMACSHA256.authenticationCode(for: message, using: logKey)
+    }
+
+    /// The epoch-record key: HKDF-Expand(MK, "pushseal v1 store epoch record", 32).
+    static func epochRecordKey(masterKey: SecretKey) -> SecretKey {
+        derive(masterKey, info: epochRecordInfo, salt: [])
+    }
+
+    /// The epoch record's tag: HMAC-SHA256(record key, 0x01 || uint32be(len cid) || cid ||
+    /// int64be(epoch) || kid(16) || removed (one byte, 0 or 1)).
+    static func epochRecordTag(conversation: [UInt8], epoch: Int64, keyID: [UInt8], removed: Bool, recordKey: SecretKey) -> [UInt8] {
+        var message: [UInt8] = [epochRecordFormat]
+        message.reserveCapacity(1 + 4 + conversation.count + 8 + keyID.count + 1)
+        message += bigEndian(UInt32(truncatingIfNeeded: conversation.count))
+        message += conversation
+        message += bigEndian(UInt64(bitPattern: epoch))
+        message += keyID
+        message.append(removed ? 1 : 0)
+        return HMACSHA256.authenticationCode(for: message, using: recordKey)
+    }
+
+    /// The duplicate-log digest of an envelope: HMAC-SHA256(log key, 0x02 || E).
+    static func envelopeTag(_ envelope: [UInt8], logKey: SecretKey) -> [UInt8] {
+        HMACSHA256.authenticationCode(for: [0x02] + envelope, using: logKey)
     }
 
     private static func checkValue(masterKey: SecretKey, salt: [UInt8]) -> [UInt8] {

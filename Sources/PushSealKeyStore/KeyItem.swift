@@ -12,8 +12,10 @@ public struct KeyItem: Sendable, Equatable {
     public let label: String?
     /// When the item was added, in seconds since 1970.
     public let createdAt: Int64
-    /// The last second (inclusive) the key is live, in seconds since 1970; nil for no limit.
-    /// After it, the key is no longer current and ``KeyStore/purgeExpired()`` deletes it.
+    /// The key's retire-by time: the last second (inclusive) it is live, in seconds since 1970;
+    /// nil for no limit. After it the key is no longer current, receivers refuse notifications
+    /// that claim a later sending time (`retired_key`), and ``KeyStore/purgeExpired(gracePeriod:)``
+    /// deletes it once the grace period has passed too.
     public let notAfter: Int64?
 
     /// Creates item metadata (the store creates these; public for tests and fakes).

@@ -33,6 +33,7 @@ extension KeyStore {
             let row = KeyItem(keyID: item.key.id, conversation: item.conversation, epoch: item.epoch, label: label, createdAt: createdAt, notAfter: nil)
             return ItemSealing.seal(item.key, binding: .init(row), masterKey: masterKey)
         }
+        let recordKey = epochRecordKey
         do {
             try session(.write) { connection throws(KeyStoreError) in
                 try connection.withStatement(
@@ -48,6 +49,10 @@ extension KeyStore {
                         _ = try statement.step()
                         statement.reset()
                     }
+                }
+                for item in items {
+                    let added = KeyItem(keyID: item.key.id, conversation: item.conversation, epoch: item.epoch, label: label, createdAt: createdAt, notAfter: nil)
+                    try Self.advanceEpochRecord(for: added, connection, recordKey: recordKey)
                 }
             }
         } catch let error {

@@ -110,7 +110,7 @@ extension KeyStore {
     /// ``install(_:)`` that also returns the conversation the opened bundle named.
     public func installReportingConversation(_ bundle: KeyBundle) throws(KeyBundleError) -> (installation: KeyBundleInstallation, conversation: String) {
         let now = clock()
-        let masterKey = self.masterKey
+        let (masterKey, recordKey) = (self.masterKey, self.epochRecordKey)
         var failure: KeyBundleError?
         let result: (installation: KeyBundleInstallation, conversation: String)?
         do {
@@ -146,7 +146,14 @@ extension KeyStore {
                     let item = KeyItem(
                         keyID: opened.key.id, conversation: opened.conversation, epoch: header.epoch, label: nil, createdAt: now,
                         notAfter: header.notAfter)
+                    // A newer epoch than any the device knows retires the earlier ones now, as the
+                    // provider's rotation did (SPEC §16.6): a member removed by that rotation can no
+                    // longer forge notifications dated after this moment (`retired_key`).
+                    if try Self.nextEpoch(opened.conversation, connection, recordKey: recordKey) <= header.epoch {
+                        try Self.retire(conversation: opened.conversation, at: now, connection, masterKey: masterKey)
+                    }
                     try Self.insert(item, sealed: ItemSealing.seal(opened.key, binding: .init(item), masterKey: masterKey), connection)
+                    try Self.advanceEpochRecord(for: item, connection, recordKey: recordKey)
                 }
                 return (installation, opened.conversation)
             }
@@ -174,11 +181,7 @@ extension KeyStore {
     ) throws(KeyStoreError) -> Int64 {
         let createdAt = clock()
         let binding = IdentitySealing.Binding(kind: kind, id: id.bytes, publicKey: publicKey, createdAt: createdAt)
-        let sealed = if let pair {
-            pair.withUnsafePrivateKeyBytes { IdentitySealing.seal($0, binding: binding, masterKey: masterKey) }
-        } else {
-            IdentitySealing.seal(UnsafeRawBufferPointer(start: nil, count: 0), binding: binding, masterKey: masterKey)
-        }
+        let sealed = IdentitySealing.seal(pair, binding: binding, masterKey: masterKey)
         try session(.write) { connection throws(KeyStoreError) in
             try connection.withStatement(
                 "INSERT OR IGNORE INTO identities (kind, id, public_key, created_at, sealed) VALUES (?1, ?2, ?3, ?4, ?5)"

@@ -22,8 +22,8 @@ public final class KeyStore: Sendable {
     /// The longest a call waits for another process's lock on the file (all its SQLite
     /// statements together, pragmas included) before it fails with `SQLITE_BUSY`: 15 seconds.
     public static let lockWaitSeconds = Int(SQLiteConnection.busyWaitMilliseconds / 1000)
-    /// How long retired epochs stay usable after a rotation: 31 days (longer than APNs' 30 days
-    /// and FCM's 28 days of store-and-forward).
+    /// How long retired epochs are kept after their retire-by time before ``purgeExpired(gracePeriod:)``
+    /// deletes them: 31 days (longer than APNs' 30 days and FCM's 28 days of store-and-forward).
     public static let defaultGracePeriod: Int64 = 31 * 86_400
     /// The longest conversation id, in UTF-8 bytes (the content schema's limit for `cid`).
     public static let maximumConversationByteCount = 256
@@ -39,6 +39,7 @@ public final class KeyStore: Sendable {
 
     let masterKey: SecretKey
     let deliveryLogKey: SecretKey
+    let epochRecordKey: SecretKey
     /// The verifier this instance checked its master key against.
     private let verifier: [UInt8]
     let clock: SecondsClock
@@ -128,6 +129,7 @@ public final class KeyStore: Sendable {
         self.createdStore = created
         self.masterKey = key
         self.deliveryLogKey = ItemSealing.deliveryLogKey(masterKey: key)
+        self.epochRecordKey = ItemSealing.epochRecordKey(masterKey: key)
         self.verifier = verifier
         self.clock = clock
     }
@@ -146,24 +148,28 @@ public final class KeyStore: Sendable {
         try Self.check(conversation: conversation)
         if let epoch, epoch < 0 { throw .invalidArgument("epoch \(epoch) is negative") }
         let createdAt = clock()
-        let masterKey = self.masterKey
+        let (masterKey, recordKey) = (self.masterKey, self.epochRecordKey)
         return try session(.write) { connection throws(KeyStoreError) -> KeyItem in
-            let epoch = if let epoch { epoch } else { try Self.nextEpoch(conversation, connection) }
+            let epoch = if let epoch { epoch } else { try Self.nextEpoch(conversation, connection, recordKey: recordKey) }
             let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: createdAt, notAfter: notAfter)
             let sealed = ItemSealing.seal(key, binding: .init(item), masterKey: masterKey)
             try Self.insert(item, sealed: sealed, connection)
+            try Self.advanceEpochRecord(for: item, connection, recordKey: recordKey)
             return item
         }
     }
 
-    /// The conversation's next epoch: its highest + 1, or 1 when it has no keys. Call inside the
-    /// write transaction that inserts it.
-    private static func nextEpoch(_ conversation: String, _ connection: SQLiteConnection) throws(KeyStoreError) -> Int64 {
-        let highest = try connection.withStatement("SELECT max(epoch) FROM keys WHERE conversation = ?1") { statement throws(KeyStoreError) in
+    /// The conversation's next epoch: its highest + 1 (of its rows and its epoch record, so an
+    /// epoch removed through the API is never given out again), or 1 when it has neither. Call
+    /// inside the write transaction that inserts it.
+    static func nextEpoch(_ conversation: String, _ connection: SQLiteConnection, recordKey: SecretKey) throws(KeyStoreError) -> Int64 {
+        let highestRow = try connection.withStatement("SELECT max(epoch) FROM keys WHERE conversation = ?1") { statement throws(KeyStoreError) in
             try statement.bind(1, text: conversation)
             _ = try statement.step()
             return statement.optionalInt64(0)
         }
+        let recorded = try epochRecord(Array(conversation.utf8), connection, recordKey: recordKey)?.epoch
+        let highest = [highestRow, recorded].compactMap { $0 }.max()
         if highest == Int64.max { throw .invalidArgument("conversation \(conversation) is at the last epoch") }
         return (highest ?? 0) + 1
     }
@@ -179,30 +185,44 @@ public final class KeyStore: Sendable {
         return try Self.unseal(row, masterKey: masterKey)
     }
 
-    /// The conversation's current key: the highest epoch that is live now (no not-after time, or
-    /// not-after not yet passed). ``KeyStoreError/itemNotFound`` when there is none.
+    /// The conversation's current key: its newest epoch, when that is live now (no not-after
+    /// time, or not-after not yet passed). ``KeyStoreError/itemNotFound`` when the conversation
+    /// has no keys, or its newest epoch is retired or was removed (rotate to continue): never an
+    /// older epoch, which a member removed by the rotation may still hold.
     ///
-    /// Selection uses authenticated fields only: the rows are read from the highest epoch down
-    /// and each is unsealed (which checks its every column) until a live one is found, so an
-    /// edited not-after time or epoch is ``KeyStoreError/corruptedItem(_:)``, never another key.
+    /// The newest epoch comes from the conversation's authenticated epoch record (file format 3),
+    /// not from the rows: a deleted newest row, a rolled-back record, an edited epoch or not-after
+    /// time, or a missing record while rows exist is ``KeyStoreError/corruptedItem(_:)``.
     public func currentKey(conversation: String) throws(KeyStoreError) -> StoredKey {
         try Self.check(conversation: conversation)
         let now = clock()
-        let masterKey = self.masterKey
-        let found = try session(.read) { connection throws(KeyStoreError) -> StoredKey? in
-            try connection.withStatement(
-                "SELECT \(Row.columns) FROM keys WHERE conversation = ?1 ORDER BY epoch DESC"
-            ) { statement throws(KeyStoreError) -> StoredKey? in
-                try statement.bind(1, text: conversation)
-                while try statement.step() {
-                    let stored = try Self.unseal(Row(statement), masterKey: masterKey)
-                    if stored.item.isLive(at: now) { return stored }
-                }
+        let (masterKey, recordKey) = (self.masterKey, self.epochRecordKey)
+        let cid = Array(conversation.utf8)
+        let stored = try session(.read) { connection throws(KeyStoreError) -> StoredKey? in
+            let newestRow = try connection.withStatement(
+                "SELECT \(Row.columns) FROM keys WHERE conversation = ?1 ORDER BY epoch DESC LIMIT 1"
+            ) { statement throws(KeyStoreError) -> Row? in
+                try statement.bind(1, textBytes: cid)
+                return try statement.step() ? Row(statement) : nil
+            }
+            guard let record = try Self.epochRecord(cid, connection, recordKey: recordKey) else {
+                // Rows without a record: the record was deleted.
+                if let newestRow, let id = KeyID(bytes: newestRow.kid) { throw .corruptedItem(id) }
                 return nil
             }
+            if record.removed {
+                // Removed through the API; a row above the removed epoch would have moved the record.
+                if let newestRow, newestRow.epoch > record.epoch, let id = KeyID(bytes: newestRow.kid) { throw .corruptedItem(id) }
+                return nil
+            }
+            // The newest row must be exactly the recorded one: not deleted, not above it.
+            guard let newestRow, newestRow.epoch == record.epoch, newestRow.kid == record.kid else {
+                throw .corruptedItem(record.keyID)
+            }
+            return try Self.unseal(newestRow, masterKey: masterKey)
         }
-        guard let found else { throw .itemNotFound }
-        return found
+        guard let stored, stored.item.isLive(at: now) else { throw .itemNotFound }
+        return stored
     }
 
     /// Metadata of every item (or of one conversation's), ordered by conversation bytes and
@@ -228,43 +248,48 @@ public final class KeyStore: Sendable {
     }
 
     /// Rotates `conversation`: a fresh random key (or `key`, when given) at epoch max + 1 (1 for a
-    /// conversation without keys), and every earlier epoch without a not-after time gets
-    /// `now + gracePeriod`. All in one write transaction, so concurrent rotations get distinct,
-    /// consecutive epochs.
+    /// conversation without keys), and every earlier epoch without a not-after time is retired
+    /// now: its not-after (retire-by) time becomes `now`. All in one write transaction, so
+    /// concurrent rotations get distinct, consecutive epochs.
+    ///
+    /// A retired key still opens notifications sent up to its retire-by time (plus the receiver's
+    /// future-skew allowance) until ``purgeExpired(gracePeriod:)`` deletes it after the grace
+    /// period; a notification claiming a later `ts` falls back with `retired_key`, so a member
+    /// removed by the rotation cannot forge fresh notifications with the old key (SPEC §10.2).
     ///
     /// Pass `key` to mirror a rotation made elsewhere (a device receiving the provider's new key
     /// retires its earlier epochs the same way); ``KeyStoreError/duplicateItem`` when the store
     /// already holds that key id, and then nothing changes.
     @discardableResult
-    public func rotate(
-        conversation: String, gracePeriod: Int64 = KeyStore.defaultGracePeriod, label: String? = nil,
-        key supplied: ConversationKey? = nil
-    ) throws(KeyStoreError) -> StoredKey {
+    public func rotate(conversation: String, label: String? = nil, key supplied: ConversationKey? = nil) throws(KeyStoreError) -> StoredKey {
         try Self.check(conversation: conversation)
-        guard gracePeriod >= 0 else { throw .invalidArgument("grace period \(gracePeriod) is negative") }
         let now = clock()
-        let (sum, overflow) = now.addingReportingOverflow(gracePeriod)
-        let retireAt = overflow ? Int64.max : sum
         let key = supplied ?? ConversationKey.generate()
-        let masterKey = self.masterKey
+        let (masterKey, recordKey) = (self.masterKey, self.epochRecordKey)
         return try session(.write) { connection throws(KeyStoreError) -> StoredKey in
-            let epoch = try Self.nextEpoch(conversation, connection)
-            try Self.retire(conversation: conversation, at: retireAt, connection, masterKey: masterKey)
+            let epoch = try Self.nextEpoch(conversation, connection, recordKey: recordKey)
+            try Self.retire(conversation: conversation, at: now, connection, masterKey: masterKey)
             let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: now, notAfter: nil)
             let sealed = ItemSealing.seal(key, binding: .init(item), masterKey: masterKey)
             try Self.insert(item, sealed: sealed, connection)
+            try Self.advanceEpochRecord(for: item, connection, recordKey: recordKey)
             return StoredKey(key: key, item: item)
         }
     }
 
-    /// Removes the item with id `keyID`; ``KeyStoreError/itemNotFound`` when absent.
+    /// Removes the item with id `keyID`; ``KeyStoreError/itemNotFound`` when absent. Removing a
+    /// conversation's newest epoch leaves it without a current key until it is rotated (it never
+    /// falls back to an older epoch).
     public func remove(keyID: KeyID) throws(KeyStoreError) {
+        let recordKey = epochRecordKey
         let removed = try session(.write) { connection throws(KeyStoreError) -> Int in
             try connection.withStatement("DELETE FROM keys WHERE kid = ?1") { statement throws(KeyStoreError) in
                 try statement.bind(1, blob: keyID.bytes)
                 _ = try statement.step()
             }
-            return connection.changes
+            let changes = connection.changes
+            try Self.markRemovedEpochRecords(connection, recordKey: recordKey)
+            return changes
         }
         guard removed > 0 else { throw .itemNotFound }
     }
@@ -278,7 +303,12 @@ public final class KeyStore: Sendable {
                 try statement.bind(1, text: conversation)
                 _ = try statement.step()
             }
-            return connection.changes
+            let changes = connection.changes
+            try connection.withStatement("DELETE FROM epochs WHERE conversation = ?1") { statement throws(KeyStoreError) in
+                try statement.bind(1, text: conversation)
+                _ = try statement.step()
+            }
+            return changes
         }
     }
 
@@ -290,21 +320,30 @@ public final class KeyStore: Sendable {
         try session(.write) { connection throws(KeyStoreError) -> Int in
             try connection.execute("DELETE FROM keys")
             let removed = connection.changes
+            try connection.execute("DELETE FROM epochs")
             try connection.execute("DELETE FROM deliveries")
             return removed
         }
     }
 
-    /// Deletes every item whose not-after time has passed (`notAfter < now`); returns how many.
+    /// Deletes every item retired more than `gracePeriod` seconds ago (`notAfter + gracePeriod <
+    /// now`); returns how many. The default grace period (31 days) covers the push services'
+    /// store-and-forward time, so a notification sent just before a rotation still opens when it
+    /// is delivered late. See Docs/KEY-STORE.md for what makes a purge durable.
     @discardableResult
-    public func purgeExpired() throws(KeyStoreError) -> Int {
-        let now = clock()
+    public func purgeExpired(gracePeriod: Int64 = KeyStore.defaultGracePeriod) throws(KeyStoreError) -> Int {
+        guard gracePeriod >= 0 else { throw .invalidArgument("grace period \(gracePeriod) is negative") }
+        let (cutoff, overflow) = clock().subtractingReportingOverflow(gracePeriod)
+        if overflow { return 0 }
+        let recordKey = epochRecordKey
         return try session(.write) { connection throws(KeyStoreError) -> Int in
             try connection.withStatement("DELETE FROM keys WHERE not_after IS NOT NULL AND not_after < ?1") { statement throws(KeyStoreError) in
-                try statement.bind(1, now)
+                try statement.bind(1, cutoff)
                 _ = try statement.step()
             }
-            return connection.changes
+            let changes = connection.changes
+            try Self.markRemovedEpochRecords(connection, recordKey: recordKey)
+            return changes
         }
     }
 
@@ -384,7 +423,7 @@ public final class KeyStore: Sendable {
     /// Gives every epoch of `conversation` without a not-after time the not-after time `retireAt`:
     /// each such row is unsealed (a tampered one is ``KeyStoreError/corruptedItem(_:)`` and the
     /// rotation is rolled back) and sealed again, since its not-after time is bound into it.
-    private static func retire(
+    static func retire(
         conversation: String, at retireAt: Int64, _ connection: SQLiteConnection, masterKey: SecretKey
     ) throws(KeyStoreError) {
         let rows = try connection.withStatement(

@@ -249,6 +249,11 @@ struct SQLiteStatement {
         try check(status)
     }
 
+    /// Binds bytes as a BLOB, or NULL.
+    func bind(_ index: Int32, optionalBlob bytes: [UInt8]?) throws(KeyStoreError) {
+        if let bytes { try bind(index, blob: bytes) } else { try check(sqlite3_bind_null(handle, index)) }
+    }
+
     /// Binds bytes as a BLOB.
     func bind(_ index: Int32, blob bytes: [UInt8]) throws(KeyStoreError) {
         let status = bytes.withUnsafeBytes { buffer -> Int32 in

@@ -9,12 +9,14 @@ enum Schema {
     /// `PRAGMA application_id`: "PSKS" (PushSeal key store).
     static let applicationID: Int64 = 0x5053_4B53
     /// The newest format this code reads and writes.
-    static let currentVersion: Int64 = 3
+    static let currentVersion: Int64 = 4
 
     /// The SQL of each migration step: `steps[n]` takes a file from version n to n + 1. Version 0
     /// is an empty (never initialized) database. Version 2 changed no table, only how keys are
     /// sealed (every column bound into the associated data, Docs/KEY-STORE.md §3): its step
-    /// reseals the rows (``resealVersion1Items(_:masterKey:)``). Every step runs inside the
+    /// reseals the rows (``resealVersion1Items(_:masterKey:)``). Version 3 adds the
+    /// per-conversation epoch record (Docs/KEY-STORE.md §3.5), filled from the newest rows; version 4
+    /// the identities of key bundles (SPEC §16.1). Every step runs inside the
     /// migrating `BEGIN IMMEDIATE` transaction together with the `user_version` update.
     static let steps: [String] = [
         // 0 -> 1
@@ -41,7 +43,18 @@ enum Schema {
         """,
         // 1 -> 2: no schema change (resealVersion1Items)
         "",
-        // 2 -> 3: identities for key bundles (Docs/KEY-STORE.md §2, SPEC §16.1): the device key,
+        // 2 -> 3: the per-conversation epoch record (KeyStore.createEpochRecords)
+        """
+        CREATE TABLE epochs (
+            conversation TEXT PRIMARY KEY NOT NULL,
+            epoch        INTEGER NOT NULL,
+            kid          BLOB NOT NULL CHECK (length(kid) = 16),
+            removed      INTEGER NOT NULL CHECK (removed IN (0, 1)),
+            tag          BLOB NOT NULL CHECK (length(tag) = 32)
+        ) WITHOUT ROWID;
+        ALTER TABLE deliveries ADD COLUMN envelope BLOB;
+        """,
+        // 3 -> 4: identities for key bundles (Docs/KEY-STORE.md §2, SPEC §16.1): the device key,
         // the provider's own key pairs and the pinned provider public keys. Self-contained: a
         // new table only, nothing else changes.
         """
@@ -131,6 +144,7 @@ enum Schema {
         while version < currentVersion {
             if !steps[Int(version)].isEmpty { try connection.execute(steps[Int(version)]) }
             if version == 1 { try resealVersion1Items(connection, masterKey: masterKey) }
+            if version == 2 { try KeyStore.createEpochRecords(connection, masterKey: masterKey) }
             version += 1
         }
         if header.isUninitialized {

@@ -31,10 +31,11 @@ public struct KeyStoreKeySource: ReceiverKeySource {
         self.clock = clock
     }
 
-    /// Looks the id up in the store's index, then unseals only that key.
+    /// Looks the id up in the store's index, then unseals only that key. The key's not-after time
+    /// (bound into its sealed row, so an edit makes the row unreadable) is its retire-by time.
     public func lookupKey(_ id: KeyID) -> KeyLookupResult {
         switch KeyStore.lookup(id, directory: directory, masterKey: masterKey) {
-        case let .found(stored): .found(stored.key, conversation: stored.item.conversation)
+        case let .found(stored): .found(stored.key, conversation: stored.item.conversation, retireBy: stored.item.notAfter)
         case .notFound: .notFound
         case let .unavailable(error): .locked("\(error)")
         }
@@ -43,12 +44,26 @@ public struct KeyStoreKeySource: ReceiverKeySource {
     /// Checks and records (cid, mid) in the store's duplicate log, pruning old entries in the
     /// same transaction.
     public func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
+        record(conversation: conversation, messageID: messageID, envelope: nil)
+    }
+
+    /// Checks and records (cid, mid) with a keyed digest of the envelope: the pair again with a
+    /// different envelope is ``DeliveryRecord/conflict``.
+    public func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
+        record(conversation: conversation, messageID: messageID, envelope: envelope)
+    }
+
+    private func record(conversation: String, messageID: String, envelope: [UInt8]?) -> DeliveryRecord {
         do throws(KeyStoreError) {
             // Opening the store and recording, in one connection when the store is current.
-            let seen = try KeyStore.recordDelivery(
-                conversation: conversation, messageID: messageID, pruningOlderThan: duplicateLogRetention,
+            let check = try KeyStore.recordDelivery(
+                conversation: conversation, messageID: messageID, envelope: envelope, pruningOlderThan: duplicateLogRetention,
                 directory: directory, masterKey: masterKey, clock: clock)
-            return seen ? .duplicate : .first
+            switch check {
+            case .first: return .first
+            case .duplicate: return .duplicate
+            case .conflict: return .conflict
+            }
         } catch {
             return .unavailable("\(error)")
         }

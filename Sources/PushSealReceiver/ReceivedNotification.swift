@@ -34,6 +34,10 @@ public struct ReceivedNotification: Sendable, Equatable {
     public var reason: Optional<ReasonCode>
     /// Decrypted, but `(cid, mid)` was already in the duplicate log. Always false for a fallback.
     public var isDuplicate: Bool
+    /// The message id was delivered before with a different envelope (always with
+    /// ``isDuplicate``): a resend the provider sealed again, or a key holder who used the id
+    /// first. Show neither text as authoritative: fetch the message by (cid, mid) (SPEC §10.4).
+    public var isConflict: Bool
     /// Decrypted a content-free wake-and-fetch notification: the app must fetch the message
     /// (`cid`, `mid`) from its server. The text is then fallback text.
     public var requiresFetch: Bool
@@ -81,20 +85,23 @@ public struct ReceivedNotification: Sendable, Equatable {
     /// when it carried none (or the envelope was malformed, so it was not looked at).
     public var keyBundle: Optional<KeyBundleOutcome>
 
-    /// True for `not_sealed`: the platform should show the notification exactly as it arrived.
-    public var isPassThrough: Bool { reason == .notSealed }
+    /// True for `not_sealed` while ``ReceiverConfiguration/passesThroughUnsealed`` is set (the
+    /// default): the platform should show the notification exactly as it arrived.
+    public var isPassThrough: Bool
 
     /// A decrypted result: every field set once (rather than a fallback value whose fields are
     /// then overwritten one by one).
     /// The text is the content's own (title, subtitle, body as plain text) unless `fallback` is
     /// given (a content-free or textless content).
     init(decrypted content: consuming NotificationContent, fallback: (text: FallbackText, source: TextSource)?, requiresFetch: Bool,
-         isDuplicate: Bool, keyID: KeyID, contentBytes: [UInt8]?) {
+         isDuplicate: Bool, isConflict: Bool, keyID: KeyID, contentBytes: [UInt8]?) {
         outcome = .decrypted
         reason = nil
         self.isDuplicate = isDuplicate
+        self.isConflict = isConflict
         self.requiresFetch = requiresFetch
         isTruncated = content.isTruncated
+        isPassThrough = false
         if let fallback {
             title = fallback.text.title
             subtitle = fallback.text.subtitle
@@ -122,10 +129,15 @@ public struct ReceivedNotification: Sendable, Equatable {
     }
 
     /// A fallback with the given text and outer fields.
-    init(fallback text: FallbackText, source: TextSource, reason: ReasonCode?, outer: OuterFields, keyID: KeyID?, diagnostic: String?) {
+    init(
+        fallback text: FallbackText, source: TextSource, reason: ReasonCode?, outer: OuterFields, keyID: KeyID?, diagnostic: String?,
+        isPassThrough: Bool = false
+    ) {
         outcome = .fallback
         self.reason = reason
+        self.isPassThrough = isPassThrough
         isDuplicate = false
+        isConflict = false
         requiresFetch = false
         isTruncated = false
         title = text.title

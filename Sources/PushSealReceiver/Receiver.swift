@@ -52,14 +52,24 @@ public struct Receiver: Sendable {
         open(ParsedPayload(fcmData: fcmData))
     }
 
-    /// Opens a payload that was already parsed (see ``ParsedPayload``). Steps 2–11 of SPEC 10.2.
+    /// Opens a payload that was already parsed (see ``ParsedPayload``). Steps 2–12 of SPEC 10.2.
     public func open(_ parsed: ParsedPayload) -> ReceivedNotification {
         // 1–2. Locating the sealed member (done by ParsedPayload).
         // 2–4. Strict base64url, version, length.
         let envelope: Envelope
         do {
             switch parsed.sealed {
-            case let .absent(why): return fallback(parsed, .notSealed, keyID: nil, why)
+            case let .absent(why):
+                guard configuration.passesThroughUnsealed else {
+                    // The app's own text: an unsealed payload's alert is whatever its sender chose.
+                    return ReceivedNotification(
+                        fallback: configuration.fallbackText(.notSealed), source: .appFallback, reason: .notSealed,
+                        outer: parsed.outer, keyID: nil, diagnostic: why)
+                }
+                let (text, source) = fallbackText(parsed, .notSealed)
+                return ReceivedNotification(
+                    fallback: text, source: source, reason: .notSealed, outer: parsed.outer, keyID: nil, diagnostic: why,
+                    isPassThrough: true)
             case .duplicated: return fallback(parsed, .malformedEnvelope, keyID: nil, "the \"pushseal\" member occurs more than once")
             case let .notString(kind): return fallback(parsed, .malformedEnvelope, keyID: nil, "the \"pushseal\" member is \(kind), not a string")
             case let .wire(string): envelope = try Envelope(wire: string)
@@ -98,14 +108,16 @@ public struct Receiver: Sendable {
         // 5–6. The one key the header names.
         let key: ConversationKey
         let conversation: String
+        let retireBy: Int64?
         switch keySource.lookupKey(keyID) {
         case .notFound:
             return fallback(parsed, .unknownKey, keyID: keyID, "no key with id \(keyID)")
         case let .locked(why):
             return fallback(parsed, .storeLocked, keyID: keyID, "key store locked or unavailable: \(why)")
-        case let .found(foundKey, foundConversation):
+        case let .found(foundKey, foundConversation, foundRetireBy):
             key = foundKey
             conversation = foundConversation
+            retireBy = foundRetireBy
         }
 
         // 7. Authenticate and decrypt; 8 (padding, size) happens inside. The decrypted bytes are
@@ -120,12 +132,15 @@ public struct Receiver: Sendable {
             SecureMemory.wipe(plaintext)
             return fallback(parsed, error.reason, keyID: keyID, Self.safeDiagnostic(error))
         }
-        return finish(decrypted: UnsafeMutableRawBufferPointer(rebasing: plaintext[..<contentCount]), conversation: conversation, keyID: keyID, parsed: parsed)
+        return finish(decrypted: UnsafeMutableRawBufferPointer(rebasing: plaintext[..<contentCount]), conversation: conversation, retireBy: retireBy, envelope: envelope.bytes, keyID: keyID, parsed: parsed)
     }
 
-    /// Steps 8–11 on decrypted content bytes. On every path the bytes are zeroed before this
+    /// Steps 8–12 on decrypted content bytes. On every path the bytes are zeroed before this
     /// returns (a copy is kept only with ``ReceiverConfiguration/retainsContentBytes``).
-    func finish(decrypted mutableBytes: UnsafeMutableRawBufferPointer, conversation: String, keyID: KeyID, parsed: ParsedPayload) -> ReceivedNotification {
+    func finish(
+        decrypted mutableBytes: UnsafeMutableRawBufferPointer, conversation: String, retireBy: Int64?, envelope: [UInt8], keyID: KeyID,
+        parsed: ParsedPayload
+    ) -> ReceivedNotification {
         defer { SecureMemory.wipe(mutableBytes) }
         let bytes = UnsafeRawBufferPointer(mutableBytes)
 
@@ -153,10 +168,21 @@ public struct Receiver: Sendable {
             return fallback(parsed, .stale, keyID: keyID, "sent more than \(configuration.maximumFutureSkew) s in the future")
         }
 
-        // 11. Success; duplicate flag from the log.
-        let isDuplicate = keySource.markDelivered(conversation: content.conversationID, messageID: content.messageID) == .duplicate
+        // 11. Retirement: a key retired at `retireBy` seals nothing later (plus the skew allowance),
+        // so a holder of the old key (a removed member) cannot forge a fresh notification with it.
+        if let retireBy {
+            let (limit, overflow) = retireBy.addingReportingOverflow(configuration.maximumFutureSkew)
+            if !overflow && content.sentAt > limit {
+                return fallback(parsed, .retiredKey, keyID: keyID, OpenError.retiredKey(sentAt: content.sentAt, retireBy: retireBy).description)
+            }
+        }
+
+        // 12. Success; duplicate and conflict flags from the log.
+        let record = keySource.markDelivered(conversation: content.conversationID, messageID: content.messageID, envelope: envelope)
         let retained = configuration.retainsContentBytes ? Array(bytes) : nil
-        return decrypted(consume content, bytes: retained, isDuplicate: isDuplicate, keyID: keyID, parsed: parsed)
+        return decrypted(
+            consume content, bytes: retained, isDuplicate: record == .duplicate || record == .conflict, isConflict: record == .conflict,
+            keyID: keyID, parsed: parsed)
     }
 
     // MARK: Results
@@ -185,15 +211,17 @@ public struct Receiver: Sendable {
         return ReceivedNotification(fallback: text, source: source, reason: reason, outer: parsed.outer, keyID: keyID, diagnostic: diagnostic)
     }
 
-    private func decrypted(_ content: consuming NotificationContent, bytes: [UInt8]?, isDuplicate: Bool, keyID: KeyID, parsed: ParsedPayload) -> ReceivedNotification {
-        // SPEC 9.5 (content-free = body "" with trunc) and the lead's decision (content-free = no
-        // body): either way the app must fetch, and there is no text to show.
-        let requiresFetch = content.requiresFetch || (content.isTruncated && content.body?.isEmpty == true)
+    private func decrypted(
+        _ content: consuming NotificationContent, bytes: [UInt8]?, isDuplicate: Bool, isConflict: Bool, keyID: KeyID, parsed: ParsedPayload
+    ) -> ReceivedNotification {
+        // SPEC 9.5 and A.3: the one content-free rule is "no body"; `trunc` only marks a shortened
+        // body (an empty one included), never a fetch request.
+        let requiresFetch = content.requiresFetch
         let hasText = !(content.title ?? "").isEmpty || !(content.subtitle ?? "").isEmpty || !(content.body ?? "").isEmpty
         // The content's own text, or (no text to show) the fallback text.
         return ReceivedNotification(
             decrypted: content, fallback: requiresFetch || !hasText ? fallbackText(parsed, nil) : nil, requiresFetch: requiresFetch,
-            isDuplicate: isDuplicate, keyID: keyID, contentBytes: bytes)
+            isDuplicate: isDuplicate, isConflict: isConflict, keyID: keyID, contentBytes: bytes)
     }
 
     // MARK: Diagnostics without plaintext

@@ -22,6 +22,12 @@ public struct ReceiverConfiguration: Sendable {
     /// finished, and a decrypted content-free notification whose message the app must fetch.
     /// Must not capture any decrypted content.
     public var fallbackText: @Sendable (ReasonCode?) -> FallbackText
+    /// When true (the default), a payload without an envelope (`not_sealed`) is passed through
+    /// untouched, as the platform delivered it. When false it is a fallback that shows the app's
+    /// ``fallbackText`` for `not_sealed` (never the payload's own alert): the push service can then
+    /// no longer choose the displayed text by sending an unsealed payload (Docs/THREAT-MODEL.md).
+    /// Set it when the app receives no notifications other than PushSeal's.
+    public var passesThroughUnsealed: Bool
     /// When true, a decrypted result carries the exact content bytes
     /// (``ReceivedNotification/contentBytes``), as the vector checks need. Off by default: the
     /// receiver zeroes its decrypted buffer before returning.
@@ -34,6 +40,7 @@ public struct ReceiverConfiguration: Sendable {
         clock: @escaping SecondsClock = systemClock,
         prefersPayloadPlaceholder: Bool = true,
         retainsContentBytes: Bool = false,
+        passesThroughUnsealed: Bool = true,
         fallbackText: @escaping @Sendable (ReasonCode?) -> FallbackText = { _ in .standard }
     ) {
         self.maximumAge = maximumAge
@@ -41,6 +48,7 @@ public struct ReceiverConfiguration: Sendable {
         self.clock = clock
         self.prefersPayloadPlaceholder = prefersPayloadPlaceholder
         self.retainsContentBytes = retainsContentBytes
+        self.passesThroughUnsealed = passesThroughUnsealed
         self.fallbackText = fallbackText
     }
 }

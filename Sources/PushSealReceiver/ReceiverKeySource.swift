@@ -2,8 +2,11 @@ import PushSealCore
 
 /// What a key source knows about one key id (SPEC 10.2 steps 5 and 6).
 public enum KeyLookupResult: Sendable {
-    /// The key, and the conversation it is stored for (the content's `cid` must equal it).
-    case found(ConversationKey, conversation: String)
+    /// The key, the conversation it is stored for (the content's `cid` must equal it), and its
+    /// authenticated retire-by time (the last second it was current; nil while it is current).
+    /// A notification whose `ts` is later than `retireBy` plus the receiver's future-skew
+    /// allowance falls back with `retired_key` (SPEC §10.2 step 11).
+    case found(ConversationKey, conversation: String, retireBy: Int64? = nil)
     /// No key with this id: `unknown_key`. A source that can tell it does not hold the id says
     /// this even while locked (SPEC Appendix A.2).
     case notFound
@@ -18,6 +21,9 @@ public enum DeliveryRecord: Sendable, Equatable {
     case first
     /// The pair was already recorded: the notification is flagged `duplicate`.
     case duplicate
+    /// The pair was already recorded with a different envelope: flagged `duplicate` and
+    /// `conflict` (a re-sealed resend, or a key holder who claimed the message id first; SPEC §10.4).
+    case conflict
     /// The log cannot be read or written now; the notification is delivered unflagged. The string
     /// says why.
     case unavailable(String)
@@ -34,7 +40,7 @@ public enum DeliveryRecord: Sendable, Equatable {
 ///     public func lookupKey(_ id: KeyID) -> KeyLookupResult {
 ///         do {
 ///             let stored = try key(for: id)
-///             return .found(stored.key, conversation: stored.item.conversation)
+///             return .found(stored.key, conversation: stored.item.conversation, retireBy: stored.item.notAfter)
 ///         } catch .itemNotFound {
 ///             return .notFound
 ///         } catch {
@@ -59,11 +65,22 @@ public protocol ReceiverKeySource: Sendable {
     /// Checks and installs an in-band key bundle (SPEC §16.5) before the envelope is opened.
     /// The default refuses it with `store_locked`: a source without a device key cannot install.
     func installKeyBundle(_ bundle: KeyBundle) -> KeyBundleOutcome
+
+    /// ``markDelivered(conversation:messageID:)`` that also keeps a digest of the envelope bytes
+    /// with the first record of the pair and answers ``DeliveryRecord/conflict`` when the pair
+    /// comes again with a different envelope (SPEC §10.4). The receiver calls this one; the
+    /// default implementation ignores the envelope (it never reports a conflict).
+    func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord
 }
 
 extension ReceiverKeySource {
     /// Refuses: this key source has no device key and cannot store keys.
     public func installKeyBundle(_ bundle: KeyBundle) -> KeyBundleOutcome {
         .refused(.storeLocked("this key source does not install key bundles"))
+    }
+
+    /// Ignores the envelope: a source without envelope digests never reports a conflict.
+    public func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
+        markDelivered(conversation: conversation, messageID: messageID)
     }
 }

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PushSealCore
 import PushSealJSON
 
@@ -10,7 +17,10 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
     // Guarded by `lock`.
     private var key: ConversationKey?
     private var lockReason: String?
-    private var delivered: Set<LogEntry> = []
+    /// Each recorded pair with its first envelope (nil when recorded without one). The envelope
+    /// itself rather than a digest: it is public bytes the receiver already holds (no copy, no
+    /// hashing on the open path), compared byte for byte only when the pair comes again.
+    private var delivered: [LogEntry: [UInt8]?] = [:]
     private var logUnavailableReason: String?
 
     /// The conversation the key is stored for.
@@ -18,11 +28,16 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
     /// The id of the key (kept after ``wipe()``, so a wiped source still answers `notFound` for it).
     public let keyID: KeyID
 
-    /// A source holding `key` for `conversation`.
-    public init(key: ConversationKey, conversation: String) {
+    /// The key's retire-by time (the last second it was current), nil while it is current.
+    public let retireBy: Int64?
+
+    /// A source holding `key` for `conversation`, retired at `retireBy` when given (notifications
+    /// sent later than that plus the future-skew allowance fall back with `retired_key`).
+    public init(key: ConversationKey, conversation: String, retireBy: Int64? = nil) {
         self.key = key
         self.conversation = conversation
         self.keyID = key.id
+        self.retireBy = retireBy
     }
 
     /// Makes the key unreadable (`reason` is reported with `store_locked`), or readable again with nil.
@@ -48,11 +63,16 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
     public var holdsKey: Bool { lock.withLock { key != nil } }
 
     /// Records `(conversation, messageID)` as already delivered (for example from a test vector's
-    /// `previouslySeen`). Returns false if it was already recorded.
+    /// `previouslySeen`), with `envelope` when given (a later delivery of the pair with another
+    /// envelope is then a conflict). Returns false if it was already recorded.
     @discardableResult
-    public func recordPreviousDelivery(conversation: String, messageID: String) -> Bool {
+    public func recordPreviousDelivery(conversation: String, messageID: String, envelope: [UInt8]? = nil) -> Bool {
         let entry = Self.logEntry(conversation: conversation, messageID: messageID)
-        return lock.withLock { delivered.insert(entry).inserted }
+        return lock.withLock {
+            guard delivered[entry] == nil else { return false }
+            delivered[entry] = .some(envelope)
+            return true
+        }
     }
 
     // MARK: ReceiverKeySource
@@ -62,16 +82,33 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
         lock.withLock {
             guard id == keyID, let key else { return .notFound }
             if let lockReason { return .locked(lockReason) }
-            return .found(key, conversation: conversation)
+            return .found(key, conversation: conversation, retireBy: retireBy)
         }
     }
 
-    /// Checks and records the pair in the in-memory log.
+    /// Checks and records the pair in the in-memory log (without an envelope: never a conflict).
     public func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
-        let entry = Self.logEntry(conversation: conversation, messageID: messageID)
-        return lock.withLock {
+        record(Self.logEntry(conversation: conversation, messageID: messageID), envelope: nil)
+    }
+
+    /// Checks and records the pair with its envelope: ``DeliveryRecord/conflict`` when the pair
+    /// was recorded with a different envelope.
+    public func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
+        record(Self.logEntry(conversation: conversation, messageID: messageID), envelope: envelope)
+    }
+
+    private func record(_ entry: LogEntry, envelope: [UInt8]?) -> DeliveryRecord {
+        lock.withLock {
             if let logUnavailableReason { return .unavailable(logUnavailableReason) }
-            return delivered.insert(entry).inserted ? .first : .duplicate
+            guard let recorded = delivered[entry] else {
+                delivered[entry] = .some(envelope)
+                return .first
+            }
+            guard let recorded, let envelope else { return .duplicate }
+            // One memcmp (Array's == compares element by element; the bytes are public).
+            let same = recorded.count == envelope.count
+                && recorded.withUnsafeBytes { a in envelope.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }
+            return same ? .duplicate : .conflict
         }
     }
 

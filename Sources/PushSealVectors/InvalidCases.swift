@@ -154,6 +154,81 @@ extension VectorCaseBuilder {
         padded("Stale takes precedence over the duplicate flag", flags: ["Stale", "Duplicate"],
                content: basic(mid: "m-0202", ts: 0), label: "stale duplicate", reason: .stale) { $0.previouslySeen = true }
     }
+
+    /// Retirement (SPEC §10.2 step 11): the receiver's key was retired a day before `now`.
+    mutating func defineRetiredKey() {
+        let retireBy = VectorSuite.now - 86_400
+        let skew = VectorSuite.defaultMaxFutureSkew
+        padded("Removed-member forgery: sealed with a key retired a day ago, claiming a fresh ts", flags: ["RetiredKey", "RemovedMember"],
+               content: basic(mid: "m-0300", ts: VectorSuite.now - 60), label: "retired forgery", reason: .retiredKey) {
+            $0.keyRetireBy = retireBy
+        }
+        padded("ts one second later than keyRetireBy + maxFutureSkew", flags: ["RetiredKey", "FreshnessBoundary"],
+               content: basic(mid: "m-0301", ts: retireBy + skew + 1), label: "retired late", reason: .retiredKey) {
+            $0.keyRetireBy = retireBy
+        }
+        padded("ts exactly keyRetireBy + maxFutureSkew: still opens", flags: ["Valid", "RetiredKey", "FreshnessBoundary"],
+               content: basic(mid: "m-0302", ts: retireBy + skew), label: "retired boundary") {
+            $0.keyRetireBy = retireBy
+        }
+        padded("Sent before the retirement, delivered after it (in flight): opens until the key is purged",
+               flags: ["Valid", "RetiredKey"], content: basic(mid: "m-0303", ts: retireBy - 3_600), label: "retired in flight") {
+            $0.keyRetireBy = retireBy
+        }
+        padded("A retire-by time in the future does not affect a current notification", flags: ["Valid", "RetiredKey"],
+               content: basic(mid: "m-0304"), label: "retired later") {
+            $0.keyRetireBy = VectorSuite.now + 86_400
+        }
+        padded("Stale takes precedence over retired_key", flags: ["Stale", "RetiredKey"],
+               content: basic(mid: "m-0305", ts: VectorSuite.now + skew + 1), label: "retired stale", reason: .stale) {
+            $0.keyRetireBy = retireBy
+        }
+        padded("A duplicate forged with a retired key is retired_key, not a flagged duplicate", flags: ["RetiredKey", "Duplicate"],
+               content: basic(mid: "m-0306", ts: VectorSuite.now), label: "retired duplicate", reason: .retiredKey) {
+            $0.keyRetireBy = retireBy
+            $0.previouslySeen = true
+        }
+        // The key source hands out the conversation's key under the id of another key (it stored
+        // the kid it was handed): the receiver derives the kid from K and refuses (SPEC §11).
+        let handedID = other.id.bytes
+        padded("The key source returns a key whose derived kid is not the envelope's kid", flags: ["UnknownKey", "KeySourceKid"],
+               content: basic(mid: "m-0307"), sealKey: other, label: "key source kid", reason: .unknownKey) {
+            $0.keySourceKeyID = handedID
+        }
+        // SPEC 9.5 and A.3: only a missing body asks for a fetch; trunc marks a shortened body.
+        padded(
+            "Empty body with trunc: a shortened body to display, not a fetch request (requiresFetch false, truncated true)",
+            flags: ["Valid", "EmptyBody", "Truncated"],
+            content: try! NotificationContent(
+                conversationID: conversation, messageID: "m-0013", sentAt: sentAt, body: "", isTruncated: true).encoded(),
+            label: "valid truncated empty")
+        // SPEC §5.1: identifiers carry no C0 control character (escaped or not, after unescaping).
+        let head = #""ts":\#(sentAt),"body":"x""#
+        padded("cid contains U+0000 (escaped)", flags: ["WrongTypes", "ControlInIdentifier"],
+               content: content(#"{"cid":"conv-alice-bob\u0000","mid":"m-0400",\#(head)}"#), label: "control cid", reason: .malformedContent)
+        padded("mid contains U+001F (escaped)", flags: ["WrongTypes", "ControlInIdentifier"],
+               content: content(#"{"cid":"conv-alice-bob","mid":"m-0401\u001f",\#(head)}"#), label: "control mid", reason: .malformedContent)
+        padded("thread contains a line feed (escaped)", flags: ["WrongTypes", "ControlInIdentifier"],
+               content: content(#"{"cid":"conv-alice-bob","mid":"m-0402",\#(head),"thread":"a\nb"}"#), label: "control thread",
+               reason: .malformedContent)
+        // SPEC §10.4: the log keeps a digest of the first envelope of each (cid, mid).
+        padded("Already seen (cid, mid) with another envelope: flagged duplicate and conflict", flags: ["Valid", "Duplicate", "Conflict"],
+               content: basic(mid: "m-0500"), label: "conflict") {
+            $0.previouslySeen = true
+            $0.previousEnvelopeDiffers = true
+            $0.duplicate = true
+            $0.conflict = true
+        }
+        padded("A conflict with a retired key after its retirement is retired_key (nothing recorded)", flags: ["RetiredKey", "Conflict"],
+               content: basic(mid: "m-0501", ts: VectorSuite.now), label: "conflict retired", reason: .retiredKey) {
+            $0.keyRetireBy = VectorSuite.now - 86_400
+            $0.previouslySeen = true
+            $0.previousEnvelopeDiffers = true
+        }
+        padded("DEL (U+007F) and U+2028 in identifiers are allowed", flags: ["Valid", "Unicode"],
+               content: content("{\"cid\":\"conv-alice-bob\",\"mid\":\"m-0403\u{7F}\u{2028}\",\(head),\"thread\":\"t\u{7F}\"}"),
+               label: "identifier del")
+    }
 }
 
 extension Base64URL {

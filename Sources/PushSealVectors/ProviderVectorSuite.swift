@@ -273,13 +273,18 @@ struct ProviderCaseBuilder {
         let giant = APNsOptions(placeholder: .text(title: nil, body: placeholder(length: 4100)))
         add("A placeholder over the limit by itself", flags: ["DoesNotFit"], input: content(body: "Hello"),
             transport: .apns(giant), label: "does not fit placeholder")
-        let controls = String(repeating: "\u{1}", count: 256)
-        let options = APNsOptions(placeholder: .text(title: nil, body: placeholder(length: 1500)))
-        add("cid and mid of 256 control characters (6 escaped bytes each) with a long placeholder", flags: ["DoesNotFit", "Escapes"],
-            input: content(body: "Hello", mid: controls, cid: controls), transport: .apns(options), label: "does not fit ids")
+        // The longest escaped identifiers: quotes (2 bytes each when escaped; C0 controls are refused).
+        let quotes = String(repeating: "\"", count: 256)
+        let options = APNsOptions(placeholder: .text(title: nil, body: placeholder(length: 2700)))
+        add("cid and mid of 256 quotes (2 escaped bytes each) with a long placeholder", flags: ["DoesNotFit", "Escapes"],
+            input: content(body: "Hello", mid: quotes, cid: quotes), transport: .apns(options), label: "does not fit ids")
         add("A title without a body is not the content-free form", flags: ["InvalidContent"],
             input: content(body: nil, title: "Alice"), transport: .apns(Self.standardAPNs), label: "invalid no body")
         add("An empty cid", flags: ["InvalidContent"], input: content(body: "x", cid: ""),
             transport: .apns(Self.standardAPNs), label: "invalid empty cid")
+        add("A cid with a control character (U+0000)", flags: ["InvalidContent"], input: content(body: "x", cid: "conv\u{0}1"),
+            transport: .apns(Self.standardAPNs), label: "invalid control cid")
+        add("A thread with a control character (U+001F)", flags: ["InvalidContent"], input: content(body: "x") { $0.thread = "t\u{1F}" },
+            transport: .apns(Self.standardAPNs), label: "invalid control thread")
     }
 }

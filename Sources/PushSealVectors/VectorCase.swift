@@ -13,10 +13,18 @@ public struct VectorCase: Sendable {
     public var conversation: String
     /// The receiver's key for `conversation`.
     public var receiverKey: ConversationKey
+    /// The receiver key's retire-by time (nil: the key is current).
+    public var keyRetireBy: Int64?
+    /// The id under which the receiver's key source hands out `receiverKey`, when it is not the
+    /// id derived from it (a key source that stored the kid it was handed; nil: derived).
+    public var keySourceKeyID: [UInt8]?
     /// Whether the receiver's key store can be read ("available") or reports locked.
     public var keyStoreLocked = false
     /// Whether (cid, mid) is already in the receiver's duplicate log.
     public var previouslySeen = false
+    /// With `previouslySeen`: whether the log recorded the pair with a different envelope than
+    /// this case's (a conflict) rather than with this very envelope (a replay).
+    public var previousEnvelopeDiffers = false
     /// The receiver's clock and freshness settings.
     public var now: Int64 = VectorSuite.now
     public var maxAge: Int64 = VectorSuite.defaultMaxAge
@@ -43,6 +51,20 @@ public struct VectorCase: Sendable {
     public var reason: ReasonCode?
     /// Whether the valid result carries the duplicate flag.
     public var duplicate = false
+    /// Whether the valid result carries the conflict flag (same (cid, mid), another envelope).
+    public var conflict = false
+
+    /// For a valid case: whether the content is content-free (no `body`), so the app must fetch.
+    public var requiresFetch: Bool {
+        guard reason == nil, let content, let parsed = try? NotificationContent(decoding: content) else { return false }
+        return parsed.requiresFetch
+    }
+
+    /// For a valid case: whether the content says the provider shortened its body (`trunc`).
+    public var truncated: Bool {
+        guard reason == nil, let content, let parsed = try? NotificationContent(decoding: content) else { return false }
+        return parsed.isTruncated
+    }
 
     /// The message key, derived from `sealKey` and `salt`.
     public var messageKey: [UInt8]? {

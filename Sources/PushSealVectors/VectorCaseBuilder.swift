@@ -25,6 +25,7 @@ struct VectorCaseBuilder {
         defineConversationMismatch()
         defineStale()
         defineEdgeCases()
+        defineRetiredKey()
     }
 
     // MARK: Building blocks

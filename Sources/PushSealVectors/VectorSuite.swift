@@ -7,7 +7,7 @@ public enum VectorSuite {
     /// Schema name written into the file.
     public static let schema = "pushseal_v1_test_schema"
     /// Schema version written into the file.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
     /// The receiver clock of every case unless a case says otherwise (2025-11-29T07:06:40Z).
     public static let now: Int64 = 1_764_400_000
     /// The receiver's default maximum age (31 days).
@@ -69,6 +69,12 @@ public enum VectorSuite {
         ("ContentSize", "The content exceeds 4000 bytes."),
         ("ConversationMismatch", "A valid ciphertext whose content names another conversation than the key's."),
         ("Stale", "The content is older than the maximum age or too far in the future."),
+        ("RetiredKey", "The receiver's key is retired (keyRetireBy): it opens notifications sent up to keyRetireBy + maxFutureSkew, not later ones."),
+        ("RemovedMember", "A holder of a retired key (a member removed by the rotation) forges a notification with a fresh ts."),
+        ("Truncated", "The content carries trunc: true (a shortened body): displayed, not a fetch request."),
+        ("KeySourceKid", "The key source hands out a key under an id that is not the key's derived kid."),
+        ("Conflict", "(cid, mid) was seen before with a different envelope: delivered, flagged duplicate and conflict."),
+        ("ControlInIdentifier", "An identifier (cid, mid, sender.id, thread, category) contains a C0 control character U+0000-U+001F."),
     ]
 
     /// The vector file's text (pretty-printed JSON, trailing newline).
@@ -109,8 +115,11 @@ extension VectorCase {
             .init(name: "conversation", value: .string(conversation)),
             .init(name: "key", value: .string(receiverKey.withUnsafeBytes { Hex.encode($0) })),
             .init(name: "kid", value: .string(receiverKey.id.hex)),
+            .init(name: "keyRetireBy", value: keyRetireBy.map { .number(String($0)) } ?? .null),
+            .init(name: "keySourceKid", value: hexOrNull(keySourceKeyID)),
             .init(name: "keyStore", value: .string(keyStoreLocked ? "locked" : "available")),
             .init(name: "previouslySeen", value: .bool(previouslySeen)),
+            .init(name: "previousEnvelopeDiffers", value: .bool(previousEnvelopeDiffers)),
             .init(name: "now", value: .number(String(now))),
             .init(name: "maxAge", value: .number(String(maxAge))),
             .init(name: "maxFutureSkew", value: .number(String(maxFutureSkew))),
@@ -132,6 +141,9 @@ extension VectorCase {
             .init(name: "result", value: .string(reason == nil ? "valid" : "invalid")),
             .init(name: "reason", value: reason.map { .string($0.rawValue) } ?? .null),
             .init(name: "duplicate", value: .bool(duplicate)),
+            .init(name: "conflict", value: .bool(conflict)),
+            .init(name: "requiresFetch", value: .bool(requiresFetch)),
+            .init(name: "truncated", value: .bool(truncated)),
         ]))
     }
 

@@ -50,8 +50,9 @@ public enum VectorVerifier {
         if object["schema"]?.stringValue == ProviderVectorSuite.schema { return try ProviderVectorVerifier.verify(object) }
         if object["schema"]?.stringValue == BundleVectorSuite.schema { return try BundleVectorVerifier.verify(object) }
         if object["suite"] != nil, object["vectors"] != nil { return try HPKEVectorVerifier.verify(object) }
+        if object["schema"]?.stringValue == StoreVectorSuite.schema { return try report(object, check: StoreVectorSuite.check) }
         guard object["schema"]?.stringValue == VectorSuite.schema else {
-            throw .wrongSchema("schema must be \"\(VectorSuite.schema)\" or \"\(ProviderVectorSuite.schema)\"")
+            throw .wrongSchema("schema must be \"\(VectorSuite.schema)\", \"\(ProviderVectorSuite.schema)\" or \"\(StoreVectorSuite.schema)\"")
         }
         return try report(object, check: check)
     }
@@ -80,6 +81,9 @@ public enum VectorVerifier {
         func bytes(_ name: String) -> [UInt8]? { string(name).flatMap(Hex.decode) }
         func integer(_ name: String) -> Int64? { test[name]?.integerValue }
 
+        guard case .bool? = test["requiresFetch"], case .bool? = test["truncated"], case .bool? = test["conflict"],
+              case .bool? = test["previousEnvelopeDiffers"]
+        else { return ["requiresFetch, truncated, conflict or previousEnvelopeDiffers missing"] }
         guard let keyBytes = bytes("key"), let key = try? ConversationKey(rawBytes: keyBytes),
               let conversation = string("conversation"), let payload = string("payload"),
               let now = integer("now"), let maxAge = integer("maxAge"), let maxFutureSkew = integer("maxFutureSkew"),
@@ -92,11 +96,20 @@ public enum VectorVerifier {
         var inputs = [("payload", payload)]
         if let fcm = string("fcm") { inputs.append(("fcm", fcm)) }
         for (name, input) in inputs {
-            let source = SingleConversationKey(key: key, conversation: conversation)
-            if string("keyStore") == "locked" { source.setLocked("vector: key store locked") }
+            let source: any ReceiverKeySource
+            let single = SingleConversationKey(key: key, conversation: conversation, retireBy: integer("keyRetireBy"))
+            if let handedID = bytes("keySourceKid").flatMap({ KeyID(bytes: $0) }) {
+                source = MisindexedKeySource(id: handedID, key: key, conversation: conversation)
+            } else {
+                source = single
+            }
+            if string("keyStore") == "locked" { single.setLocked("vector: key store locked") }
             if test["previouslySeen"] == .bool(true), let content = bytes("contentHex"),
                let parsed = try? NotificationContent(decoding: content) {
-                _ = source.recordPreviousDelivery(conversation: parsed.conversationID, messageID: parsed.messageID)
+                // The same envelope (a replay), or another one: the decoded wire with its last byte changed.
+                var envelope = string("wire").flatMap { try? Base64URL.decode($0) } ?? []
+                if test["previousEnvelopeDiffers"] == .bool(true), !envelope.isEmpty { envelope[envelope.count - 1] ^= 0x01 }
+                _ = single.recordPreviousDelivery(conversation: parsed.conversationID, messageID: parsed.messageID, envelope: envelope)
             }
             let receiver = Receiver(keySource: source, configuration: ReceiverConfiguration(
                 maximumAge: maxAge, maximumFutureSkew: maxFutureSkew, clock: { now }, retainsContentBytes: true))
@@ -106,7 +119,10 @@ public enum VectorVerifier {
             if got != expected { problems.append("\(name): expected \(expected), got \(got)") }
             if expectedReason == nil {
                 if opened.isDuplicate != expectedDuplicate { problems.append("\(name): duplicate flag \(opened.isDuplicate)") }
+                if opened.isConflict != (test["conflict"] == .bool(true)) { problems.append("\(name): conflict flag \(opened.isConflict)") }
                 if opened.contentBytes != bytes("contentHex") { problems.append("\(name): decrypted content differs") }
+                if opened.requiresFetch != (test["requiresFetch"] == .bool(true)) { problems.append("\(name): requiresFetch \(opened.requiresFetch)") }
+                if opened.isTruncated != (test["truncated"] == .bool(true)) { problems.append("\(name): truncated \(opened.isTruncated)") }
             }
         }
         if test["resealable"] == .bool(true) {
@@ -143,4 +159,18 @@ public enum VectorVerifier {
         }
         return problems
     }
+}
+
+/// A key source that hands out one key under an id that is not its derived kid (a port that
+/// stored the kid it was handed): the receiver must refuse it (`unknown_key`).
+private struct MisindexedKeySource: ReceiverKeySource {
+    let id: KeyID
+    let key: ConversationKey
+    let conversation: String
+
+    func lookupKey(_ wanted: KeyID) -> KeyLookupResult {
+        wanted == id ? .found(key, conversation: conversation) : .notFound
+    }
+
+    func markDelivered(conversation: String, messageID: String) -> DeliveryRecord { .first }
 }

@@ -144,7 +144,7 @@ func run() {
             _ = attempt("add") { () throws(KeyStoreError) in try store.add(key, conversation: own, epoch: Int64(round), label: "worker \(id)") }
             emit("add \(key.id)")
 
-            let rotated = attempt("rotate") { () throws(KeyStoreError) in try store.rotate(conversation: "shared", gracePeriod: 3_600) }
+            let rotated = attempt("rotate") { () throws(KeyStoreError) in try store.rotate(conversation: "shared") }
             emit("rot \(rotated.item.keyID) \(rotated.item.epoch)")
 
             let found = attempt("key(for:)") { () throws(KeyStoreError) in try store.key(for: key.id) }
@@ -171,7 +171,7 @@ func run() {
         let conversation = option("--conversation")
         let store = openStore()
         while true {
-            let rotated = attempt("rotate") { () throws(KeyStoreError) in try store.rotate(conversation: conversation, gracePeriod: 3_600) }
+            let rotated = attempt("rotate") { () throws(KeyStoreError) in try store.rotate(conversation: conversation) }
             emit("\(rotated.item.keyID) \(rotated.item.epoch)")
         }
 

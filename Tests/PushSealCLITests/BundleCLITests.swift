@@ -73,8 +73,9 @@ struct BundleCLITests {
         let firstID = try #require(JSONParser.parse(Array(listLines[0].utf8)).objectValue?["id"]?.stringValue)
         let pinned = try setup.seal(["--provider-key-id", firstID])
         #expect(try setup.install(pinned.stdout).status == 0)
-        // An expired key: the directory's epoch 1 retires after a rotation; sealed later, refused at install time.
-        #expect(try setup.sandbox.store("rotate", "kd", ["--conversation", "c1", "--grace", "10", "--now", "1000"]).status == 0)
+        // An expired key: the rotation retires the directory's epoch 1 at once (not-after 1000);
+        // a bundle of it sealed later is refused at install time.
+        #expect(try setup.sandbox.store("rotate", "kd", ["--conversation", "c1", "--now", "1000"]).status == 0)
         let old = try setup.seal(["--epoch", "1", "--provider-key-id", firstID])
         expectFailure(try setup.install(old.stdout, ["--now", "2000000000"]), messagePrefix: "key bundle refused (bundle_expired)")
         // Sealed to another device.

@@ -118,7 +118,7 @@ import PushSealJSON
         defer { sandbox.remove() }
         try sandbox.initStore("keys")
         let first = try sandbox.storeJSON("rotate", "keys", ["--conversation", "c1", "--now", "1000"])
-        let second = try sandbox.storeJSON("rotate", "keys", ["--conversation", "c1", "--now", "2000", "--grace", "100"])
+        let second = try sandbox.storeJSON("rotate", "keys", ["--conversation", "c1", "--now", "2000"])
 
         let current = try sandbox.store("get", "keys", ["--conversation", "c1", "--now", "2050"])
         #expect(current.status == 0, "\(current)")

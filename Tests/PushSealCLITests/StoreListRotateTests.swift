@@ -5,11 +5,11 @@ import PushSealJSON
 
 /// `pushseal store list` (metadata only) and `pushseal store rotate`.
 @Suite struct StoreListRotateTests {
-    /// A store with c1 rotated twice (epoch 1 retired at 2000 + 100) and c2 added once.
+    /// A store with c1 rotated twice (epoch 1 retired at 2000) and c2 added once.
     private func populated(_ sandbox: StoreSandbox) throws -> (c1e1: String, c1e2: String, c2e1: String) {
         try sandbox.initStore("keys")
         let first = try sandbox.storeJSON("rotate", "keys", ["--conversation", "c1", "--now", "1000", "--label", "first"])
-        let second = try sandbox.storeJSON("rotate", "keys", ["--conversation", "c1", "--now", "2000", "--grace", "100"])
+        let second = try sandbox.storeJSON("rotate", "keys", ["--conversation", "c1", "--now", "2000"])
         let other = try sandbox.storeJSON("add", "keys", ["--conversation", "c2", "--now", "3000"])
         return (try first.string("kid"), try second.string("kid"), try other.string("kid"))
     }
@@ -18,23 +18,23 @@ import PushSealJSON
         let sandbox = try StoreSandbox()
         defer { sandbox.remove() }
         let kids = try populated(sandbox)
-        let run = try sandbox.store("list", "keys", ["--json", "--now", "2050"])
+        let run = try sandbox.store("list", "keys", ["--json", "--now", "2000"])
         #expect(run.status == 0, "\(run)")
         let object = try run.stdoutJSONObject()
         #expect(object.names == ["items", "now"])
-        #expect(try object.integer("now") == 2050)
+        #expect(try object.integer("now") == 2000)
         let items = try object.objects("items")
         #expect(items.map(\.names) == Array(repeating: ["conversation", "createdAt", "current", "epoch", "kid", "label", "live", "notAfter"], count: 3))
         #expect(try items.map { try $0.string("kid") } == [kids.c1e1, kids.c1e2, kids.c2e1])
         #expect(try items.map { try $0.string("conversation") } == ["c1", "c1", "c2"])
         #expect(try items.map { try $0.integer("epoch") } == [1, 2, 1])
         #expect(try items.map { try $0.integer("createdAt") } == [1000, 2000, 3000])
-        #expect(items.map { $0["notAfter"] } == [.number("2100"), .null, .null])
+        #expect(items.map { $0["notAfter"] } == [.number("2000"), .null, .null])
         #expect(items.map { $0["label"] } == [.string("first"), .null, .null])
         #expect(try items.map { try $0.bool("live") } == [true, true, true])
         #expect(try items.map { try $0.bool("current") } == [false, true, true])
 
-        let later = try sandbox.storeJSON("list", "keys", ["--json", "--now", "2101"]).objects("items")
+        let later = try sandbox.storeJSON("list", "keys", ["--json", "--now", "2001"]).objects("items")
         #expect(try later.map { try $0.bool("live") } == [false, true, true])
 
         // No key material anywhere.
@@ -54,7 +54,7 @@ import PushSealJSON
         #expect(lines.count == 4)
         #expect(lines[0].hasPrefix("CONVERSATION  EPOCH  KID"))
         #expect(lines[0].hasSuffix("STATUS   CREATED               NOT AFTER             LABEL"))
-        #expect(lines[1] == "c1            1      \(kids.c1e1)  expired  1970-01-01T00:16:40Z  1970-01-01T00:35:00Z  first")
+        #expect(lines[1] == "c1            1      \(kids.c1e1)  expired  1970-01-01T00:16:40Z  1970-01-01T00:33:20Z  first")
         #expect(lines[2] == "c1            2      \(kids.c1e2)  current  1970-01-01T00:33:20Z  -                     -")
         #expect(lines[3] == "c2            1      \(kids.c2e1)  current  1970-01-01T00:50:00Z  -                     -")
     }
@@ -104,7 +104,7 @@ import PushSealJSON
         let second = try sandbox.storeJSON("rotate", "keys", ["--conversation", "c1", "--now", "5000"])
         #expect(try second.integer("epoch") == 2)
         let items = try sandbox.storeJSON("list", "keys", ["--json", "--now", "5000"]).objects("items")
-        #expect(items.map { $0["notAfter"] } == [.number(String(5000 + 2_678_400)), .null], "default grace: 31 days")
+        #expect(items.map { $0["notAfter"] } == [.number("5000"), .null], "retired at the rotation")
 
         // The exported current key is the new one.
         let current = try sandbox.storeJSON("get", "keys", ["--conversation", "c1", "--now", "5000"])
@@ -118,24 +118,53 @@ import PushSealJSON
         try sandbox.initStore("device")
         _ = try sandbox.storeJSON("add", "device", ["--conversation", "c1", "--now", "1000"])
         let keyFile = try sandbox.write(Array(Fixtures.keyBase64URL.utf8), to: "new.key")
-        let rotated = try sandbox.store("rotate", "device", ["--conversation", "c1", "--key-file", keyFile, "--grace", "60", "--now", "2000"])
+        let rotated = try sandbox.store("rotate", "device", ["--conversation", "c1", "--key-file", keyFile, "--now", "2000"])
         #expect(rotated.status == 0, "\(rotated)")
         #expect(try rotated.stdoutJSONObject().string("kid") == Fixtures.key.id.base64URL)
         #expect(try rotated.stdoutJSONObject().integer("epoch") == 2)
         let items = try sandbox.storeJSON("list", "device", ["--json", "--now", "2000"]).objects("items")
-        #expect(items.map { $0["notAfter"] } == [.number("2060"), .null])
+        #expect(items.map { $0["notAfter"] } == [.number("2000"), .null])
 
         let again = try sandbox.store("rotate", "device", ["--conversation", "c1", "--key", Fixtures.keyBase64URL, "--now", "3000"])
         expectFailure(again, messagePrefix: "the store already holds this key (kid \(Fixtures.key.id)); nothing changed", hint: true)
-        #expect(try sandbox.storeJSON("list", "device", ["--json"]).objects("items").map { $0["notAfter"] } == [.number("2060"), .null])
+        #expect(try sandbox.storeJSON("list", "device", ["--json"]).objects("items").map { $0["notAfter"] } == [.number("2000"), .null])
     }
 
     @Test func rotateChecksItsArguments() throws {
         let sandbox = try StoreSandbox()
         defer { sandbox.remove() }
-        expectUsageError(try sandbox.store("rotate", "keys", ["--conversation", "c1", "--grace", "-1"]), command: "pushseal store rotate",
+        expectUsageError(try sandbox.store("purge", "keys", ["--grace", "-1"]), command: "pushseal store purge",
                          message: "The value '-1' is invalid for '--grace <seconds>': must be between 0 and 2147483647")
         expectUsageError(try sandbox.store("rotate", "keys", ["--conversation", "c1", "--key", "AAAA", "--key-file", "f"]),
                          command: "pushseal store rotate", message: "Give either '--key <key>' or '--key-file <file>', not both.")
+    }
+}
+
+/// The removed-member forgery through the CLI: a device mirrors the rotation with `store rotate
+/// --key`, and `open --store` refuses what the old key seals after it (SPEC §10.2 step 11).
+@Suite struct RetiredKeyCLITests {
+    @Test func aFreshNotificationUnderARetiredKeyFallsBackAndAnInFlightOneOpens() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        try sandbox.initStore("device")
+        let old = ConversationKey.generate()
+        let oldText = old.withUnsafeBytes { Base64URL.encode(Array($0)) }
+        _ = try sandbox.storeJSON("add", "device", ["--conversation", "c1", "--key", oldText, "--now", "1000"])
+        let rotation: Int64 = 1_700_000_000
+        _ = try sandbox.storeJSON("rotate", "device", ["--conversation", "c1", "--key", Fixtures.keyBase64URL, "--now", String(rotation)])
+
+        func open(_ content: NotificationContent) throws -> JSONObject {
+            let run = try runPushSeal(["open", "--store", sandbox.path("device"), "--now", String(rotation + 3_600)],
+                                      stdin: try SealedPayloads.apns(content, key: old))
+            return try run.stdoutJSONObject()
+        }
+        let forged = try open(SealedPayloads.message("c1", id: "forged", sentAt: rotation + 3_600, body: "Send the code"))
+        #expect(forged["outcome"] == .string("fallback"))
+        #expect(forged["reason"] == .string("retired_key"))
+        let inFlight = try open(SealedPayloads.message("c1", id: "in-flight", sentAt: rotation - 60))
+        #expect(inFlight["outcome"] == .string("decrypted"))
+        // The skew allowance (600 s by default) is the boundary.
+        #expect(try open(SealedPayloads.message("c1", id: "edge", sentAt: rotation + 600))["outcome"] == .string("decrypted"))
+        #expect(try open(SealedPayloads.message("c1", id: "past", sentAt: rotation + 601))["reason"] == .string("retired_key"))
     }
 }

@@ -105,19 +105,20 @@ import PushSealJSON
         defer { sandbox.remove() }
         try sandbox.initStore("keys")
         _ = try sandbox.storeJSON("rotate", "keys", ["--conversation", "c1", "--now", "1000"])
-        _ = try sandbox.storeJSON("rotate", "keys", ["--conversation", "c1", "--now", "2000", "--grace", "100"])
+        _ = try sandbox.storeJSON("rotate", "keys", ["--conversation", "c1", "--now", "2000"])
         _ = try sandbox.storeJSON("add", "keys", ["--conversation", "c2", "--not-after", "5000", "--now", "1000"])
 
-        let early = try sandbox.store("purge", "keys", ["--now", "2100"])
+        let early = try sandbox.store("purge", "keys", ["--now", "2100", "--grace", "100"])
         #expect(early.status == 0, "\(early)")
         let object = try early.stdoutJSONObject()
         #expect(object.names == ["deliveriesPruned", "removed"])
-        #expect(try object.integer("removed") == 0, "not-after is the last live second")
+        #expect(try object.integer("removed") == 0, "not-after + grace is the last kept second")
         #expect(object["deliveriesPruned"] == .null)
 
-        #expect(try sandbox.storeJSON("purge", "keys", ["--now", "2101"]).integer("removed") == 1)
+        #expect(try sandbox.storeJSON("purge", "keys", ["--now", "2101", "--grace", "100"]).integer("removed") == 1)
         #expect(try remaining(sandbox) == ["c1/2", "c2/1"])
-        #expect(try sandbox.storeJSON("purge", "keys", ["--now", "5001"]).integer("removed") == 1)
+        #expect(try sandbox.storeJSON("purge", "keys", ["--now", "5001"]).integer("removed") == 0, "default grace: 31 days")
+        #expect(try sandbox.storeJSON("purge", "keys", ["--now", String(5001 + 2_678_400)]).integer("removed") == 1)
         #expect(try remaining(sandbox) == ["c1/2"])
     }
 
@@ -147,5 +148,37 @@ import PushSealJSON
         #expect(try reopened.stdoutJSONObject().bool("duplicate") == false, "the entry was pruned")
         let custom = try sandbox.storeJSON("purge", "device", ["--prune-duplicate-log", "--max-age", "10", "--max-skew", "0", "--now", "1000011"])
         #expect(try custom.integer("deliveriesPruned") == 1)
+    }
+}
+
+/// `pushseal store rotate-master`.
+@Suite struct StoreRotateMasterTests {
+    @Test func resealsUnderTheNewKeyFile() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        try sandbox.initStore("keys")
+        let added = try sandbox.storeJSON("add", "keys", ["--conversation", "c1"])
+        let newKey = sandbox.path("new.key")
+        let run = try sandbox.store("rotate-master", "keys", ["--new-master-key-file", newKey])
+        #expect(run.status == 0, "\(run)")
+        let object = try run.stdoutJSONObject()
+        #expect(object.names == ["clearedDeliveries", "newMasterKeyFile", "resealedIdentities", "resealedKeys"])
+        #expect(try object.integer("resealedKeys") == 1)
+        #expect(try object.integer("clearedDeliveries") == 0)
+        #expect(run.stderr.contains("pushseal: note: the store is now sealed under \(newKey)"), "\(run)")
+        // The old key file no longer opens it; the new one does.
+        #expect(try sandbox.store("list", "keys", ["--json"]).status == 1)
+        let listed = try sandbox.storeJSON("list", "keys", ["--json", "--master-key-file", newKey]).objects("items")
+        #expect(try listed.map { try $0.string("kid") } == [try added.string("kid")])
+    }
+
+    @Test func refusesTheCurrentKeyFile() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        try sandbox.initStore("keys")
+        let current = sandbox.path("keys") + "/master.key"
+        let run = try sandbox.store("rotate-master", "keys", ["--new-master-key-file", current])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("it is the store's current master key file"), "\(run)")
     }
 }

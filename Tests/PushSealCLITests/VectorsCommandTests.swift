@@ -57,7 +57,7 @@ struct VectorsCommandTests {
         #expect(verified.stdout == "34 passed, 0 failed\n")
         let both = try runPushSeal(["vectors", "generate", "--bundles", "--provider"])
         #expect(both.status == 64)
-        #expect(both.stderr.contains("--provider and --bundles cannot be combined"))
+        #expect(both.stderr.contains("Give at most one of '--provider', '--bundles' and '--store'."))
         let rfc = URL(fileURLWithPath: Self.committed).deletingLastPathComponent().deletingLastPathComponent()
         var ancestor = rfc.deletingLastPathComponent()
         var hpke: String?

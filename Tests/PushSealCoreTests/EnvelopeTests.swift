@@ -137,11 +137,12 @@ struct EnvelopeTests {
         let errors: [OpenError] = [
             .notSealed, .malformedEnvelope("x"), .unsupportedVersion(2), .unknownKey(key.id), .storeLocked("x"),
             .authenticationFailed, .malformedContent(.notAnObject), .conversationMismatch, .stale(sentAt: 0, now: 1),
+            .retiredKey(sentAt: 2, retireBy: 1),
         ]
         #expect(errors.map(\.reason) == ReasonCode.allCases)
         #expect(ReasonCode.allCases.map(\.rawValue) == [
             "not_sealed", "malformed_envelope", "unsupported_version", "unknown_key", "store_locked",
-            "authentication_failed", "malformed_content", "conversation_mismatch", "stale",
+            "authentication_failed", "malformed_content", "conversation_mismatch", "stale", "retired_key",
         ])
     }
 }

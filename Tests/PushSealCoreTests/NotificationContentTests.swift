@@ -48,6 +48,12 @@ struct NotificationContentTests {
         (NotificationContent(conversationID: "c", messageID: "m", sentAt: 1, body: "", sender: .init(id: "")), "sender.id"),
         (NotificationContent(conversationID: "c", messageID: "m", sentAt: 1, body: "", thread: ""), "thread"),
         (NotificationContent(conversationID: "c", messageID: "m", sentAt: 1, body: "", category: String(repeating: "k", count: 300)), "category"),
+        // C0 control characters are refused in every identifier (SPEC §5.1).
+        (NotificationContent(conversationID: "c\u{0}", messageID: "m", sentAt: 1, body: ""), "cid"),
+        (NotificationContent(conversationID: "c", messageID: "m\n", sentAt: 1, body: ""), "mid"),
+        (NotificationContent(conversationID: "c", messageID: "m", sentAt: 1, body: "", sender: .init(id: "\u{1B}[31m")), "sender.id"),
+        (NotificationContent(conversationID: "c", messageID: "m", sentAt: 1, body: "", thread: "t\u{1F}"), "thread"),
+        (NotificationContent(conversationID: "c", messageID: "m", sentAt: 1, body: "", category: "\t"), "category"),
     ])
     func senderValidation(content: NotificationContent, field: String) {
         #expect {

@@ -154,12 +154,13 @@ struct HostileTrialTests {
         let dir = TemporaryDirectory()
         let clock = ManualClock()
         let store = try makeStore(dir, clock: clock)
-        let first = try store.rotate(conversation: "c", gracePeriod: 10)
-        let second = try store.rotate(conversation: "c", gracePeriod: 10)
+        let first = try store.rotate(conversation: "c")
+        let second = try store.rotate(conversation: "c")
         // The second key expires too (added with a past not-after time at epoch 3).
         try store.add(ConversationKey.generate(), conversation: "c", epoch: 3, notAfter: clock.now - 1)
-        #expect(try store.currentKey(conversation: "c").item.keyID == second.item.keyID)
-        clock.advance(100)  // epoch 1 is past its grace period now
+        // The newest epoch is retired: no current key, never a fall-back to epoch 2.
+        #expect(storeError { try store.currentKey(conversation: "c") } == .itemNotFound)
+        clock.advance(100)  // epoch 1 is retired
         try RawDatabase(dir.database).execute("UPDATE keys SET not_after = NULL WHERE kid = \(sqlBlob(first.item.keyID.bytes))")
         #expect(storeError { try store.key(for: first.item.keyID) } == .corruptedItem(first.item.keyID))
         // The other rows are untouched.
@@ -185,14 +186,14 @@ struct HostileTrialTests {
         let dir = TemporaryDirectory()
         let clock = ManualClock()
         let store = try makeStore(dir, clock: clock)
-        let first = try store.rotate(conversation: "c", gracePeriod: 60)
+        let first = try store.rotate(conversation: "c")
         let before = try RawDatabase(dir.database).column("SELECT sealed FROM keys WHERE kid = \(sqlBlob(first.item.keyID.bytes))")
-        _ = try store.rotate(conversation: "c", gracePeriod: 60)
+        _ = try store.rotate(conversation: "c")
         let after = try RawDatabase(dir.database).column("SELECT sealed FROM keys WHERE kid = \(sqlBlob(first.item.keyID.bytes))")
         #expect(before != after)
         let retired = try store.key(for: first.item.keyID)
         #expect(retired.key == first.key)
-        #expect(retired.item.notAfter == clock.now + 60)
+        #expect(retired.item.notAfter == clock.now)
         // A tampered row without a not-after time makes the rotation fail whole.
         let current = try store.currentKey(conversation: "c")
         try RawDatabase(dir.database).execute("UPDATE keys SET created_at = 5 WHERE kid = \(sqlBlob(current.item.keyID.bytes))")
@@ -229,7 +230,7 @@ struct HostileTrialTests {
         return masterKey
     }
 
-    @Test func aVersion1StoreIsMigratedToVersion2() throws {
+    @Test func aVersion1StoreIsMigratedToTheCurrentVersion() throws {
         let dir = TemporaryDirectory()
         let (a, b, c) = (ConversationKey.generate(), ConversationKey.generate(), ConversationKey.generate())
         _ = try makeVersion1Store(dir, keys: [(a, "alice", 1, 1_800_000_000), (b, "alice", 2, nil), (c, "bob", 1, nil)])
@@ -240,7 +241,9 @@ struct HostileTrialTests {
         #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == 1)
 
         let store = try reopen(dir)
-        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == 3)
+        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == KeyStore.supportedFileVersion)
+        // Format 3: one epoch record per conversation, from its newest row.
+        #expect(try RawDatabase(dir.database).integer("SELECT count(*) FROM epochs") == 2)
         #expect(try store.key(for: a.id).key == a)
         #expect(try store.key(for: a.id).item.notAfter == 1_800_000_000)
         #expect(try store.currentKey(conversation: "alice").key == b)

@@ -143,4 +143,40 @@ struct IdentityAndBundleTests {
         #expect(try device.currentKey(conversation: "c").key == second)
         #expect(try device.key(for: first.id).key == first)
     }
+
+    @Test("a bundle of a newer epoch retires the device's earlier epochs at install, as the provider's rotation did; a late older one retires nothing")
+    func newerEpochRetiresEarlierOnes() throws {
+        let clock = ManualClock()
+        let (device, _, provider, _) = try setUp(clock: clock)
+        let first = ConversationKey.generate(), second = ConversationKey.generate()
+        #expect(try device.install(bundle(first, epoch: 1, provider: provider, to: device)) == .installed)
+        #expect(try device.key(for: first.id).item.notAfter == nil)
+        clock.advance(100)
+        #expect(try device.install(bundle(second, epoch: 2, provider: provider, to: device)) == .installed)
+        #expect(try device.key(for: first.id).item.notAfter == clock.now)
+        #expect(try device.key(for: second.id).item.notAfter == nil)
+        #expect(try device.currentKey(conversation: "c").key == second)
+
+        // Conversation d: epoch 2 arrives first, then a late bundle of epoch 1 (retired by the provider).
+        let newer = ConversationKey.generate(), older = ConversationKey.generate()
+        #expect(try device.install(bundle(newer, conversation: "d", epoch: 2, provider: provider, to: device)) == .installed)
+        #expect(try device.install(bundle(older, conversation: "d", epoch: 1, notAfter: clock.now + 50, provider: provider, to: device)) == .installed)
+        #expect(try device.key(for: newer.id).item.notAfter == nil)
+        #expect(try device.key(for: older.id).item.notAfter == clock.now + 50)
+        #expect(try device.currentKey(conversation: "d").key == newer)
+    }
+
+    @Test("a master-key rotation reseals the device key and the pinned keys: bundles still install under the new key")
+    func masterKeyRotationKeepsIdentities() throws {
+        let (device, _, provider, dir) = try setUp()
+        let registration = try device.deviceRegistration()
+        let rotation = try device.rotateMasterKey(to: .keyFile(path: dir.file("new.key"), createIfMissing: true))
+        #expect(rotation.resealedIdentities == 2)
+        let reopened = try KeyStore(directory: dir.store, masterKey: .keyFile(path: dir.file("new.key")))
+        #expect(try reopened.deviceRegistration() == registration)
+        #expect(try reopened.pinnedProviderKeys() == [provider.publicKey])
+        let key = ConversationKey.generate()
+        #expect(try reopened.install(bundle(key, provider: provider, to: reopened)) == .installed)
+        #expect(try reopened.key(for: key.id).key == key)
+    }
 }

@@ -84,7 +84,7 @@ struct KeyStoreAPITests {
             { try store.add(key, conversation: "", epoch: 0) },
             { try store.add(key, conversation: tooLong, epoch: 0) },
             { try store.add(key, conversation: "c", epoch: -1) },
-            { try store.rotate(conversation: "c", gracePeriod: -1) },
+            { try store.purgeExpired(gracePeriod: -1) },
             { try store.rotate(conversation: "") },
             { try store.pruneDeliveries(olderThan: -1) },
             { _ = try store.currentKey(conversation: "") },
@@ -125,7 +125,7 @@ struct KeyStoreAPITests {
         #expect(try store.items(conversation: "zzz") == [])
     }
 
-    @Test func currentKeyIsTheHighestLiveEpoch() throws {
+    @Test func currentKeyIsTheNewestEpochWhileItIsLiveAndNeverAnOlderOne() throws {
         let dir = TemporaryDirectory()
         let clock = ManualClock(1_000)
         let store = try makeStore(dir, clock: clock)
@@ -136,10 +136,12 @@ struct KeyStoreAPITests {
         #expect(try store.currentKey(conversation: "c").key == e3)
         clock.set(1_500)  // not-after is inclusive
         #expect(try store.currentKey(conversation: "c").key == e3)
+        // Past the newest epoch's not-after time there is no current key: never epoch 2 or 1,
+        // which a member removed by a rotation may hold.
         clock.set(1_501)
-        #expect(try store.currentKey(conversation: "c").key == e2)
+        #expect(storeError { try store.currentKey(conversation: "c") } == .itemNotFound)
         clock.set(2_001)
-        #expect(try store.currentKey(conversation: "c").key == e1)
+        #expect(storeError { try store.currentKey(conversation: "c") } == .itemNotFound)
         // An expired key is still returned by key id until purged (the receiver's freshness
         // check decides about old notifications).
         #expect(try store.key(for: e3.id).key == e3)
@@ -156,31 +158,36 @@ struct KeyStoreAPITests {
 
         let pinned = try store.add(.generate(), conversation: "c", epoch: 5, notAfter: 99)
         clock.set(20_000)
-        let second = try store.rotate(conversation: "c", gracePeriod: 600)
+        let second = try store.rotate(conversation: "c")
         #expect(second.item.epoch == 6)
         #expect(second.item.createdAt == 20_000)
         #expect(second.key != first.key)
         let items = try store.items(conversation: "c")
         #expect(items.map(\.epoch) == [1, 5, 6])
-        #expect(items[0].notAfter == 20_600)  // had none: now + grace
+        #expect(items[0].notAfter == 20_000)  // had none: retired now
         #expect(items[1] == pinned)  // had one: unchanged
         #expect(items[2].notAfter == nil)
         #expect(try store.currentKey(conversation: "c").key == second.key)
 
-        // Default grace period is 31 days.
+        // The grace period belongs to the purge (31 days by default), not to the retire-by time.
+        clock.set(30_000)
         let third = try store.rotate(conversation: "c")
-        #expect(try store.key(for: second.item.keyID).item.notAfter == 20_000 + 31 * 86_400)
+        #expect(try store.key(for: second.item.keyID).item.notAfter == 30_000)
         #expect(try store.currentKey(conversation: "c").key == third.key)
         #expect(KeyStore.defaultGracePeriod == 2_678_400)
     }
 
-    @Test func rotateWithoutGraceRetiresAtTheEndOfThisSecond() throws {
+    @Test func rotationRetiresAtTheEndOfThisSecondAndPurgeWaitsForTheGracePeriod() throws {
         let clock = ManualClock(500)
         let store = try makeStore(TemporaryDirectory(), clock: clock)
         let old = try store.rotate(conversation: "c")
-        _ = try store.rotate(conversation: "c", gracePeriod: 0)
+        _ = try store.rotate(conversation: "c")
         #expect(try store.key(for: old.item.keyID).item.notAfter == 500)
         clock.set(501)
+        #expect(try store.purgeExpired() == 0)  // within the default 31-day grace period
+        clock.set(500 + KeyStore.defaultGracePeriod)
+        #expect(try store.purgeExpired() == 0)  // inclusive boundary
+        clock.set(501 + KeyStore.defaultGracePeriod)
         #expect(try store.purgeExpired() == 1)
         #expect(storeError { try store.key(for: old.item.keyID) } == .itemNotFound)
     }
@@ -190,32 +197,34 @@ struct KeyStoreAPITests {
         let store = try makeStore(TemporaryDirectory(), clock: clock)
         let old = try store.rotate(conversation: "c")
         let supplied = ConversationKey.generate()
-        let new = try store.rotate(conversation: "c", gracePeriod: 60, label: "mirrored", key: supplied)
+        let new = try store.rotate(conversation: "c", label: "mirrored", key: supplied)
         #expect(new.key == supplied)
         #expect(new.item.keyID == supplied.id)
         #expect(new.item.epoch == 2)
         #expect(new.item.label == "mirrored")
         #expect(try store.key(for: supplied.id).key == supplied)
-        #expect(try store.key(for: old.item.keyID).item.notAfter == 1_060)
+        #expect(try store.key(for: old.item.keyID).item.notAfter == 1_000)
         #expect(try store.currentKey(conversation: "c").key == supplied)
 
         // The same key again: refused in the one transaction, so the retirement is not applied either.
         clock.set(2_000)
-        #expect(storeError { try store.rotate(conversation: "c", gracePeriod: 5, key: supplied) } == .duplicateItem)
-        #expect(try store.items(conversation: "c").map(\.notAfter) == [1_060, nil])
+        #expect(storeError { try store.rotate(conversation: "c", key: supplied) } == .duplicateItem)
+        #expect(try store.items(conversation: "c").map(\.notAfter) == [1_000, nil])
     }
 
-    @Test func purgeExpiredDeletesOnlyItemsPastTheirNotAfter() throws {
+    @Test func purgeExpiredDeletesOnlyItemsPastTheirNotAfterPlusTheGracePeriod() throws {
         let clock = ManualClock(1_000)
         let store = try makeStore(TemporaryDirectory(), clock: clock)
-        try store.add(.generate(), conversation: "c", epoch: 1, notAfter: 999)
-        let boundary = try store.add(.generate(), conversation: "c", epoch: 2, notAfter: 1_000)
+        try store.add(.generate(), conversation: "c", epoch: 1, notAfter: 899)
+        let boundary = try store.add(.generate(), conversation: "c", epoch: 2, notAfter: 900)
         let open = try store.add(.generate(), conversation: "c", epoch: 3)
         let later = try store.add(.generate(), conversation: "d", epoch: 1, notAfter: 5_000)
-        #expect(try store.purgeExpired() == 1)
+        #expect(try store.purgeExpired(gracePeriod: 100) == 1)
         #expect(try store.items() == [boundary, open, later])
         clock.set(6_000)
-        #expect(try store.purgeExpired() == 2)
+        #expect(try store.purgeExpired(gracePeriod: 1_000) == 1)  // 900 + 1000 < 6000; 5000 + 1000 is the boundary
+        #expect(try store.items() == [open, later])
+        #expect(try store.purgeExpired(gracePeriod: 999) == 1)
         #expect(try store.items() == [open])
         #expect(try store.purgeExpired() == 0)
     }

@@ -84,10 +84,11 @@ struct TamperingTests {
         #expect(storeError { try f.store.key(for: f.a.id) } == .corruptedItem(f.a.id))
         // The attacker's goal: make alice's key current for another conversation. It never comes out.
         #expect(storeError { try f.store.currentKey(conversation: "mallory") } == .corruptedItem(f.a.id))
-        #expect(storeError { try f.store.currentKey(conversation: "alice") } == .itemNotFound)
-        // Moving a key into an existing conversation at a higher epoch.
+        // Alice's newest epoch went missing from her conversation: her epoch record says so.
+        #expect(storeError { try f.store.currentKey(conversation: "alice") } == .corruptedItem(f.a.id))
+        // Moving a key into an existing conversation at a higher epoch: above bob's record.
         try f.raw().execute("UPDATE keys SET conversation = 'bob', epoch = 9 WHERE kid = \(sqlBlob(f.a.id.bytes))")
-        #expect(storeError { try f.store.currentKey(conversation: "bob") } == .corruptedItem(f.a.id))
+        #expect(storeError { try f.store.currentKey(conversation: "bob") } == .corruptedItem(f.b.id))
         try f.raw().execute("UPDATE keys SET conversation = 'alice', epoch = 1 WHERE kid = \(sqlBlob(f.a.id.bytes))")
         try f.expectIntact(f.a)
         try f.expectIntact(f.b)
@@ -122,7 +123,9 @@ struct TamperingTests {
             INSERT INTO keys (kid, conversation, epoch, label, created_at, not_after, sealed)
             SELECT \(sqlBlob(forged.bytes)), 'alice', 2, label, created_at, not_after, sealed FROM keys WHERE kid = \(sqlBlob(f.a.id.bytes))
             """)
-        #expect(storeError { try f.store.currentKey(conversation: "alice") } == .corruptedItem(forged))
+        // The copy sits above alice's epoch record (epoch 1, kid a): refused before any unsealing.
+        #expect(storeError { try f.store.currentKey(conversation: "alice") } == .corruptedItem(f.a.id))
+        #expect(storeError { try f.store.key(for: forged) } == .corruptedItem(forged))
         try f.expectIntact(f.a)
     }
 

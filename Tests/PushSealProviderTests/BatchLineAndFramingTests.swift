@@ -95,16 +95,24 @@ struct BatchLineAndFramingTests {
         }
     }
 
-    @Test("Ids of 256 control characters each cannot fit APNs even content-free: a typed error, not a crash")
+    @Test("Ids of 256 quotes each with a long placeholder cannot fit APNs even content-free; control characters in ids are invalid content")
     func pathologicalIDs() throws {
-        let ids = String(repeating: "\u{1}", count: 256)
-        let content = NotificationContent(conversationID: ids, messageID: ids, sentAt: 5, body: "x")
         let sealer = try NotificationSealer()
+        let quotes = String(repeating: "\"", count: 256)
+        let placeholder = APNsOptions(placeholder: .text(title: nil, body: String(repeating: "p", count: 2_700)))
         do {
-            _ = try sealer.seal(content, with: key, options: APNsOptions())
+            _ = try sealer.seal(NotificationContent(conversationID: quotes, messageID: quotes, sentAt: 5, body: "x"), with: key, options: placeholder)
             Issue.record("sealed")
         } catch {
             guard case .doesNotFit = error else { Issue.record("unexpected \(error)"); return }
+        }
+        for ids in ["\u{1}", "a\u{0}b", String(repeating: "\u{1F}", count: 256)] {
+            do {
+                _ = try sealer.seal(NotificationContent(conversationID: ids, messageID: "m", sentAt: 5, body: "x"), with: key, options: APNsOptions())
+                Issue.record("sealed")
+            } catch {
+                guard case .invalidContent(.outOfRange(field: "cid", _)) = error else { Issue.record("unexpected \(error)"); return }
+            }
         }
     }
 }

@@ -93,15 +93,18 @@ struct DisplayModelTests {
         #expect(again.outcome == .decrypted && !again.isDuplicate)
     }
 
-    @Test("Content-free wake-and-fetch: no body (lead's decision) or empty body with trunc (SPEC 9.5)")
+    @Test("Content-free wake-and-fetch is exactly 'no body'; an empty body with trunc is truncated, not a fetch (SPEC 9.5, A.3)")
     func contentFree() {
         let receiver = makeReceiver(sourceA(), fallbackText: { reason in
             reason == nil ? FallbackText(title: "Fetching", body: "You have a new message") : .standard
         })
-        for content in [contentA(body: nil), NotificationContent(conversationID: conversationA, messageID: "m9", sentAt: now, body: "", isTruncated: true)] {
+        let emptyTruncated = NotificationContent(conversationID: conversationA, messageID: "m9", sentAt: now, body: "", isTruncated: true)
+        for (content, fetch) in [(contentA(body: nil), true), (emptyTruncated, false)] {
             let result = receiver.open(.fcmData(["pushseal": seal(content)]))
             #expect(result.outcome == .decrypted && result.reason == nil)
-            #expect(result.requiresFetch)
+            #expect(result.requiresFetch == fetch)
+            #expect(result.isTruncated == !fetch)
+            // Neither has text of its own, so both show the app's text.
             #expect(result.textSource == .appFallback)
             #expect(result.title == .plain("Fetching") && result.body == .plain("You have a new message"))
             #expect(result.conversationID == conversationA && result.threadIdentifier == conversationA)
@@ -173,7 +176,7 @@ struct DisplayModelTests {
                 var buffer = input
                 let receiver = makeReceiver(sourceA(), retainsContentBytes: retain)
                 let result = buffer.withUnsafeMutableBytes {
-                    receiver.finish(decrypted: $0, conversation: conversationA, keyID: keyA.id, parsed: parsed)
+                    receiver.finish(decrypted: $0, conversation: conversationA, retireBy: nil, envelope: [1], keyID: keyA.id, parsed: parsed)
                 }
                 #expect(result.reason == reason)
                 #expect(buffer.count == input.count && buffer.allSatisfy { $0 == 0 })

@@ -149,4 +149,20 @@ struct PayloadShapeTests {
         #expect(result.body == .plain("Your order shipped"))
         #expect(!makeReceiver(sourceA()).open(.json(apns(wire: validWire))).isPassThrough)
     }
+
+    @Test("with passesThroughUnsealed off, not_sealed is a fallback with the app's text, never the payload's alert")
+    func unsealedAsFallback() {
+        let receiver = Receiver(keySource: sourceA(), configuration: ReceiverConfiguration(
+            clock: { now }, prefersPayloadPlaceholder: true, passesThroughUnsealed: false,
+            fallbackText: { reason in FallbackText(title: nil, body: reason == .notSealed ? "Open the app" : "New message") }))
+        for payload in [#"{"aps":{"alert":"Your bank: call +1 555 0100"}}"#, "not json", #"{"message":{"data":{}}}"#] {
+            let result = receiver.open(.json(Array(payload.utf8)))
+            #expect(result.outcome == .fallback && result.reason == .notSealed)
+            #expect(!result.isPassThrough)
+            #expect(result.textSource == .appFallback)
+            #expect(result.body == .plain("Open the app"))
+        }
+        // Sealed payloads are unaffected.
+        #expect(receiver.open(.json(Array(apns(wire: validWire).utf8))).outcome == .decrypted)
+    }
 }

@@ -30,7 +30,7 @@ check() {  # label, then a command whose success is the check
 
 key="AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"
 now="$(date +%s)"
-vectors=("$root/Vectors/pushseal-v1.json" "$root/Vectors/pushseal-v1-provider.json")
+vectors=("$root/Vectors/pushseal-v1.json" "$root/Vectors/pushseal-v1-provider.json" "$root/Vectors/pushseal-v1-store.json")
 printf '{"cid":"conv-install","mid":"m-1","ts":%s,"title":"Ana","body":"Hello 👋🏽 from Swift"}\n' "$now" \
     | "$bin" seal --key "$key" > "$tmp/swift-payload.json" || { echo "install-test: pushseal seal failed" >&2; exit 1; }
 

@@ -3,8 +3,8 @@
 #
 #   Vectors/ports/run-all.sh [--install-missing] [VECTOR_FILE…]
 #
-# The files default to Vectors/pushseal-v1.json and Vectors/pushseal-v1-provider.json in this
-# repository (receiver and provider vectors; each runner tells them apart by their schema). Java is
+# The files default to Vectors/pushseal-v1.json, pushseal-v1-provider.json and pushseal-v1-store.json in this
+# repository (receiver, provider and key-store vectors; each runner tells them apart by their schema). Java is
 # built by java/build.sh (javac --release 8, the jar, its tests) into a temporary directory.
 # --install-missing installs absent prerequisites (Debian's nodejs and openjdk-17-jdk-headless;
 # the Python packages cryptography and regex with pip); without it a missing prerequisite is an
@@ -24,7 +24,7 @@ for arg in "$@"; do
     *) case "$arg" in /*) files+=("$arg") ;; *) files+=("$PWD/$arg") ;; esac ;;
   esac
 done
-[ "${#files[@]}" -gt 0 ] || files=("$root/Vectors/pushseal-v1.json" "$root/Vectors/pushseal-v1-provider.json")
+[ "${#files[@]}" -gt 0 ] || files=("$root/Vectors/pushseal-v1.json" "$root/Vectors/pushseal-v1-provider.json" "$root/Vectors/pushseal-v1-store.json")
 
 if ! python3 -c 'import cryptography.hazmat.primitives.ciphers.aead, regex' >/dev/null 2>&1; then
   if [ "$install" = 1 ]; then

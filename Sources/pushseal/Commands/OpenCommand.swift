@@ -19,10 +19,12 @@ enum OpenCommand {
             Reads an APNs payload or FCM message/data map and runs the receiver's checks in \
             order. Prints one JSON object:
               {"outcome":"decrypted"|"fallback","reason":null|"<reason code>",
-               "duplicate":false,"content":{…}}
+               "duplicate":false,"conflict":false,"requiresFetch":false,"content":{…}}
             where content is the decrypted content, or the fallback text on failure. Reason \
             codes: not_sealed, malformed_envelope, unsupported_version, unknown_key, \
-            store_locked, authentication_failed, malformed_content, conversation_mismatch, stale.
+            store_locked, authentication_failed, malformed_content, conversation_mismatch, stale, \
+            retired_key (with --store: the key was retired by a rotation before the \
+            notification's sending time plus --max-skew).
 
             The key comes from --key (or --key-file) with --conversation, the conversation the \
             key is stored for, or from --store, a key store directory (master key: \
@@ -30,7 +32,8 @@ enum OpenCommand {
             the envelope's key id: an id the store does not hold is unknown_key; a held key that \
             cannot be read (missing or wrong master key, unreadable store) is store_locked. A \
             decrypted notification's (cid, mid) is recorded in the store's duplicate log, and \
-            opening it again prints "duplicate":true; entries older than --max-age + --max-skew \
+            opening it again prints "duplicate":true ("conflict":true as well when the same \
+            (cid, mid) comes with another envelope); entries older than --max-age + --max-skew \
             are pruned in the same transaction.
 
             Exit status: 0 decrypted, 3 fell back (the result is still printed).

@@ -7,7 +7,7 @@ import PushSealJSON
 enum StoreCommand {
     static let spec = CommandSpec(
         name: "store",
-        abstract: "Manage a key store directory: init, add, get, list, rotate, remove, purge, provider-key.",
+        abstract: "Manage a key store directory: init, add, get, list, rotate, remove, purge, rotate-master, provider-key.",
         discussion: """
             A key store holds conversation keys by (conversation, epoch), indexed by key id, \
             each sealed at rest under the store's master key. One format serves the provider's \
@@ -19,7 +19,7 @@ enum StoreCommand {
             """,
         subcommands: [
             StoreInitCommand.spec, StoreAddCommand.spec, StoreGetCommand.spec, StoreListCommand.spec,
-            StoreRotateCommand.spec, StoreRemoveCommand.spec, StorePurgeCommand.spec, StoreProviderKeyCommand.spec,
+            StoreRotateCommand.spec, StoreRemoveCommand.spec, StorePurgeCommand.spec, StoreRotateMasterCommand.spec, StoreProviderKeyCommand.spec,
         ])
 
     /// `--dir <dir>`, required by every store subcommand.

@@ -23,7 +23,14 @@ final class DeliveryLogWatch: ReceiverKeySource, @unchecked Sendable {
     }
 
     func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
-        let record = base.markDelivered(conversation: conversation, messageID: messageID)
+        watch(base.markDelivered(conversation: conversation, messageID: messageID))
+    }
+
+    func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
+        watch(base.markDelivered(conversation: conversation, messageID: messageID, envelope: envelope))
+    }
+
+    private func watch(_ record: DeliveryRecord) -> DeliveryRecord {
         if case let .unavailable(why) = record { unavailableReason = why }
         return record
     }

@@ -4,7 +4,7 @@ enum CommandPaths {
     static let leaves: [[String]] = [
         ["keygen"], ["seal"], ["send"], ["open"], ["inspect"],
         ["store", "init"], ["store", "add"], ["store", "get"], ["store", "list"],
-        ["store", "rotate"], ["store", "remove"], ["store", "purge"],
+        ["store", "rotate"], ["store", "remove"], ["store", "purge"], ["store", "rotate-master"],
         ["store", "provider-key", "create"], ["store", "provider-key", "list"], ["store", "provider-key", "remove"],
         ["device", "init"], ["device", "show"], ["device", "pin"],
         ["bundle", "seal"], ["bundle", "install"],
@@ -21,7 +21,7 @@ enum CommandPaths {
     /// The direct subcommands of each group, in help order.
     static let children: [[String]: [String]] = [
         []: ["keygen", "seal", "send", "open", "inspect", "store", "device", "bundle", "vectors", "demo", "bench"],
-        ["store"]: ["init", "add", "get", "list", "rotate", "remove", "purge", "provider-key"],
+        ["store"]: ["init", "add", "get", "list", "rotate", "remove", "purge", "rotate-master", "provider-key"],
         ["store", "provider-key"]: ["create", "list", "remove"],
         ["device"]: ["init", "show", "pin"],
         ["bundle"]: ["seal", "install"],

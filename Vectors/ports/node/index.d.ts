@@ -3,11 +3,11 @@
 /** The reason codes of SPEC §10.2. */
 export type ReasonCode =
   | 'not_sealed' | 'malformed_envelope' | 'unsupported_version' | 'unknown_key' | 'store_locked'
-  | 'authentication_failed' | 'malformed_content' | 'conversation_mismatch' | 'stale';
+  | 'authentication_failed' | 'malformed_content' | 'conversation_mismatch' | 'stale' | 'retired_key';
 export declare const Reason: Readonly<{
   NOT_SEALED: 'not_sealed'; MALFORMED_ENVELOPE: 'malformed_envelope'; UNSUPPORTED_VERSION: 'unsupported_version';
   UNKNOWN_KEY: 'unknown_key'; STORE_LOCKED: 'store_locked'; AUTHENTICATION_FAILED: 'authentication_failed';
-  MALFORMED_CONTENT: 'malformed_content'; CONVERSATION_MISMATCH: 'conversation_mismatch'; STALE: 'stale';
+  MALFORMED_CONTENT: 'malformed_content'; CONVERSATION_MISMATCH: 'conversation_mismatch'; STALE: 'stale'; RETIRED_KEY: 'retired_key';
 }>;
 
 /** Provider error codes (the Swift provider's `ProviderError.code`). */
@@ -38,18 +38,20 @@ export declare function validateContent(content: Content): void;
 
 export declare const KEY_NOT_FOUND: 'not_found';
 export declare const KEY_LOCKED: 'locked';
-export type KeyLookup = { key: Uint8Array; conversation: string } | typeof KEY_NOT_FOUND | typeof KEY_LOCKED;
+export type KeyLookup = { key: Uint8Array; conversation: string; retireBy?: number | null } | typeof KEY_NOT_FOUND | typeof KEY_LOCKED;
 /** The receiver's key lookup; it must derive the kid from each stored key. */
 export interface KeySource { lookup(kid: Buffer): KeyLookup; }
 export declare class SingleKeySource implements KeySource {
-  constructor(key: Uint8Array, conversation: string, options?: { locked?: boolean });
+  constructor(key: Uint8Array, conversation: string, options?: { locked?: boolean; retireBy?: number | null });
   locked: boolean;
+  retireBy: number | null;
   lookup(kid: Buffer): KeyLookup;
 }
 export interface ReceiverOptions {
   maxAge?: number; maxFutureSkew?: number; clock?: () => number; seen?: (cid: string, mid: string) => boolean;
+  record?: ((cid: string, mid: string, envelope: Buffer) => 'first' | 'duplicate' | 'conflict') | null;
 }
-export interface Opened { content: Content; contentBytes: Buffer; duplicate: boolean; requiresFetch: boolean; }
+export interface Opened { content: Content; contentBytes: Buffer; duplicate: boolean; conflict: boolean; requiresFetch: boolean; truncated: boolean; }
 export declare const DEFAULT_MAX_AGE: 2678400;
 export declare const DEFAULT_MAX_FUTURE_SKEW: 600;
 export declare class Receiver {

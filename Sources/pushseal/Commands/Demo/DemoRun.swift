@@ -138,8 +138,8 @@ struct DemoRun {
         steps.append(step)
     }
 
-    /// The provider rotates (a member's device left); the device receives the new epoch and keeps
-    /// the old one for the grace period.
+    /// The provider rotates (a member's device left): epoch 1 is retired now, and the device learns
+    /// epoch 2 in band, from its first notification.
     private mutating func rotate(_ conversation: DemoConversation) throws(CLIError) {
         let (provider, device) = (self.provider!, self.device!)
         var step = DemoStep("rotate-alice-bob", section: .notifications, title: "Key rotation: \(conversation.name) moves to epoch 2")
@@ -157,11 +157,12 @@ struct DemoRun {
         }
         let retiring = providerItems.first { $0.epoch == 1 }
         step.expect("providerCurrentEpoch", 2, current.item.epoch)
-        step.expect("previousEpochNotAfter", now + KeyStore.defaultGracePeriod, retiring?.notAfter)
+        step.expect("previousEpochNotAfter", now, retiring?.notAfter)
         step.expect("deviceEpochs", .array([DemoJSON.integer(1)]), .array(deviceItems.map { DemoJSON.integer($0.epoch) }))
         step.row("why", "Bob signed out of his old tablet: new notifications must use a key it never had")
-        step.row("provider", "epoch 2 is current (kid \(rotated.item.keyID)); epoch 1 stays valid for \(KeyStore.defaultGracePeriod / 86_400) days")
-        step.row("device", "holds epoch 1 only: no app sync happens; epoch 2 arrives in band, with its first notification")
+        step.row("provider", "epoch 2 is current (kid \(rotated.item.keyID)); epoch 1 is retired now")
+        step.row("retired", "epoch 1 opens what was sent before now for \(KeyStore.defaultGracePeriod / 86_400) days; later ts: retired_key")
+        step.row("device", "holds epoch 1 only: no app sync happens; epoch 2 arrives in band, with its first notification, and retires epoch 1 there too")
         step.detail("conversation", .string(conversation.id))
         step.detail("epoch", DemoJSON.integer(rotated.item.epoch))
         step.detail("kid", .string(rotated.item.keyID.base64URL))

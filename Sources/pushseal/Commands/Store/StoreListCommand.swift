@@ -11,9 +11,9 @@ enum StoreListCommand {
         discussion: """
             A table for people by default, ordered by conversation and epoch. STATUS is \
             'current' (the conversation's highest live epoch: new notifications are sealed \
-            under it), 'live' (retired, within its grace period, or another epoch without a \
-            not-after time) or 'expired' (past its not-after time; 'store purge' removes it). \
-            Times are UTC.
+            under it), 'live' (before its not-after time, or another epoch without one) or \
+            'expired' (retired: past its not-after time; it opens only notifications sent \
+            before then, and 'store purge' removes it after the grace period). Times are UTC.
 
             --json prints one object:
               {"items":[{"conversation":…,"createdAt":…,"current":…,"epoch":…,"kid":…,

@@ -7,10 +7,13 @@ import PushSealJSON
 enum StorePurgeCommand {
     static let spec = CommandSpec(
         name: "purge",
-        abstract: "Delete keys past their not-after time (retired epochs after their grace period).",
+        abstract: "Delete retired keys after their grace period.",
         discussion: """
             Prints {"deliveriesPruned":null|N,"removed":N}: the number of keys deleted (those \
-            whose not-after time is before --now), and of duplicate-log entries pruned.
+            whose not-after time is more than --grace seconds before --now; APNs stores \
+            undelivered notifications for up to 30 days and FCM for up to 28), and of \
+            duplicate-log entries pruned. A purged key can open again only from a copy of the \
+            store made before the purge; 'store rotate-master' makes such copies useless.
 
             The duplicate log is pruned only with --prune-duplicate-log: entries recorded more \
             than --max-age + --max-skew seconds ago (the receiver's freshness window; \
@@ -21,6 +24,8 @@ enum StorePurgeCommand {
             """,
         options: StoreCommand.locationOptions + [
             CommonOptions.now,
+            .option("grace", valueName: "seconds", abstract: "How long retired keys are kept after their not-after time (31 days).",
+                    defaultValue: "2678400"),
             .flag("prune-duplicate-log", abstract: "Also delete duplicate-log entries older than the freshness window."),
             CommonOptions.maxAge,
             CommonOptions.maxSkew,
@@ -33,6 +38,7 @@ enum StorePurgeCommand {
         let now = try StoreCommand.now(arguments)
         let maxAge = try arguments.integer("max-age", in: 0...Int64.max)!
         let maxSkew = try arguments.integer("max-skew", in: 0...Int64.max)!
+        let grace = try arguments.integer("grace", in: 0...Int64(Int32.max))!
         let pruneLog = arguments.flag("prune-duplicate-log")
         if !pruneLog {
             for name in ["max-age", "max-skew"] where arguments.isPresent(name) {
@@ -41,7 +47,7 @@ enum StorePurgeCommand {
         }
 
         let store = try StoreCommand.open(location, clock: StoreCommand.clock(now))
-        let removed = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.purgeExpired() }
+        let removed = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.purgeExpired(gracePeriod: grace) }
         var pruned: Int?
         if pruneLog {
             let (window, overflow) = maxAge.addingReportingOverflow(maxSkew)

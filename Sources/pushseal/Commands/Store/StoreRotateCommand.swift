@@ -6,22 +6,22 @@ import PushSealKeyStore
 enum StoreRotateCommand {
     static let spec = CommandSpec(
         name: "rotate",
-        abstract: "Start a new epoch for a conversation; the previous one stays valid for a grace period.",
+        abstract: "Start a new epoch for a conversation and retire the previous ones now.",
         discussion: """
             The new key is generated (or given with --key/--key-file, to mirror on a device a \
             rotation made by the provider) at the conversation's highest epoch + 1, and every \
-            earlier epoch without a not-after time gets one: now + --grace. All in one \
-            transaction.
+            earlier epoch without a not-after time is retired: its not-after (retire-by) time \
+            becomes now. All in one transaction.
 
-            APNs stores undelivered notifications for up to 30 days and FCM for up to 28, so the \
-            retired key stays usable for --grace seconds before 'store purge' removes it. Prints \
+            A retired key still opens notifications sent before its retire-by time (plus the \
+            receiver's --max-skew) until 'store purge' removes it after the grace period; one \
+            claiming a later sending time falls back with retired_key, so a member removed by \
+            the rotation cannot forge fresh notifications with the old key. Prints \
             {"conversation":…,"epoch":…,"kid":…}; never the key ('store get' exports it).
             """,
         options: StoreCommand.locationOptions + [
             CommonOptions.conversation.required(),
             CommonOptions.key, CommonOptions.keyFile,
-            .option("grace", valueName: "seconds", abstract: "How long the retired epoch stays valid (31 days).",
-                    defaultValue: "2678400"),
             StoreCommand.label,
             CommonOptions.now,
         ],
@@ -32,13 +32,12 @@ enum StoreRotateCommand {
         let location = try StoreCommand.location(arguments)
         let conversation = try StoreCommand.conversation(arguments)!
         let key = try ArgumentDecoding.conversationKey(context)
-        let grace = try arguments.integer("grace", in: 0...Int64(Int32.max))!
         let now = try StoreCommand.now(arguments)
         let label = arguments.value("label")
 
         let store = try StoreCommand.open(location, clock: StoreCommand.clock(now))
         do throws(KeyStoreError) {
-            let rotated = try store.rotate(conversation: conversation, gracePeriod: grace, label: label, key: key)
+            let rotated = try store.rotate(conversation: conversation, label: label, key: key)
             StoreCommand.writeItemSummary(rotated.item, to: &context)
             return .success
         } catch .duplicateItem {

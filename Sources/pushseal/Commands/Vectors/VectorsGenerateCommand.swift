@@ -10,10 +10,12 @@ enum VectorsGenerateCommand {
             Without --provider: the receiver vectors (Vectors/pushseal-v1.json). With --provider: \
             the provider-side vectors of the size policy (Vectors/pushseal-v1-provider.json). With \
             --bundles: the key bundle vectors (Vectors/pushseal-v1-bundles.json).
+            --store: the key-store at-rest values (Vectors/pushseal-v1-store.json).
             """,
         options: [
             .flag("provider", abstract: "Write the provider-side vectors instead of the receiver vectors."),
             .flag("bundles", abstract: "Write the key bundle vectors instead of the receiver vectors."),
+            .flag("store", abstract: "Write the key-store vectors instead of the receiver vectors."),
             .option("output", short: "o", valueName: "file",
                     abstract: "Write to this file (atomically) instead of standard output."),
         ],
@@ -22,11 +24,13 @@ enum VectorsGenerateCommand {
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let provider = context.arguments.flag("provider")
         let bundles = context.arguments.flag("bundles")
-        if provider && bundles { throw .usage("--provider and --bundles cannot be combined") }
-        let text = bundles ? BundleVectorSuite.render() : provider ? ProviderVectorSuite.render() : VectorSuite.render()
+        let store = context.arguments.flag("store")
+        if [provider, bundles, store].filter({ $0 }).count > 1 { throw .usage("Give at most one of '--provider', '--bundles' and '--store'.") }
+        let text = bundles ? BundleVectorSuite.render() : provider ? ProviderVectorSuite.render() : store ? StoreVectorSuite.render() : VectorSuite.render()
         if let path = context.arguments.value("output") {
             try context.writeFile(Array(text.utf8), to: path)
-            let count = bundles ? BundleVectorSuite.caseCount : provider ? ProviderVectorSuite.cases().count : VectorSuite.cases().count
+            let count = bundles ? BundleVectorSuite.caseCount : provider ? ProviderVectorSuite.cases().count
+                : store ? StoreVectorSuite.cases().count : VectorSuite.cases().count
             context.note("wrote \(count) cases to \(path)")
         } else {
             context.write(text)

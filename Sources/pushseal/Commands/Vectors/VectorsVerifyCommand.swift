@@ -19,7 +19,7 @@ enum VectorsVerifyCommand {
         do {
             report = try VectorVerifier.verify(fileBytes: bytes)
         } catch {
-            throw .failure("\(error)", hints: "the file must follow Vectors/README.md (schema pushseal_v1_test_schema, pushseal_v1_provider_test_schema or pushseal_v1_bundle_test_schema), or be RFC 9180's A.2 file")
+            throw .failure("\(error)", hints: "the file must follow Vectors/README.md (schema pushseal_v1_test_schema, pushseal_v1_provider_test_schema, pushseal_v1_bundle_test_schema or pushseal_v1_store_test_schema), or be RFC 9180's A.2 file")
         }
         if context.arguments.flag("json") {
             var writer = JSONWriter()

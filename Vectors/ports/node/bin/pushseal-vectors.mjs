@@ -5,6 +5,7 @@
 // mismatch and `N passed, N failed`; exits 1 on any failure, on a missing file or another schema,
 // or when no case ran.
 
+import { createCipheriv, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { KEY_LOCKED, KEY_NOT_FOUND, OPAQUE, OpenError, Reason, Receiver, Sealer, SealError } from '../src/index.mjs';
@@ -14,6 +15,7 @@ import { b64urlDecode, b64urlEncode, keyId, messageKey, opaqueThreadId, openEnve
 
 const RECEIVER_SCHEMA = 'pushseal_v1_test_schema';
 const PROVIDER_SCHEMA = 'pushseal_v1_provider_test_schema';
+const STORE_SCHEMA = 'pushseal_v1_store_test_schema';
 const REASONS = Object.values(Reason);
 
 function hexField(t, name, length = null, nullable = true) {
@@ -43,15 +45,26 @@ export function runReceiverCase(t) {
   const mk = hexField(t, 'messageKey', 32);
   const contentHex = hexField(t, 'contentHex');
   const plaintextHex = hexField(t, 'plaintextHex');
+  const { keyRetireBy, requiresFetch, truncated } = t;
+  if (keyRetireBy !== null && !Number.isSafeInteger(keyRetireBy)) throw new Error('keyRetireBy must be an integer or null');
+  if (typeof requiresFetch !== 'boolean' || typeof truncated !== 'boolean') throw new Error('requiresFetch and truncated must be booleans');
+  const handedKid = hexField(t, 'keySourceKid', 16);
   const derivedKid = keyId(key);
   if (!derivedKid.equals(kid)) errs.push('kid differs');
+  const indexKid = handedKid ?? derivedKid;
   const source = {
     lookup: (want) => {
-      if (!derivedKid.equals(want)) return KEY_NOT_FOUND;
-      return keyStore === 'locked' ? KEY_LOCKED : { key, conversation };
+      if (!indexKid.equals(want)) return KEY_NOT_FOUND;
+      return keyStore === 'locked' ? KEY_LOCKED : { key, conversation, retireBy: keyRetireBy };
     },
   };
-  const receiver = new Receiver(source, { maxAge, maxFutureSkew, clock: () => now, seen: () => previouslySeen });
+  const { previousEnvelopeDiffers, conflict } = t;
+  if (typeof previousEnvelopeDiffers !== 'boolean' || typeof conflict !== 'boolean') {
+    throw new Error('previousEnvelopeDiffers and conflict must be booleans');
+  }
+  // The log holds (cid, mid) with this envelope, or with another one.
+  const record = () => (!previouslySeen ? 'first' : previousEnvelopeDiffers ? 'conflict' : 'duplicate');
+  const receiver = new Receiver(source, { maxAge, maxFutureSkew, clock: () => now, record });
   const want = result === 'valid' ? 'valid' : `invalid/${reason}`;
   for (const [label, text] of [['payload', t.payload], ['fcm', t.fcm ?? null]]) {
     if (text === null) continue;
@@ -65,6 +78,10 @@ export function runReceiverCase(t) {
     else if (opened) {
       if (opened.duplicate !== duplicate) errs.push(`${label}: expected duplicate=${duplicate}, got ${opened.duplicate}`);
       if (!same(contentHex, opened.contentBytes)) errs.push(`${label}: decrypted content differs from contentHex`);
+      if (opened.conflict !== conflict) errs.push(`${label}: expected conflict=${conflict}, got ${opened.conflict}`);
+      if (opened.requiresFetch !== requiresFetch || opened.truncated !== truncated) {
+        errs.push(`${label}: expected requiresFetch=${requiresFetch} truncated=${truncated}, got ${opened.requiresFetch} ${opened.truncated}`);
+      }
     }
   }
   if (mk && sealKey && salt && !messageKey(sealKey, salt).equals(mk)) errs.push('messageKey differs');
@@ -107,6 +124,50 @@ function options(transport, o) {
 }
 
 /** Mismatches of one provider case (empty: it passes). */
+const u32 = (n) => { const b = Buffer.alloc(4); b.writeUInt32BE(n); return b; };
+const i64 = (n) => { const b = Buffer.alloc(8); b.writeBigInt64BE(BigInt(n)); return b; };
+const hmac = (key, ...parts) => { const h = createHmac('sha256', key); for (const p of parts) h.update(p); return h.digest(); };
+const utf8 = (s) => Buffer.from(s, 'utf8');
+
+/** Mismatches of one key-store case (Docs/KEY-STORE.md §3; empty: it passes). */
+export function runStoreCase(t) {
+  const mk = hexField(t, 'masterKey', 32, false);
+  const expand = (info) => hmac(mk, info, Buffer.from([0x01])); // HKDF-Expand(MK, info, 32)
+  const check = (name, value) => (same(hexField(t, name), value) ? [] : [`${name} differs`]);
+  switch (t.kind) {
+    case 'item': {
+      const key = hexField(t, 'key', 32, false);
+      const salt = hexField(t, 'salt', 24, false);
+      const cid = utf8(t.conversation);
+      const ad = Buffer.concat([Buffer.from([0x02]), keyId(key), i64(t.epoch), i64(t.createdAt),
+        t.notAfter === null ? Buffer.concat([Buffer.from([0]), i64(0)]) : Buffer.concat([Buffer.from([1]), i64(t.notAfter)]),
+        u32(cid.length), cid,
+        t.label === null ? Buffer.concat([Buffer.from([0]), u32(0)]) : Buffer.concat([Buffer.from([1]), u32(utf8(t.label).length), utf8(t.label)])]);
+      const cipher = createCipheriv('chacha20-poly1305', expand(Buffer.concat([utf8('pushseal v1 store item'), salt])), Buffer.alloc(12), { authTagLength: 16 });
+      cipher.setAAD(ad, { plaintextLength: key.length });
+      const sealed = Buffer.concat([Buffer.from([0x02]), salt, cipher.update(key), cipher.final(), cipher.getAuthTag()]);
+      return [...(keyId(key).equals(hexField(t, 'kid', 16, false)) ? [] : ['kid differs']), ...check('associatedDataHex', ad), ...check('sealedHex', sealed)];
+    }
+    case 'verifier': {
+      const salt = hexField(t, 'salt', 24, false);
+      return check('verifierHex', Buffer.concat([Buffer.from([0x01]), salt, expand(Buffer.concat([utf8('pushseal v1 store verifier'), salt]))]));
+    }
+    case 'delivery': {
+      const lk = expand(utf8('pushseal v1 store delivery log'));
+      const cid = utf8(t.conversation); const mid = utf8(t.messageId);
+      return [...check('tagHex', hmac(lk, u32(cid.length), cid, u32(mid.length), mid)),
+        ...check('envelopeTagHex', hmac(lk, Buffer.from([0x02]), hexField(t, 'envelopeHex', null, false)))];
+    }
+    case 'epochRecord': {
+      const rk = expand(utf8('pushseal v1 store epoch record'));
+      const cid = utf8(t.conversation);
+      return check('tagHex', hmac(rk, Buffer.from([0x01]), u32(cid.length), cid, i64(t.epoch), hexField(t, 'kid', 16, false),
+        Buffer.from([t.removed === true ? 1 : 0])));
+    }
+    default: throw new Error(`unknown kind ${t.kind}`);
+  }
+}
+
 export function runProviderCase(t) {
   const errs = [];
   const key = hexField(t, 'key', 32, false);
@@ -148,9 +209,10 @@ export function runFile(path) {
     console.log(`FAIL file ${path}: ${e.code ? `cannot read: ${e.code}` : `not strict JSON: ${e.message}`}`);
     return [0, 1];
   }
-  const runner = { [RECEIVER_SCHEMA]: runReceiverCase, [PROVIDER_SCHEMA]: runProviderCase }[doc?.schema];
-  if (!runner || doc.schemaVersion !== 1) {
-    console.log(`FAIL file ${path}: schema is not ${RECEIVER_SCHEMA} or ${PROVIDER_SCHEMA} version 1`);
+  const runner = { [RECEIVER_SCHEMA]: runReceiverCase, [PROVIDER_SCHEMA]: runProviderCase, [STORE_SCHEMA]: runStoreCase }[doc?.schema];
+  const versions = { [RECEIVER_SCHEMA]: 2, [PROVIDER_SCHEMA]: 1, [STORE_SCHEMA]: 1 };
+  if (!runner || doc.schemaVersion !== versions[doc.schema]) {
+    console.log(`FAIL file ${path}: schema is not ${RECEIVER_SCHEMA} version 2, ${PROVIDER_SCHEMA} version 1 or ${STORE_SCHEMA} version 1`);
     return [0, 1];
   }
   const tests = Array.isArray(doc.tests) ? doc.tests : [];

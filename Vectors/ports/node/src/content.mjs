@@ -11,25 +11,27 @@ const BADGE_MAX = 2147483647;
 const KNOWN = ['cid', 'mid', 'ts', 'title', 'subtitle', 'body', 'sender', 'thread', 'category', 'badge', 'trunc', 'x'];
 const isStr = (v) => typeof v === 'string';
 const utf8Len = (s) => Buffer.byteLength(s, 'utf8');
-const ident = (v, required) => (v === undefined ? !required : isStr(v) && utf8Len(v) >= 1 && utf8Len(v) <= 256);
+// Identifiers: 1-256 UTF-8 bytes and no C0 control character (SPEC §5.1).
+const ident = (v, required) => (v === undefined ? !required
+  : isStr(v) && utf8Len(v) >= 1 && utf8Len(v) <= 256 && !/[\u0000-\u001f]/.test(v));
 const intIn = (v, max) => Number.isSafeInteger(v) && v >= 0 && v <= max;
 const hasLoneSurrogate = (s) => /\p{Surrogate}/u.test(s);
 
 /** Throws ContentError when a field of `c` violates SPEC §5.1 (sizes are not checked). */
 export function validateContent(c) {
   if (c === null || typeof c !== 'object') throw new ContentError('a content is an object');
-  if (!ident(c.cid, true)) throw new ContentError('cid must be a string of 1-256 bytes');
-  if (!ident(c.mid, true)) throw new ContentError('mid must be a string of 1-256 bytes');
+  if (!ident(c.cid, true)) throw new ContentError('cid must be a string of 1-256 bytes without control characters');
+  if (!ident(c.mid, true)) throw new ContentError('mid must be a string of 1-256 bytes without control characters');
   if (!intIn(c.ts, TS_MAX)) throw new ContentError('ts must be an integer 0...253402300799');
   for (const n of ['title', 'subtitle', 'body']) {
     if (c[n] !== undefined && !isStr(c[n])) throw new ContentError(`${n} must be a string`);
   }
   for (const n of ['thread', 'category']) {
-    if (!ident(c[n], false)) throw new ContentError(`${n} must be a string of 1-256 bytes`);
+    if (!ident(c[n], false)) throw new ContentError(`${n} must be a string of 1-256 bytes without control characters`);
   }
   if (c.sender !== undefined) {
     if (c.sender === null || typeof c.sender !== 'object' || !ident(c.sender.id, true)) {
-      throw new ContentError('sender.id must be a string of 1-256 bytes');
+      throw new ContentError('sender.id must be a string of 1-256 bytes without control characters');
     }
     if (c.sender.name !== undefined && !isStr(c.sender.name)) throw new ContentError('sender.name must be a string');
   }

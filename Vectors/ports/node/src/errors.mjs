@@ -9,6 +9,7 @@ export const Reason = Object.freeze({
   MALFORMED_CONTENT: 'malformed_content',
   CONVERSATION_MISMATCH: 'conversation_mismatch',
   STALE: 'stale',
+  RETIRED_KEY: 'retired_key',
 });
 
 /** Base class of every error this package throws. */

@@ -11,26 +11,30 @@ export const DEFAULT_MAX_FUTURE_SKEW = 600;
 export const KEY_NOT_FOUND = 'not_found';
 export const KEY_LOCKED = 'locked';
 
-/** A key source holding one conversation key; `locked` makes it answer KEY_LOCKED. */
+/** A key source holding one conversation key; `locked` makes it answer KEY_LOCKED; `retireBy`
+ * (seconds since 1970, or null while current) is the key's retire-by time (SPEC §10.2 step 11). */
 export class SingleKeySource {
   #key; #kid; #conversation;
-  constructor(key, conversation, { locked = false } = {}) {
+  constructor(key, conversation, { locked = false, retireBy = null } = {}) {
     if (!Buffer.isBuffer(key) && !(key instanceof Uint8Array)) throw new TypeError('key must be a Buffer');
     if (key.length !== 32) throw new RangeError('a conversation key is 32 bytes');
     this.#key = Buffer.from(key); this.#kid = keyId(this.#key); this.#conversation = conversation; this.locked = locked;
+    this.retireBy = retireBy;
   }
   lookup(kid) {
     if (!this.#kid.equals(kid)) return KEY_NOT_FOUND;
-    return this.locked ? KEY_LOCKED : { key: this.#key, conversation: this.#conversation };
+    return this.locked ? KEY_LOCKED : { key: this.#key, conversation: this.#conversation, retireBy: this.retireBy };
   }
 }
 
 /** Opens payloads with a key source ({lookup(kid)}), a clock and a duplicate log
- * (`seen(cid, mid)` answers whether the pair was delivered before and records it). */
+ * (`seen(cid, mid)` answers whether the pair was delivered before and records it; `record(cid, mid,
+ * envelope)`, when given, is used instead: it keeps a digest of each pair's first envelope and answers
+ * 'first', 'duplicate' or 'conflict' — the pair again with another envelope, SPEC §10.4). */
 export class Receiver {
   constructor(keySource, { maxAge = DEFAULT_MAX_AGE, maxFutureSkew = DEFAULT_MAX_FUTURE_SKEW,
-    clock = () => Math.floor(Date.now() / 1000), seen = () => false } = {}) {
-    Object.assign(this, { keySource, maxAge, maxFutureSkew, clock, seen });
+    clock = () => Math.floor(Date.now() / 1000), seen = () => false, record = null } = {}) {
+    Object.assign(this, { keySource, maxAge, maxFutureSkew, clock, seen, record });
   }
 
   /** Opens an APNs body, an FCM data map or an FCM v1 message (Buffer or string). Throws OpenError. */
@@ -41,7 +45,7 @@ export class Receiver {
     return this.openWire(located.value);
   }
 
-  /** Opens the wire string alone (steps 2-11). Throws OpenError. */
+  /** Opens the wire string alone (steps 2-12). Throws OpenError. */
   openWire(wire) {
     if (typeof wire !== 'string' || wire.length > MAX_WIRE_CHARS) throw new OpenError(Reason.MALFORMED_ENVELOPE); // step 2
     const env = b64urlDecode(wire);
@@ -67,8 +71,17 @@ export class Receiver {
     }
     const now = this.clock(); // step 10
     if (now - content.ts > this.maxAge || content.ts - now > this.maxFutureSkew) throw new OpenError(Reason.STALE);
-    return { content, contentBytes: Buffer.from(bytes), duplicate: Boolean(this.seen(content.cid, content.mid)),
-      requiresFetch: content.body === undefined }; // step 11
+    const retireBy = found.retireBy ?? null; // step 11
+    if (retireBy !== null && content.ts > retireBy + this.maxFutureSkew) throw new OpenError(Reason.RETIRED_KEY);
+    // One content-free rule (SPEC 9.5, A.3): no body means fetch; trunc only marks a shortened body.
+    let logged = 'first'; // step 12
+    if (this.record === null) logged = this.seen(content.cid, content.mid) ? 'duplicate' : 'first';
+    else {
+      logged = this.record(content.cid, content.mid, Buffer.from(env));
+      if (!['first', 'duplicate', 'conflict'].includes(logged)) throw new TypeError("record() must answer 'first', 'duplicate' or 'conflict'");
+    }
+    return { content, contentBytes: Buffer.from(bytes), duplicate: logged !== 'first', conflict: logged === 'conflict',
+      requiresFetch: content.body === undefined, truncated: content.trunc === true };
   }
 }
 

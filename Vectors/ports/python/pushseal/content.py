@@ -72,6 +72,8 @@ class Content:
                 return
             if not isinstance(value, str) or not 1 <= _utf8_len(value) <= 256:
                 raise ContentError(f"{name} must be a string of 1-256 bytes")
+            if any(ord(ch) < 0x20 for ch in value):
+                raise ContentError(f"{name} must not contain a control character U+0000-U+001F")
         ident("cid", self.cid, True)
         ident("mid", self.mid, True)
         if isinstance(self.ts, bool) or not isinstance(self.ts, int) or not 0 <= self.ts <= _TS_MAX:

@@ -19,6 +19,7 @@ class Reason(str, Enum):
     MALFORMED_CONTENT = "malformed_content"
     CONVERSATION_MISMATCH = "conversation_mismatch"
     STALE = "stale"
+    RETIRED_KEY = "retired_key"
 
     def __str__(self) -> str:
         return self.value

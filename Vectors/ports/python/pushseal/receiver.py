@@ -24,10 +24,12 @@ DEFAULT_MAX_FUTURE_SKEW = 600
 
 @dataclass(frozen=True)
 class KeyFound:
-    """A key source's answer when it holds the key: K and the conversation it is stored for."""
+    """A key source's answer when it holds the key: K, the conversation it is stored for, and the
+    key's authenticated retire-by time (None while it is current; SPEC §10.2 step 11)."""
 
     key: bytes
     conversation: str
+    retire_by: Optional[int] = None
 
 
 KEY_NOT_FOUND = "not_found"
@@ -49,15 +51,16 @@ class KeySource(Protocol):
 class SingleKeySource:
     """A key source holding one conversation key (``locked=True`` answers KEY_LOCKED for it)."""
 
-    def __init__(self, key: bytes, conversation: str, locked: bool = False) -> None:
+    def __init__(self, key: bytes, conversation: str, locked: bool = False, retire_by: Optional[int] = None) -> None:
         if len(key) != 32:
             raise ValueError("a conversation key is 32 bytes")
         self._key, self._kid, self._conversation, self.locked = bytes(key), key_id(key), conversation, locked
+        self.retire_by = retire_by
 
     def lookup(self, kid: bytes) -> KeyLookup:
         if kid != self._kid:
             return KEY_NOT_FOUND
-        return KEY_LOCKED if self.locked else KeyFound(self._key, self._conversation)
+        return KEY_LOCKED if self.locked else KeyFound(self._key, self._conversation, self.retire_by)
 
 
 @dataclass(frozen=True)
@@ -67,24 +70,34 @@ class Opened:
     content: Content
     content_bytes: bytes
     duplicate: bool
+    conflict: bool = False
+    """(cid, mid) was delivered before with a different envelope (always with ``duplicate``)."""
 
     @property
     def requires_fetch(self) -> bool:
-        """A content-free notification: fetch the message by (cid, mid)."""
+        """A content-free notification (no body): fetch the message by (cid, mid)."""
         return self.content.requires_fetch
+
+    @property
+    def truncated(self) -> bool:
+        """The provider shortened the body (``trunc``); the body, even empty, is still shown."""
+        return self.content.trunc
 
 
 class Receiver:
     """Opens payloads with a key source, a clock and a duplicate log.
 
     ``seen(cid, mid)`` answers whether the pair was delivered before and records it; the default
-    keeps no log (never a duplicate)."""
+    keeps no log (never a duplicate). ``record(cid, mid, envelope)``, when given, is used instead:
+    it keeps a digest of the first envelope of each pair and answers ``"first"``, ``"duplicate"``
+    or ``"conflict"`` (the pair again with a different envelope, SPEC §10.4)."""
 
     def __init__(self, key_source: KeySource, *, max_age: int = DEFAULT_MAX_AGE,
                  max_future_skew: int = DEFAULT_MAX_FUTURE_SKEW, clock: Callable[[], int] = lambda: int(time.time()),
-                 seen: Callable[[str, str], bool] = lambda cid, mid: False) -> None:
+                 seen: Callable[[str, str], bool] = lambda cid, mid: False,
+                 record: Optional[Callable[[str, str, bytes], str]] = None) -> None:
         self.key_source, self.max_age, self.max_future_skew = key_source, max_age, max_future_skew
-        self.clock, self.seen = clock, seen
+        self.clock, self.seen, self.record = clock, seen, record
 
     def open(self, payload: Union[bytes, str]) -> Opened:
         """Opens an APNs body, an FCM data map or an FCM v1 message. Raises OpenError."""
@@ -95,7 +108,7 @@ class Receiver:
         return self.open_wire(wire)
 
     def open_wire(self, wire: object) -> Opened:
-        """Opens the wire string alone (steps 2-11 of SPEC §10.2). Raises OpenError."""
+        """Opens the wire string alone (steps 2-12 of SPEC §10.2). Raises OpenError."""
         if not isinstance(wire, str) or len(wire) > MAX_WIRE_CHARS:                  # step 2
             raise OpenError(Reason.MALFORMED_ENVELOPE)
         env = b64url_decode(wire)
@@ -127,7 +140,14 @@ class Receiver:
         now = self.clock()                                                           # step 10
         if now - content.ts > self.max_age or content.ts - now > self.max_future_skew:
             raise OpenError(Reason.STALE)
-        return Opened(content, content_bytes, bool(self.seen(content.cid, content.mid)))  # step 11
+        if found.retire_by is not None and content.ts > found.retire_by + self.max_future_skew:  # step 11
+            raise OpenError(Reason.RETIRED_KEY)
+        if self.record is None:                                                      # step 12
+            return Opened(content, content_bytes, bool(self.seen(content.cid, content.mid)))
+        logged = self.record(content.cid, content.mid, bytes(env))
+        if logged not in ("first", "duplicate", "conflict"):
+            raise ValueError("record() must answer first, duplicate or conflict")
+        return Opened(content, content_bytes, logged != "first", logged == "conflict")
 
 
 def open_payload(payload: Union[bytes, str], key_source: KeySource, **options) -> Opened:

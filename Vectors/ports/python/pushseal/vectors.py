@@ -22,6 +22,7 @@ from .wire import b64url_encode, unpad
 
 RECEIVER_SCHEMA = "pushseal_v1_test_schema"
 PROVIDER_SCHEMA = "pushseal_v1_provider_test_schema"
+STORE_SCHEMA = "pushseal_v1_store_test_schema"
 _PROG = "pushseal.vectors"
 
 
@@ -55,18 +56,34 @@ def run_receiver_case(t: Dict[str, Any]) -> List[str]:
         Reason(expected_reason)
     seal_key, salt, mk = _hex(t, "sealKey", 32), _hex(t, "salt", 24), _hex(t, "messageKey", 32)
     content_hex, plaintext_hex, pad_block = _hex(t, "contentHex"), _hex(t, "plaintextHex"), t.get("padBlock")
+    retire_by, handed_kid = t["keyRetireBy"], _hex(t, "keySourceKid", 16)
+    if retire_by is not None and (not isinstance(retire_by, int) or isinstance(retire_by, bool)):
+        raise ValueError("keyRetireBy must be an integer or null")
+    expected_fetch, expected_trunc = t["requiresFetch"], t["truncated"]
+    if not isinstance(expected_fetch, bool) or not isinstance(expected_trunc, bool):
+        raise ValueError("requiresFetch and truncated must be booleans")
     derived_kid = key_id(key)
     if derived_kid != kid:
         errs.append(f"kid: derived {derived_kid.hex()} != vector {kid.hex()}")
+    index_kid = handed_kid if handed_kid is not None else derived_kid
 
     class Source:
         def lookup(self, want: bytes) -> Any:
-            if want != derived_kid:
+            if want != index_kid:
                 return KEY_NOT_FOUND
-            return KEY_LOCKED if store == "locked" else KeyFound(key, conversation)
+            return KEY_LOCKED if store == "locked" else KeyFound(key, conversation, retire_by)
 
-    receiver = Receiver(Source(), max_age=max_age, max_future_skew=skew, clock=lambda: now,
-                        seen=lambda cid, mid: bool(previously_seen))
+    differs, expected_conflict = t["previousEnvelopeDiffers"], t["conflict"]
+    if not isinstance(differs, bool) or not isinstance(expected_conflict, bool):
+        raise ValueError("previousEnvelopeDiffers and conflict must be booleans")
+
+    def record(cid: str, mid: str, envelope: bytes) -> str:
+        # The log holds (cid, mid) with this envelope, or with another one.
+        if not previously_seen:
+            return "first"
+        return "conflict" if differs else "duplicate"
+
+    receiver = Receiver(Source(), max_age=max_age, max_future_skew=skew, clock=lambda: now, record=record)
     want = "valid" if expected_result == "valid" else f"invalid/{expected_reason}"
     for label, text in (("payload", t["payload"]), ("fcm", t.get("fcm"))):
         if text is None:
@@ -83,6 +100,11 @@ def run_receiver_case(t: Dict[str, Any]) -> List[str]:
                 errs.append(f"{label}: expected duplicate={expected_dup}, got {opened.duplicate}")
             if opened.content_bytes != content_hex:
                 errs.append(f"{label}: decrypted content differs from contentHex")
+            if opened.conflict != expected_conflict:
+                errs.append(f"{label}: expected conflict={expected_conflict}, got {opened.conflict}")
+            if opened.requires_fetch != expected_fetch or opened.truncated != expected_trunc:
+                errs.append(f"{label}: expected requiresFetch={expected_fetch} truncated={expected_trunc}, "
+                            f"got {opened.requires_fetch} {opened.truncated}")
     if mk is not None and seal_key is not None and salt is not None and message_key(seal_key, salt) != mk:
         errs.append("messageKey differs")
     if t["resealable"]:
@@ -177,6 +199,56 @@ def run_provider_case(t: Dict[str, Any]) -> List[str]:
     return errs
 
 
+def _u32(n: int) -> bytes:
+    return n.to_bytes(4, "big")
+
+
+def _i64(n: int) -> bytes:
+    return (n & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "big")
+
+
+def _hmac(key: bytes, message: bytes) -> bytes:
+    import hmac
+    import hashlib
+    return hmac.new(key, message, hashlib.sha256).digest()
+
+
+def run_store_case(t: Dict[str, Any]) -> List[str]:
+    """Mismatches of one key-store case (Docs/KEY-STORE.md §3; empty: it passes)."""
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+    mk = _hex(t, "masterKey", 32, nullable=False)
+    expand = lambda info: _hmac(mk, info + b"\x01")  # HKDF-Expand(MK, info, 32)
+    kind = t["kind"]
+    if kind == "item":
+        key, kid, salt = _hex(t, "key", 32, False), _hex(t, "kid", 16, False), _hex(t, "salt", 24, False)
+        cid, label, not_after = t["conversation"].encode("utf-8"), t["label"], t["notAfter"]
+        ad = (b"\x02" + key_id(key) + _i64(t["epoch"]) + _i64(t["createdAt"])
+              + (b"\x00" + _i64(0) if not_after is None else b"\x01" + _i64(not_after))
+              + _u32(len(cid)) + cid
+              + (b"\x00" + _u32(0) if label is None else b"\x01" + _u32(len(label.encode("utf-8"))) + label.encode("utf-8")))
+        sealed = b"\x02" + salt + ChaCha20Poly1305(expand(b"pushseal v1 store item" + salt)).encrypt(bytes(12), key, ad)
+        errs = [] if key_id(key) == kid else ["kid differs"]
+        errs += [] if _hex(t, "associatedDataHex") == ad else ["associatedDataHex differs"]
+        return errs + ([] if _hex(t, "sealedHex") == sealed else ["sealedHex differs"])
+    if kind == "verifier":
+        salt = _hex(t, "salt", 24, False)
+        verifier = b"\x01" + salt + expand(b"pushseal v1 store verifier" + salt)
+        return [] if _hex(t, "verifierHex") == verifier else ["verifierHex differs"]
+    if kind == "delivery":
+        lk = expand(b"pushseal v1 store delivery log")
+        cid, mid = t["conversation"].encode("utf-8"), t["messageId"].encode("utf-8")
+        errs = [] if _hex(t, "tagHex") == _hmac(lk, _u32(len(cid)) + cid + _u32(len(mid)) + mid) else ["tagHex differs"]
+        return errs + ([] if _hex(t, "envelopeTagHex") == _hmac(lk, b"\x02" + _hex(t, "envelopeHex", None, False))
+                       else ["envelopeTagHex differs"])
+    if kind == "epochRecord":
+        rk = expand(b"pushseal v1 store epoch record")
+        cid = t["conversation"].encode("utf-8")
+        message = (b"\x01" + _u32(len(cid)) + cid + _i64(t["epoch"]) + _hex(t, "kid", 16, False)
+                   + (b"\x01" if t["removed"] is True else b"\x00"))
+        return [] if _hex(t, "tagHex") == _hmac(rk, message) else ["tagHex differs"]
+    raise ValueError(f"unknown kind {kind!r}")
+
+
 def run_file(path: Path) -> tuple:
     """Runs one file; returns (passed, failed) after printing its FAIL lines."""
     try:
@@ -188,9 +260,12 @@ def run_file(path: Path) -> tuple:
         print(f"FAIL file {path}: not strict JSON: {e}")
         return 0, 1
     schema = doc.get("schema") if isinstance(doc, dict) else None
-    runner = {RECEIVER_SCHEMA: run_receiver_case, PROVIDER_SCHEMA: run_provider_case}.get(str(schema))
-    if runner is None or doc.get("schemaVersion") != 1:
-        print(f"FAIL file {path}: schema is not {RECEIVER_SCHEMA} or {PROVIDER_SCHEMA} version 1")
+    runner = {RECEIVER_SCHEMA: run_receiver_case, PROVIDER_SCHEMA: run_provider_case,
+              STORE_SCHEMA: run_store_case}.get(str(schema))
+    versions = {RECEIVER_SCHEMA: 2, PROVIDER_SCHEMA: 1, STORE_SCHEMA: 1}
+    if runner is None or doc.get("schemaVersion") != versions.get(str(schema)):
+        print(f"FAIL file {path}: schema is not {RECEIVER_SCHEMA} version 2, {PROVIDER_SCHEMA} version 1 "
+              f"or {STORE_SCHEMA} version 1")
         return 0, 1
     tests = doc.get("tests")
     if not isinstance(tests, list) or not tests:

@@ -61,6 +61,65 @@ public final class VectorRunner {
 
     static boolean same(byte[] a, byte[] b) { return a == null ? b == null : Arrays.equals(a, b); }
 
+    static byte[] u32(long n) { return java.nio.ByteBuffer.allocate(4).putInt((int) n).array(); }
+
+    static byte[] i64(long n) { return java.nio.ByteBuffer.allocate(8).putLong(n).array(); }
+
+    static byte[] utf8(Object s) { return ((String) s).getBytes(StandardCharsets.UTF_8); }
+
+    static byte[] hmac(byte[] key, byte[]... parts) {
+        try {
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new javax.crypto.spec.SecretKeySpec(key, "HmacSHA256"));
+            for (byte[] part : parts) mac.update(part);
+            return mac.doFinal();
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static void expect(List<String> errs, Map<String, Object> t, String name, byte[] value) throws CaseError {
+        if (!Arrays.equals(hexField(t, name, -1, false), value)) errs.add(name + " differs");
+    }
+
+    /** Mismatches of one key-store case (Docs/KEY-STORE.md §3; empty: it passes). */
+    static List<String> runStoreCase(Map<String, Object> t) throws CaseError {
+        List<String> errs = new ArrayList<String>();
+        byte[] mk = hexField(t, "masterKey", 32, false);
+        Object kind = t.get("kind");
+        if ("item".equals(kind)) {
+            byte[] key = hexField(t, "key", 32, false), salt = hexField(t, "salt", 24, false);
+            byte[] cid = utf8(t.get("conversation"));
+            Object notAfter = t.get("notAfter"), label = t.get("label");
+            byte[] ad = Wire.concat(new byte[] {2}, Wire.keyId(key), i64(longField(t, "epoch")), i64(longField(t, "createdAt")),
+                    notAfter == null ? Wire.concat(new byte[] {0}, i64(0)) : Wire.concat(new byte[] {1}, i64((Long) notAfter)),
+                    u32(cid.length), cid,
+                    label == null ? Wire.concat(new byte[] {0}, u32(0)) : Wire.concat(new byte[] {1}, u32(utf8(label).length), utf8(label)));
+            byte[] itemKey = Wire.expand(mk, Wire.concat("pushseal v1 store item".getBytes(StandardCharsets.US_ASCII), salt), 32);
+            byte[] sealed = Wire.concat(new byte[] {2}, salt, Wire.aead(javax.crypto.Cipher.ENCRYPT_MODE, itemKey, ad, key));
+            if (!Arrays.equals(Wire.keyId(key), hexField(t, "kid", 16, false))) errs.add("kid differs");
+            expect(errs, t, "associatedDataHex", ad);
+            expect(errs, t, "sealedHex", sealed);
+        } else if ("verifier".equals(kind)) {
+            byte[] salt = hexField(t, "salt", 24, false);
+            expect(errs, t, "verifierHex", Wire.concat(new byte[] {1}, salt,
+                    Wire.expand(mk, Wire.concat("pushseal v1 store verifier".getBytes(StandardCharsets.US_ASCII), salt), 32)));
+        } else if ("delivery".equals(kind)) {
+            byte[] lk = Wire.expand(mk, "pushseal v1 store delivery log".getBytes(StandardCharsets.US_ASCII), 32);
+            byte[] cid = utf8(t.get("conversation")), mid = utf8(t.get("messageId"));
+            expect(errs, t, "tagHex", hmac(lk, u32(cid.length), cid, u32(mid.length), mid));
+            expect(errs, t, "envelopeTagHex", hmac(lk, new byte[] {2}, hexField(t, "envelopeHex", -1, false)));
+        } else if ("epochRecord".equals(kind)) {
+            byte[] rk = Wire.expand(mk, "pushseal v1 store epoch record".getBytes(StandardCharsets.US_ASCII), 32);
+            byte[] cid = utf8(t.get("conversation"));
+            expect(errs, t, "tagHex", hmac(rk, new byte[] {1}, u32(cid.length), cid, i64(longField(t, "epoch")),
+                    hexField(t, "kid", 16, false), new byte[] {(byte) (Boolean.TRUE.equals(t.get("removed")) ? 1 : 0)}));
+        } else {
+            throw new CaseError("unknown kind " + kind);
+        }
+        return errs;
+    }
+
     static List<String> runReceiverCase(Map<String, Object> t) throws CaseError {
         List<String> errs = new ArrayList<String>();
         final byte[] key = hexField(t, "key", 32, false);
@@ -76,17 +135,36 @@ public final class VectorRunner {
         if (reason != null && Reason.fromCode((String) reason) == null) throw new CaseError("unknown reason code " + reason);
         byte[] sealKey = hexField(t, "sealKey", 32, true), salt = hexField(t, "salt", 24, true), mk = hexField(t, "messageKey", 32, true);
         byte[] contentHex = hexField(t, "contentHex", -1, true), plaintextHex = hexField(t, "plaintextHex", -1, true);
+        Object retireField = t.get("keyRetireBy");
+        if (retireField != null && !(retireField instanceof Long)) throw new CaseError("keyRetireBy must be an integer or null");
+        final Long retireBy = (Long) retireField;
+        Object fetchField = t.get("requiresFetch"), truncField = t.get("truncated");
+        if (!(fetchField instanceof Boolean) || !(truncField instanceof Boolean)) throw new CaseError("requiresFetch and truncated must be booleans");
+        boolean requiresFetch = (Boolean) fetchField, truncated = (Boolean) truncField;
+        byte[] handedKid = hexField(t, "keySourceKid", 16, true);
+        Object differsField = t.get("previousEnvelopeDiffers"), conflictField = t.get("conflict");
+        if (!(differsField instanceof Boolean) || !(conflictField instanceof Boolean)) {
+            throw new CaseError("previousEnvelopeDiffers and conflict must be booleans");
+        }
+        final boolean differs = (Boolean) differsField, conflict = (Boolean) conflictField;
         final byte[] derivedKid = Wire.keyId(key);
         if (!Arrays.equals(derivedKid, kid)) errs.add("kid differs");
+        final byte[] indexKid = handedKid != null ? handedKid : derivedKid;
         KeySource keys = new KeySource() {
             @Override public KeyLookup lookup(byte[] want) {
-                if (!Arrays.equals(want, derivedKid)) return KeyLookup.NOT_FOUND;
-                return "locked".equals(store) ? KeyLookup.LOCKED : KeyLookup.found(key, conversation);
+                if (!Arrays.equals(want, indexKid)) return KeyLookup.NOT_FOUND;
+                return "locked".equals(store) ? KeyLookup.LOCKED : KeyLookup.found(key, conversation, retireBy);
             }
         };
         Receiver receiver = new Receiver(keys, longField(t, "maxAge"), longField(t, "maxFutureSkew"),
                 new Receiver.Clock() { @Override public long now() { return now; } },
-                new Receiver.DuplicateLog() { @Override public boolean seen(String c, String m) { return previouslySeen; } });
+                new Receiver.DuplicateLog() {
+                    @Override public boolean seen(String c, String m) { return previouslySeen; }
+                    // The log holds (cid, mid) with this envelope, or with another one.
+                    @Override public String record(String c, String m, byte[] envelope) {
+                        return !previouslySeen ? "first" : differs ? "conflict" : "duplicate";
+                    }
+                });
         String want = "valid".equals(result) ? "valid" : "invalid/" + reason;
         for (String label : Arrays.asList("payload", "fcm")) {
             Object text = t.get(label);
@@ -102,6 +180,11 @@ public final class VectorRunner {
             else if (opened != null) {
                 if (opened.duplicate != duplicate) errs.add(label + ": expected duplicate=" + duplicate);
                 if (!same(contentHex, opened.contentBytes())) errs.add(label + ": decrypted content differs from contentHex");
+                if (opened.conflict != conflict) errs.add(label + ": expected conflict=" + conflict + ", got " + opened.conflict);
+                if (opened.requiresFetch() != requiresFetch || opened.truncated() != truncated) {
+                    errs.add(label + ": expected requiresFetch=" + requiresFetch + " truncated=" + truncated
+                            + ", got " + opened.requiresFetch() + " " + opened.truncated());
+                }
             }
         }
         if (mk != null && sealKey != null && salt != null && !Arrays.equals(Wire.messageKey(sealKey, salt), mk)) errs.add("messageKey differs");
@@ -240,8 +323,10 @@ public final class VectorRunner {
         }
         Object schema = doc.get("schema");
         boolean receiver = "pushseal_v1_test_schema".equals(schema), provider = "pushseal_v1_provider_test_schema".equals(schema);
-        if ((!receiver && !provider) || !Long.valueOf(1).equals(doc.get("schemaVersion"))) {
-            OUT.println("FAIL file " + path + ": schema is not pushseal_v1_test_schema or pushseal_v1_provider_test_schema version 1");
+        boolean store = "pushseal_v1_store_test_schema".equals(schema);
+        if ((!receiver && !provider && !store) || !Long.valueOf(receiver ? 2 : 1).equals(doc.get("schemaVersion"))) {
+            OUT.println("FAIL file " + path + ": schema is not pushseal_v1_test_schema version 2, pushseal_v1_provider_test_schema version 1"
+                    + " or pushseal_v1_store_test_schema version 1");
             return new int[] {0, 1};
         }
         List<Object> tests = doc.get("tests") instanceof List ? (List<Object>) doc.get("tests") : Collections.emptyList();
@@ -258,7 +343,7 @@ public final class VectorRunner {
             Map<String, Object> t = o instanceof Map ? (Map<String, Object>) o : Collections.<String, Object>emptyMap();
             List<String> errs;
             try {
-                errs = receiver ? runReceiverCase(t) : runProviderCase(t);
+                errs = receiver ? runReceiverCase(t) : store ? runStoreCase(t) : runProviderCase(t);
             } catch (CaseError e) {
                 errs = Collections.singletonList("malformed case: " + e.getMessage());
             } catch (RuntimeException e) {

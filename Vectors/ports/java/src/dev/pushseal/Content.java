@@ -106,6 +106,9 @@ public final class Content {
         }
         int n = utf8Length(v);
         if (n < 1 || n > 256) throw invalid(name + " must be a string of 1-256 bytes");
+        for (int i = 0; i < v.length(); i++) {
+            if (v.charAt(i) < 0x20) throw invalid(name + " must not contain a control character U+0000-U+001F");
+        }
     }
 
     private static PushSealException invalid(String detail) { return PushSealException.seal("invalid_content", detail); }

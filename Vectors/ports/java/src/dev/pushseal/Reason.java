@@ -10,7 +10,8 @@ public enum Reason {
     AUTHENTICATION_FAILED("authentication_failed"),
     MALFORMED_CONTENT("malformed_content"),
     CONVERSATION_MISMATCH("conversation_mismatch"),
-    STALE("stale");
+    STALE("stale"),
+    RETIRED_KEY("retired_key");
 
     private final String code;
 

@@ -20,7 +20,16 @@ public final class Receiver {
     public interface Clock { long now(); }
 
     /** The duplicate log: whether (cid, mid) was delivered before; records it. */
-    public interface DuplicateLog { boolean seen(String cid, String mid); }
+    public interface DuplicateLog {
+        boolean seen(String cid, String mid);
+
+        /**
+         * Records (cid, mid) with a digest of its first envelope and answers {@code "first"},
+         * {@code "duplicate"} or {@code "conflict"} (the pair again with another envelope, SPEC §10.4).
+         * The default ignores the envelope.
+         */
+        default String record(String cid, String mid, byte[] envelope) { return seen(cid, mid) ? "duplicate" : "first"; }
+    }
 
     private final KeySource keySource;
     private final long maxAge, maxFutureSkew;
@@ -56,7 +65,7 @@ public final class Receiver {
     /** {@link #open(byte[])} on a string. */
     public Opened open(String payload) throws PushSealException { return open(payload.getBytes(StandardCharsets.UTF_8)); }
 
-    /** Opens the wire string alone (steps 2-11 of SPEC §10.2). */
+    /** Opens the wire string alone (steps 2-12 of SPEC §10.2). */
     public Opened openWire(Object wire) throws PushSealException {
         if (!(wire instanceof String) || ((String) wire).length() > Wire.MAX_WIRE_CHARS) throw fail(Reason.MALFORMED_ENVELOPE); // 2
         byte[] env = Wire.b64urlDecode((String) wire);
@@ -79,7 +88,12 @@ public final class Receiver {
         }
         long now = clock.now(); // 10
         if (now - content.ts > maxAge || content.ts - now > maxFutureSkew) throw fail(Reason.STALE);
-        return new Opened(content, bytes, log.seen(content.cid, content.mid)); // 11
+        if (found.retireBy != null && content.ts > found.retireBy + maxFutureSkew) throw fail(Reason.RETIRED_KEY); // 11
+        String logged = log.record(content.cid, content.mid, env.clone()); // 12
+        if (!"first".equals(logged) && !"duplicate".equals(logged) && !"conflict".equals(logged)) {
+            throw new IllegalStateException("DuplicateLog.record must answer first, duplicate or conflict");
+        }
+        return new Opened(content, bytes, !"first".equals(logged), "conflict".equals(logged));
     }
 
     private static PushSealException fail(Reason r) { return PushSealException.open(r); }

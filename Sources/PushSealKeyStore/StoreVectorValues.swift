@@ -1,0 +1,35 @@
+import PushSealCore
+
+/// The store's at-rest values with caller-chosen salts, for the key-store test vectors
+/// (Vectors/pushseal-v1-store.json) that a port keeping its own store checks. Never for storage:
+/// the store draws every salt from the CSPRNG.
+package enum StoreVectorValues {
+    /// A row's associated data (format 2) and sealed key (73 bytes) under `masterKey` with `salt`.
+    package static func sealedItem(
+        _ key: ConversationKey, conversation: String, epoch: Int64, label: String?, createdAt: Int64, notAfter: Int64?,
+        masterKey: [UInt8], salt: [UInt8]
+    ) -> (associatedData: [UInt8], sealed: [UInt8]) {
+        let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: createdAt, notAfter: notAfter)
+        let binding = ItemSealing.Binding(item)
+        return (binding.associatedData, ItemSealing.seal(key, binding: binding, masterKey: SecretKey(bytes: masterKey), salt: salt))
+    }
+
+    /// The master-key verifier (57 bytes) with `salt`.
+    package static func verifier(masterKey: [UInt8], salt: [UInt8]) -> [UInt8] {
+        ItemSealing.makeVerifier(masterKey: SecretKey(bytes: masterKey), salt: salt)
+    }
+
+    /// The duplicate-log tag of (cid, mid) and the digest of an envelope.
+    package static func delivery(masterKey: [UInt8], conversation: String, messageID: String, envelope: [UInt8]) -> (tag: [UInt8], envelope: [UInt8]) {
+        let logKey = ItemSealing.deliveryLogKey(masterKey: SecretKey(bytes: masterKey))
+        return (ItemSealing.deliveryTag(conversation: conversation, messageID: messageID, logKey: logKey),
+                ItemSealing.envelopeTag(envelope, logKey: logKey))
+    }
+
+    /// An epoch record's tag.
+    package static func epochRecordTag(masterKey: [UInt8], conversation: String, epoch: Int64, keyID: [UInt8], removed: Bool) -> [UInt8] {
+        ItemSealing.epochRecordTag(
+            conversation: Array(conversation.utf8), epoch: epoch, keyID: keyID, removed: removed,
+            recordKey: ItemSealing.epochRecordKey(masterKey: SecretKey(bytes: masterKey)))
+    }
+}

@@ -1,0 +1,116 @@
+import PushSealCore
+@testable import PushSealKeyStore
+import Testing
+
+/// The per-conversation epoch record (file format 3): the provider never seals under an older
+/// epoch because a newer row went missing or the record was rolled back.
+@Suite("Epoch record")
+struct EpochRecordTests {
+    /// A store with conversation "c" rotated three times (epochs 1–3, epoch 3 current).
+    private func rotatedThrice(_ dir: TemporaryDirectory) throws -> (KeyStore, [StoredKey]) {
+        let clock = ManualClock(1_000)
+        let store = try makeStore(dir, clock: clock)
+        var keys: [StoredKey] = []
+        for _ in 0..<3 { keys.append(try store.rotate(conversation: "c")); clock.advance(10) }
+        return (store, keys)
+    }
+
+    @Test func deletingTheNewestRowIsCorruptedNeverAnOlderEpoch() throws {
+        let dir = TemporaryDirectory()
+        let (store, keys) = try rotatedThrice(dir)
+        #expect(try store.currentKey(conversation: "c").key == keys[2].key)
+        try RawDatabase(dir.database).execute("DELETE FROM keys WHERE kid = \(sqlBlob(keys[2].item.keyID.bytes))")
+        #expect(storeError { try store.currentKey(conversation: "c") } == .corruptedItem(keys[2].item.keyID))
+        // Also when the older epoch is made live again (its not-after cleared): still corrupted.
+        try RawDatabase(dir.database).execute("UPDATE keys SET not_after = NULL WHERE kid = \(sqlBlob(keys[1].item.keyID.bytes))")
+        #expect(storeError { try store.currentKey(conversation: "c") } == .corruptedItem(keys[2].item.keyID))
+    }
+
+    @Test func aRolledBackOrEditedRecordIsCorrupted() throws {
+        let dir = TemporaryDirectory()
+        let clock = ManualClock(1_000)
+        let store = try makeStore(dir, clock: clock)
+        _ = try store.rotate(conversation: "c")
+        let old = try RawDatabase(dir.database).column("SELECT tag FROM epochs WHERE conversation = 'c'")[0]
+        let oldKid = try RawDatabase(dir.database).column("SELECT kid FROM epochs WHERE conversation = 'c'")[0]
+        let second = try store.rotate(conversation: "c")
+        // Roll the record back to epoch 1 (its own authentic old tag): the newest row is above it.
+        try RawDatabase(dir.database).execute(
+            "UPDATE epochs SET epoch = 1, kid = \(sqlBlob(oldKid)), tag = \(sqlBlob(old)) WHERE conversation = 'c'")
+        #expect(storeError { try store.currentKey(conversation: "c") } == .corruptedItem(KeyID(bytes: oldKid)!))
+        // Restore epoch 2 but keep the old tag: the tag does not verify.
+        try RawDatabase(dir.database).execute(
+            "UPDATE epochs SET epoch = 2, kid = \(sqlBlob(second.item.keyID.bytes)) WHERE conversation = 'c'")
+        #expect(storeError { try store.currentKey(conversation: "c") } == .corruptedItem(second.item.keyID))
+        // A rotation refuses to build on a record that does not verify (nothing changes).
+        #expect(storeError { try store.rotate(conversation: "c") } == .corruptedItem(second.item.keyID))
+        #expect(try RawDatabase(dir.database).integer("SELECT count(*) FROM keys") == 2)
+    }
+
+    @Test func aDeletedRecordWithRowsIsCorrupted() throws {
+        let dir = TemporaryDirectory()
+        let (store, keys) = try rotatedThrice(dir)
+        try RawDatabase(dir.database).execute("DELETE FROM epochs")
+        #expect(storeError { try store.currentKey(conversation: "c") } == .corruptedItem(keys[2].item.keyID))
+    }
+
+    @Test func removingTheNewestEpochThroughTheAPILeavesNoCurrentKeyAndItsEpochIsNotReused() throws {
+        let dir = TemporaryDirectory()
+        let (store, keys) = try rotatedThrice(dir)
+        try store.remove(keyID: keys[2].item.keyID)
+        #expect(storeError { try store.currentKey(conversation: "c") } == .itemNotFound)
+        // The record keeps the removed epoch's number, not its kid.
+        #expect(try RawDatabase(dir.database).column("SELECT kid FROM epochs")[0] == [UInt8](repeating: 0, count: 16))
+        let next = try store.rotate(conversation: "c")
+        #expect(next.item.epoch == 4)
+        #expect(try store.currentKey(conversation: "c").key == next.key)
+        // Removing an older epoch changes nothing about the current one.
+        try store.remove(keyID: keys[0].item.keyID)
+        #expect(try store.currentKey(conversation: "c").key == next.key)
+    }
+
+    @Test func purgingTheLastEpochForgetsTheRecordAndLeavesNoCurrentKeyNotACorruptedOne() throws {
+        let dir = TemporaryDirectory()
+        let clock = ManualClock(1_000)
+        let store = try makeStore(dir, clock: clock)
+        _ = try store.add(.generate(), conversation: "c", epoch: 1, notAfter: 500)
+        #expect(storeError { try store.currentKey(conversation: "c") } == .itemNotFound)
+        #expect(try store.purgeExpired(gracePeriod: 0) == 1)
+        #expect(storeError { try store.currentKey(conversation: "c") } == .itemNotFound)
+        #expect(try RawDatabase(dir.database).integer("SELECT count(*) FROM epochs") == 0)
+        #expect(try store.rotate(conversation: "c").item.epoch == 1)
+    }
+
+    @Test func removingAConversationForgetsItsRecord() throws {
+        let dir = TemporaryDirectory()
+        let (store, _) = try rotatedThrice(dir)
+        #expect(try store.removeConversation("c") == 3)
+        #expect(try RawDatabase(dir.database).integer("SELECT count(*) FROM epochs") == 0)
+        #expect(try store.rotate(conversation: "c").item.epoch == 1)
+        _ = try store.removeAll()
+        #expect(try RawDatabase(dir.database).integer("SELECT count(*) FROM epochs") == 0)
+    }
+
+    @Test func addingALowerEpochKeepsTheRecordAndAHigherOneMovesIt() throws {
+        let dir = TemporaryDirectory()
+        let store = try makeStore(dir)
+        let five = ConversationKey.generate()
+        try store.add(five, conversation: "c", epoch: 5)
+        try store.add(.generate(), conversation: "c", epoch: 2)
+        #expect(try store.currentKey(conversation: "c").key == five)
+        let nine = ConversationKey.generate()
+        try store.add(nine, conversation: "c", epoch: 9)
+        #expect(try store.currentKey(conversation: "c").key == nine)
+        #expect(try RawDatabase(dir.database).integer("SELECT epoch FROM epochs WHERE conversation = 'c'") == 9)
+    }
+
+    @Test func aFormat2StoreGetsItsRecordsWhenOpened() throws {
+        let dir = TemporaryDirectory()
+        let (_, keys) = try rotatedThrice(dir)
+        try RawDatabase(dir.database).execute("DROP TABLE identities; DROP TABLE epochs; ALTER TABLE deliveries DROP COLUMN envelope; PRAGMA user_version = 2")
+        let store = try reopen(dir)
+        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == KeyStore.supportedFileVersion)
+        #expect(try store.currentKey(conversation: "c").key == keys[2].key)
+        #expect(try RawDatabase(dir.database).integer("SELECT epoch FROM epochs WHERE conversation = 'c'") == 3)
+    }
+}

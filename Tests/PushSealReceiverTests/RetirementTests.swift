@@ -1,0 +1,80 @@
+import Foundation
+import PushSealCore
+import PushSealKeyStore
+import PushSealReceiver
+import Testing
+
+/// SPEC §3.5 and §10.2 step 11: a retired key opens what was sent before its retirement, and
+/// nothing later (the removed-member forgery).
+@Suite("Key retirement on the receiver")
+struct RetirementTests {
+    let skew = ReceiverConfiguration.defaultMaximumFutureSkew
+
+    private func source(retireBy: Int64?) -> SingleConversationKey {
+        SingleConversationKey(key: keyA, conversation: conversationA, retireBy: retireBy)
+    }
+
+    @Test("both sides of the boundary retireBy + maxFutureSkew")
+    func boundary() {
+        let retireBy = now - 86_400
+        let receiver = makeReceiver(source(retireBy: retireBy))
+        let atBoundary = receiver.open(.json(Array(apns(wire: seal(contentA(mid: "b0", ts: retireBy + skew))).utf8)))
+        #expect(atBoundary.outcome == .decrypted && atBoundary.reason == nil)
+        let past = receiver.open(.json(Array(apns(wire: seal(contentA(mid: "b1", ts: retireBy + skew + 1))).utf8)))
+        #expect(past.outcome == .fallback && past.reason == .retiredKey)
+        let inFlight = receiver.open(.json(Array(apns(wire: seal(contentA(mid: "b2", ts: retireBy - 3_600))).utf8)))
+        #expect(inFlight.outcome == .decrypted)
+    }
+
+    @Test("the removed-member forgery: fallback without plaintext, and nothing recorded in the duplicate log")
+    func forgeryFallsBackWithoutPlaintext() {
+        let keySource = source(retireBy: now - 86_400)
+        let receiver = makeReceiver(keySource, retainsContentBytes: true)
+        let forged = receiver.open(.json(Array(apns(wire: seal(contentA(mid: "forged", ts: now))).utf8)))
+        #expect(forged.reason == .retiredKey)
+        #expect(forged.content == nil && forged.contentBytes == nil && forged.conversationID == nil)
+        #expect(!allText(of: forged).contains { $0.contains("Hello from A") })
+        #expect(forged.diagnostic?.contains("retire-by") == true)
+        // Not recorded: the pair is new to the log afterwards.
+        #expect(keySource.markDelivered(conversation: conversationA, messageID: "forged") == .first)
+    }
+
+    @Test("stale is checked first; a current key and an extreme retire-by time never trip")
+    func orderAndExtremes() {
+        let stale = makeReceiver(source(retireBy: now - 86_400)).open(.json(Array(apns(wire: seal(contentA(ts: now + skew + 1))).utf8)))
+        #expect(stale.reason == .stale)
+        #expect(makeReceiver(source(retireBy: nil)).open(.json(Array(apns(wire: seal(contentA(ts: now))).utf8))).outcome == .decrypted)
+        // retireBy + skew overflows: no limit.
+        #expect(makeReceiver(source(retireBy: Int64.max)).open(.json(Array(apns(wire: seal(contentA(ts: now))).utf8))).outcome == .decrypted)
+        // A retire-by time before 1970 refuses even ts 0 (inside the freshness window of a huge maxAge).
+        let early = makeReceiver(source(retireBy: -1_000), maximumAge: Int64.max).open(.json(Array(apns(wire: seal(contentA(ts: 0))).utf8)))
+        #expect(early.reason == .retiredKey)
+    }
+
+    @Test("over the key store: a device that mirrors the rotation refuses the old key's fresh notifications")
+    func keyStoreRotation() throws {
+        let directory = NSTemporaryDirectory() + "pushseal-retirement-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let masterKey = MasterKeySource.keyFile(path: directory + "/master.key", createIfMissing: true)
+        let rotationTime = now - 3_600
+        let device = try KeyStore(directory: directory, masterKey: masterKey, create: true, clock: { rotationTime })
+        try device.add(keyA, conversation: conversationA, epoch: 1)
+        let source = KeyStoreKeySource(directory: directory, masterKey: .keyFile(path: directory + "/master.key"), clock: { now })
+        let receiver = makeReceiver(source)
+        let forged = Array(apns(wire: seal(contentA(mid: "after", ts: now - 60))).utf8)
+        let inFlight = Array(apns(wire: seal(contentA(mid: "before", ts: rotationTime - 10))).utf8)
+
+        // Before the rotation the old key is current: the notification opens.
+        #expect(receiver.open(json: forged).outcome == .decrypted)
+        _ = try device.rotate(conversation: conversationA, key: keyB)
+        #expect(try device.key(for: keyA.id).item.notAfter == rotationTime)
+        // After it: sent later than the retirement, retired_key (a fresh mid, so no duplicate shortcut).
+        let forgedAgain = Array(apns(wire: seal(contentA(mid: "after-2", ts: now - 60))).utf8)
+        #expect(receiver.open(json: forgedAgain).reason == .retiredKey)
+        // Sent before it: still opens until the purge.
+        #expect(receiver.open(json: inFlight).outcome == .decrypted)
+        // The new key opens fresh notifications.
+        #expect(receiver.open(json: Array(apns(wire: seal(contentA(mid: "new", ts: now - 60), key: keyB)).utf8)).outcome == .decrypted)
+    }
+}
