@@ -340,7 +340,7 @@ public final class KeyStore: Sendable {
         try SQLiteConnection(path: path)
     }
 
-    static func wrongKey(_ source: MasterKeySource) -> KeyStoreError {
+    package static func wrongKey(_ source: MasterKeySource) -> KeyStoreError {
         .locked("wrong master key: the \(source) does not match this store's master-key verifier")
     }
 
@@ -374,7 +374,7 @@ public final class KeyStore: Sendable {
         }
     }
 
-    static func check(conversation: String) throws(KeyStoreError) {
+    package static func check(conversation: String) throws(KeyStoreError) {
         let count = conversation.utf8.count
         guard count >= 1, count <= maximumConversationByteCount else {
             throw .invalidArgument("a conversation id must be 1 to \(maximumConversationByteCount) UTF-8 bytes, not \(count)")
