@@ -73,6 +73,8 @@ final class PostgreSQLConnection {
             PQfinish(connection)
             throw .serverUnavailable("cannot connect to \(uri): \(message)")
         }
+        // libpq's default notice processor writes the server's notices to the app's stderr.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         handle = connection
     }
 
