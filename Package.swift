@@ -85,8 +85,9 @@ let package = Package(
         // LISTEN/NOTIFY-invalidated key cache (Docs/PROVIDER.md, "Multi-node"). The receiver never links it.
         .target(name: "PushSealKeyDirectoryPostgreSQL", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "CLibPQ"]),
 
-        // Helper process for the PostgreSQL directory's multi-process, kill -9 and staleness tests (not a product).
-        .executableTarget(name: "pushseal-keydir-worker", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealKeyDirectoryPostgreSQL"]),
+        // Helper process for the PostgreSQL directory's multi-process, kill -9 and staleness tests, and its
+        // bench figures (`pushseal-keydir-worker bench --uri URI`; not a product).
+        .executableTarget(name: "pushseal-keydir-worker", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL"]),
 
         // Sending sealed notifications to APNs and FCM over HTTP/2 (Docs/PROVIDER.md, "Sending").
         // The receiver never links it.

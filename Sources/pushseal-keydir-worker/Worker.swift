@@ -5,6 +5,7 @@
 //
 //   rotate --count K     rotate C K times, printing "rot KID EPOCH" after each commit, then "done"
 //   rotate-loop          rotate C until killed, printing "rot KID EPOCH" after each commit
+//   bench                the PostgreSQL directory's figures (Bench.swift; --conversation ignored)
 //   watch [--ttl S]      a PostgreSQLKeyProvider (cache + LISTEN/NOTIFY): prints "ready KID" once
 //                        listening, then "kid KID" whenever C's current key changes (polled
 //                        every millisecond), until killed
@@ -58,6 +59,14 @@ enum Worker {
         while index + 1 < arguments.count {
             options[String(arguments[index].dropFirst(2))] = arguments[index + 1]
             index += 2
+        }
+        if command == "bench", let uri = options["uri"] {
+            do {
+                try Bench.run(uri: uri, master: SystemRandom.bytes(count: 32), worker: CommandLine.arguments[0])
+            } catch {
+                fail("\(error)")
+            }
+            return
         }
         guard let uri = options["uri"], let hex = options["key-hex"], let key = hexBytes(hex), let conversation = options["conversation"]
         else { fail("--uri, --key-hex and --conversation are required") }
