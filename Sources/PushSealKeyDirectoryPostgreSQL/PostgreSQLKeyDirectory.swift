@@ -134,10 +134,8 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
         key supplied: ConversationKey? = nil
     ) throws(KeyStoreError) -> StoredKey {
         try KeyStore.check(conversation: conversation)
-        guard gracePeriod >= 0 else { throw .invalidArgument("grace period \(gracePeriod) is negative") }
         let now = clock()
-        let (sum, overflow) = now.addingReportingOverflow(gracePeriod)
-        let retireAt = overflow ? Int64.max : sum
+        let retireAt = try KeyStore.retirementTime(now: now, gracePeriod: gracePeriod)
         let key = supplied ?? ConversationKey.generate()
         return try write(conversation: conversation) { connection, retrying throws(KeyStoreError) -> StoredKey in
             if retrying, let earlier = try self.ownEarlierWrite(key, conversation: conversation, connection) { return earlier }
@@ -393,42 +391,20 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
     }
 
     private func unseal(_ row: Row) throws(KeyStoreError) -> StoredKey {
-        guard let keyID = KeyID(bytes: row.kid) else { throw .invalidStore("a row has a key id of \(row.kid.count) bytes") }
-        let item = KeyItem(
-            keyID: keyID, conversation: String(decoding: row.conversation, as: UTF8.self), epoch: row.epoch,
-            label: row.label.map { String(decoding: $0, as: UTF8.self) }, createdAt: row.createdAt, notAfter: row.notAfter)
-        guard let key = ItemSealing.unseal(row.sealed, binding: row.binding, masterKey: masterKey) else { throw .corruptedItem(keyID) }
-        return StoredKey(key: key, item: item)
+        try KeyStore.unseal(row, masterKey: masterKey)
     }
+}
 
-    /// One `pushseal_keys` row as stored (conversation and label as their exact bytes).
-    struct Row {
-        static let columns = "kid, conversation, epoch, label, created_at, not_after, sealed"
+/// A `pushseal_keys` row: the SQLite store's row type, read from a binary result.
+typealias Row = KeyStore.Row
 
-        var kid: [UInt8]
-        var conversation: [UInt8]
-        var epoch: Int64
-        var label: [UInt8]?
-        var createdAt: Int64
-        var notAfter: Int64?
-        var sealed: [UInt8]
-
-        init(_ rows: PostgreSQLConnection.Rows, _ index: Int) throws(KeyStoreError) {
-            guard let kid = rows.bytes(index, 0), let conversation = rows.bytes(index, 1), let epoch = rows.int64(index, 2),
-                  let createdAt = rows.int64(index, 4), let sealed = rows.bytes(index, 6)
-            else { throw .invalidStore("a pushseal_keys row has a NULL or malformed column") }
-            self.kid = kid
-            self.conversation = conversation
-            self.epoch = epoch
-            self.label = rows.bytes(index, 3)
-            self.createdAt = createdAt
-            self.notAfter = rows.int64(index, 5)
-            self.sealed = sealed
-        }
-
-        /// What the row's sealed key is bound to: every other column (the SQLite store's binding).
-        var binding: ItemSealing.Binding {
-            .init(keyID: kid, conversation: conversation, epoch: epoch, createdAt: createdAt, notAfter: notAfter, label: label)
-        }
+extension KeyStore.Row {
+    init(_ rows: PostgreSQLConnection.Rows, _ index: Int) throws(KeyStoreError) {
+        guard let kid = rows.bytes(index, 0), let conversation = rows.bytes(index, 1), let epoch = rows.int64(index, 2),
+              let createdAt = rows.int64(index, 4), let sealed = rows.bytes(index, 6)
+        else { throw .invalidStore("a pushseal_keys row has a NULL or malformed column") }
+        let notAfter = rows.int64(index, 5)
+        guard notAfter != nil || rows.bytes(index, 5) == nil else { throw .invalidStore("a pushseal_keys row has a malformed not_after") }
+        self.init(kid: kid, conversation: conversation, epoch: epoch, label: rows.bytes(index, 3), createdAt: createdAt, notAfter: notAfter, sealed: sealed)
     }
 }

@@ -241,10 +241,8 @@ public final class KeyStore: Sendable {
         key supplied: ConversationKey? = nil
     ) throws(KeyStoreError) -> StoredKey {
         try Self.check(conversation: conversation)
-        guard gracePeriod >= 0 else { throw .invalidArgument("grace period \(gracePeriod) is negative") }
         let now = clock()
-        let (sum, overflow) = now.addingReportingOverflow(gracePeriod)
-        let retireAt = overflow ? Int64.max : sum
+        let retireAt = try Self.retirementTime(now: now, gracePeriod: gracePeriod)
         let key = supplied ?? ConversationKey.generate()
         let masterKey = self.masterKey
         return try session(.write) { connection throws(KeyStoreError) -> StoredKey in
@@ -374,6 +372,14 @@ public final class KeyStore: Sendable {
         }
     }
 
+    /// When a rotation at `now` retires the earlier epochs: `now + gracePeriod` (saturating);
+    /// ``KeyStoreError/invalidArgument(_:)`` for a negative period. Every key directory's rotate.
+    package static func retirementTime(now: Int64, gracePeriod: Int64) throws(KeyStoreError) -> Int64 {
+        guard gracePeriod >= 0 else { throw .invalidArgument("grace period \(gracePeriod) is negative") }
+        let (sum, overflow) = now.addingReportingOverflow(gracePeriod)
+        return overflow ? Int64.max : sum
+    }
+
     package static func check(conversation: String) throws(KeyStoreError) {
         let count = conversation.utf8.count
         guard count >= 1, count <= maximumConversationByteCount else {
@@ -439,7 +445,7 @@ public final class KeyStore: Sendable {
         }
     }
 
-    static func unseal(_ row: Row, masterKey: SecretKey) throws(KeyStoreError) -> StoredKey {
+    package static func unseal(_ row: Row, masterKey: SecretKey) throws(KeyStoreError) -> StoredKey {
         let item = try row.item()
         guard let key = ItemSealing.unseal(row.sealed, binding: row.binding, masterKey: masterKey)
         else { throw .corruptedItem(item.keyID) }
@@ -447,17 +453,30 @@ public final class KeyStore: Sendable {
     }
 
     /// One `keys` row as stored (conversation and label as their exact bytes, for the
-    /// associated data).
-    struct Row {
-        static let columns = "kid, conversation, epoch, label, created_at, not_after, sealed"
+    /// associated data); the PostgreSQL directory's `pushseal_keys` rows too.
+    package struct Row {
+        package static let columns = "kid, conversation, epoch, label, created_at, not_after, sealed"
 
-        var kid: [UInt8]
-        var conversation: [UInt8]
-        var epoch: Int64
-        var label: [UInt8]?
-        var createdAt: Int64
-        var notAfter: Int64?
-        var sealed: [UInt8]
+        package var kid: [UInt8]
+        package var conversation: [UInt8]
+        package var epoch: Int64
+        package var label: [UInt8]?
+        package var createdAt: Int64
+        package var notAfter: Int64?
+        package var sealed: [UInt8]
+
+        /// A row from its columns.
+        package init(
+            kid: [UInt8], conversation: [UInt8], epoch: Int64, label: [UInt8]?, createdAt: Int64, notAfter: Int64?, sealed: [UInt8]
+        ) {
+            self.kid = kid
+            self.conversation = conversation
+            self.epoch = epoch
+            self.label = label
+            self.createdAt = createdAt
+            self.notAfter = notAfter
+            self.sealed = sealed
+        }
 
         init(_ statement: SQLiteStatement) {
             kid = statement.bytes(0)
@@ -470,7 +489,7 @@ public final class KeyStore: Sendable {
         }
 
         /// What the row's sealed key is bound to: every other column.
-        var binding: ItemSealing.Binding {
+        package var binding: ItemSealing.Binding {
             .init(keyID: kid, conversation: conversation, epoch: epoch, createdAt: createdAt, notAfter: notAfter, label: label)
         }
 
