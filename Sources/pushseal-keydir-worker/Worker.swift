@@ -5,6 +5,7 @@
 //
 //   rotate --count K     rotate C K times, printing "rot KID EPOCH" after each commit, then "done"
 //   rotate-loop          rotate C until killed, printing "rot KID EPOCH" after each commit
+//   demo --out DIR       the provider side of the demo on PostgreSQL (Demo.swift; scripts/demo.sh --postgres)
 //   bench                the PostgreSQL directory's figures (Bench.swift; --conversation ignored)
 //   watch [--ttl S]      a PostgreSQLKeyProvider (cache + LISTEN/NOTIFY): prints "ready KID" once
 //                        listening, then "kid KID" whenever C's current key changes (polled
@@ -59,6 +60,14 @@ enum Worker {
         while index + 1 < arguments.count {
             options[String(arguments[index].dropFirst(2))] = arguments[index + 1]
             index += 2
+        }
+        if command == "demo", let uri = options["uri"], let out = options["out"] {
+            do {
+                try Demo.run(uri: uri, out: out)
+            } catch {
+                fail("\(error)")
+            }
+            return
         }
         if command == "bench", let uri = options["uri"] {
             do {
