@@ -93,6 +93,28 @@ struct FaultTests {
         try Self.expectConsistent(directory, "c", committed: [1, 2])
     }
 
+    @Test func aConnectionDroppedMidTransactionIsRetriedWithExactlyOneNewEpoch() async throws {
+        let uri = try TestServer.freshSchemaURI()
+        let master = TestServer.masterKey()
+        let directory = try PostgreSQLKeyDirectory(uri: uri, masterKey: .bytes(master), create: true)
+        try directory.rotate(conversation: "m")
+        // Another session holds the conversation's lock, so the rotation below stops inside its
+        // transaction (BEGIN done, waiting in pg_advisory_xact_lock) until its backend is killed.
+        let holder = try ChildProcess("/usr/bin/env", [
+            "psql", uri, "-qAt", "-c", "SELECT pg_advisory_lock(hashtextextended('m', 0))", "-c", "SELECT pg_sleep(2)",
+        ])
+        defer { holder.wait() }
+        let held = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()"
+        #expect(try PostgreSQLTests.CacheTests.eventually(10) { try TestServer.psql(uri, held) == "1" })
+        let rotation = Task { try directory.rotate(conversation: "m").item.epoch }
+        let blocked = "FROM pg_stat_activity WHERE application_name = 'pushseal' AND state = 'active' AND wait_event_type = 'Lock' AND datname = current_database()"
+        #expect(try PostgreSQLTests.CacheTests.eventually(10) { try TestServer.psql(uri, "SELECT count(*) \(blocked)") == "1" })
+        #expect(try TestServer.psql(uri, "SELECT count(pg_terminate_backend(pid)) \(blocked)") == "1")
+        // The rotation reconnects, waits for the lock again, and commits once.
+        #expect(try await rotation.value == 2)
+        try Self.expectConsistent(directory, "m", committed: [1, 2])
+    }
+
     @Test func rotationsSurviveAServerRestartWithNothingLostOrDuplicated() throws {
         let uri = try TestServer.freshSchemaURI()
         let master = TestServer.masterKey()
