@@ -13,9 +13,9 @@ public struct ConnectionURI: Sendable, CustomStringConvertible {
         text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
     }
 
-    /// A URI; ``KeyStoreError/invalidArgument(_:)`` unless it starts with `postgresql://` or
+    /// A URI; `KeyStoreError.invalidArgument(_:)` unless it starts with `postgresql://` or
     /// `postgres://` (libpq checks the rest when connecting, reported as
-    /// ``KeyStoreError/serverUnavailable(_:)`` without the password).
+    /// `KeyStoreError.serverUnavailable(_:)` without the password).
     public init(_ text: String) throws(KeyStoreError) {
         guard Self.isConnectionURI(text) else {
             throw .invalidArgument("a key directory connection URI starts with postgresql:// or postgres://")

@@ -58,7 +58,7 @@ final class PostgreSQLConnection {
     private let uri: ConnectionURI
 
     /// Connects (libpq's `connect_timeout` defaults to `connectTimeoutSeconds` unless the URI
-    /// sets it). ``KeyStoreError/serverUnavailable(_:)`` with libpq's reason, password redacted.
+    /// sets it). `KeyStoreError.serverUnavailable(_:)` with libpq's reason, password redacted.
     init(_ uri: ConnectionURI, connectTimeoutSeconds: Int) throws(KeyStoreError) {
         self.uri = uri
         // connect_timeout first: the URI (expanded from dbname) overrides it when it sets one.
@@ -142,7 +142,7 @@ final class PostgreSQLConnection {
     }
 
     /// Reads what the server sent and returns the pending notifications' (channel, payload);
-    /// ``KeyStoreError/serverUnavailable(_:)`` when the connection is gone.
+    /// `KeyStoreError.serverUnavailable(_:)` when the connection is gone.
     func notifications() throws(KeyStoreError) -> [(channel: String, payload: String)] {
         guard PQconsumeInput(handle) == 1, isOpen else {
             throw .serverUnavailable("the connection to \(uri) was lost: \(uri.redact(Self.trimmed(PQerrorMessage(handle))))")

@@ -7,9 +7,9 @@ import Darwin
 #endif
 
 /// The provider's key directory on a PostgreSQL server, shared by every backend node: the same
-/// model and guarantees as the SQLite ``KeyStore`` (keys by (conversation, epoch), indexed by
+/// model and guarantees as the SQLite `KeyStore` (keys by (conversation, epoch), indexed by
 /// key id, each sealed under the master key with its whole row bound in, by the same
-/// `ItemSealing`), so a row copied, swapped or edited is ``KeyStoreError/corruptedItem(_:)``.
+/// `ItemSealing`), so a row copied, swapped or edited is `KeyStoreError.corruptedItem(_:)`.
 ///
 /// The master key stays local to each node (a key file or bytes); the server only ever sees
 /// sealed keys. Rotations of one conversation are serialized by a transaction-scoped advisory
@@ -32,10 +32,10 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
         /// libpq's `connect_timeout` when the URI sets none: 10 seconds.
         public var connectTimeoutSeconds: Int
         /// How long a call keeps retrying a lost connection or a serialization failure before it
-        /// fails with ``KeyStoreError/serverUnavailable(_:)``: 15 seconds.
+        /// fails with `KeyStoreError.serverUnavailable(_:)`: 15 seconds.
         public var retrySeconds: Double
         /// `statement_timeout` for this directory's sessions in milliseconds, nil for the server's
-        /// (or the URI's) setting. A statement over it is ``KeyStoreError/server(sqlState:message:)``
+        /// (or the URI's) setting. A statement over it is `KeyStoreError.server(sqlState:message:)`
         /// with SQLSTATE 57014.
         public var statementTimeoutMilliseconds: Int?
 
@@ -65,8 +65,8 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
     /// passed through, TLS ones included), checks the schema version (migrating an older one) and
     /// the master key against the directory's verifier. With `create`, creates the schema (and,
     /// through the source, the master key) when the database has none; without it, a database
-    /// without the tables is ``KeyStoreError/storeNotFound(_:)``. A server that cannot be reached
-    /// is ``KeyStoreError/serverUnavailable(_:)`` at once (no retry at start, no fallback).
+    /// without the tables is `KeyStoreError.storeNotFound(_:)`. A server that cannot be reached
+    /// is `KeyStoreError.serverUnavailable(_:)` at once (no retry at start, no fallback).
     public init(
         uri text: String, masterKey source: MasterKeySource, create: Bool = false, clock: @escaping SecondsClock = systemClock,
         options: Options = Options()
@@ -108,7 +108,7 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
     // MARK: - KeyDirectory
 
     /// Adds `key` as epoch `epoch` of `conversation` (nil: the next epoch, under the
-    /// conversation's lock). ``KeyStoreError/duplicateItem`` when the key id or the
+    /// conversation's lock). `KeyStoreError.duplicateItem` when the key id or the
     /// (conversation, epoch) exists.
     @discardableResult
     public func add(
@@ -126,7 +126,7 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
         }
     }
 
-    /// Rotates `conversation` (see ``KeyDirectory/rotate(conversation:gracePeriod:label:key:)``),
+    /// Rotates `conversation` (see `KeyDirectory.rotate(conversation:gracePeriod:label:key:)`),
     /// serialized with every other node's writes to it by the conversation's advisory lock.
     @discardableResult
     public func rotate(
@@ -357,7 +357,7 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
     }
 
     /// Every epoch without a not-after time gets `retireAt`, each row unsealed (a tampered one
-    /// rolls the rotation back as ``KeyStoreError/corruptedItem(_:)``) and sealed again.
+    /// rolls the rotation back as `KeyStoreError.corruptedItem(_:)`) and sealed again.
     private func retire(conversation: String, at retireAt: Int64, _ connection: PostgreSQLConnection) throws(KeyStoreError) {
         let rows = try connection.execute(
             "SELECT \(Row.columns) FROM pushseal_keys WHERE conversation = $1 AND not_after IS NULL FOR UPDATE", [.text(conversation)])

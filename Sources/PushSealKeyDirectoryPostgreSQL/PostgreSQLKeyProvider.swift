@@ -2,7 +2,7 @@ public import PushSealCore
 public import PushSealKeyStore
 public import PushSealProvider
 
-/// The provider's current keys from a shared PostgreSQL key directory: a ``CachingKeyProvider``
+/// The provider's current keys from a shared PostgreSQL key directory: a `CachingKeyProvider`
 /// invalidated by a ``KeyDirectoryListener``.
 ///
 /// Staleness bound: a rotation committed on any node is used here no later than the

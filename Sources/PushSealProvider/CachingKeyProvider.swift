@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Current keys from a ``KeyDirectory`` (the SQLite store or a shared PostgreSQL directory),
+/// Current keys from a `KeyDirectory` (the SQLite store or a shared PostgreSQL directory),
 /// cached unsealed in memory for at most ``timeToLive`` seconds each.
 ///
 /// An entry is dropped (its key's zeroing storage released) when it expires, when
