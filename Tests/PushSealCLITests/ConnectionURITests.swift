@@ -20,3 +20,13 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: cwd + "/postgresql:"))
     }
 }
+
+/// `pushseal bench --postgres` takes a connection URI only (checked before anything runs).
+@Suite struct BenchPostgresOptionTests {
+    @Test func aValueThatIsNotAConnectionURIIsAUsageError() throws {
+        let run = try runPushSeal(["bench", "--quick", "--postgres", "/var/run/postgresql"], stdin: "")
+        #expect(run.status == 64, "\(run)")
+        #expect(run.stderr.contains("'--postgres <uri>' takes a connection URI"), "\(run)")
+        #expect(run.stdout.isEmpty)
+    }
+}
