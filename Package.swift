@@ -82,7 +82,7 @@ let package = Package(
         .target(name: "PushSealProvider", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore"]),
 
         // The provider's key directory on a PostgreSQL server shared by many backend nodes, with the
-        // LISTEN/NOTIFY-invalidated key cache (Docs/PROVIDER.md, "Multi-node"). The receiver never links it.
+        // LISTEN/NOTIFY-invalidated key cache (Docs/PROVIDER.md §6.1). The receiver never links it.
         .target(name: "PushSealKeyDirectoryPostgreSQL", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "CLibPQ"]),
 
         // Helper process for the PostgreSQL directory's multi-process, kill -9 and staleness tests, and its

@@ -12,7 +12,8 @@ import Darwin
 ///
 /// When the connection drops it reconnects with backoff (50 ms doubling to 1 s) and, once
 /// listening again, reports nil: notifications sent while it was away are lost, so everything
-/// must be considered changed. ``isListening`` says whether it is connected now.
+/// must be considered changed. ``isListening`` says whether it is connected now. It runs until
+/// ``stop()`` (its thread keeps it alive until then; `PostgreSQLKeyProvider` stops its own).
 public final class KeyDirectoryListener: @unchecked Sendable {
     private let uri: ConnectionURI
     private let options: PostgreSQLKeyDirectory.Options
