@@ -76,7 +76,8 @@ fi
 ctl="$dir/pg_ctl"
 {
     echo '#!/usr/bin/env bash'
-    printf 'exec %s %q -D %q -l %q "$@"\n' "${as_user[*]}" "$bindir/pg_ctl" "$dir/data" "$dir/server.log"
+    printf '%s %q -D %q -l %q "$@" && exit 0\n' "${as_user[*]}" "$bindir/pg_ctl" "$dir/data" "$dir/server.log"
+    printf 'status=$?; echo "--- server log (tail)" >&2; tail -n 20 %q >&2; exit $status\n' "$dir/server.log"
 } > "$ctl"
 chmod 0755 "$ctl"
 
