@@ -76,6 +76,9 @@ fi
 ctl="$dir/pg_ctl"
 {
     echo '#!/usr/bin/env bash'
+    # A server started from here must not inherit the caller's descriptors (a test process may
+    # hold hundreds): PostgreSQL counts them against its limit and refuses to start.
+    echo 'for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done 2>/dev/null'
     printf '%s %q -D %q -l %q "$@" && exit 0\n' "${as_user[*]}" "$bindir/pg_ctl" "$dir/data" "$dir/server.log"
     printf 'status=$?; echo "--- server log (tail)" >&2; tail -n 20 %q >&2; exit $status\n' "$dir/server.log"
 } > "$ctl"
