@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "PushSealNotificationService", targets: ["PushSealNotificationService"]),
         .library(name: "PushSealProvider", targets: ["PushSealProvider"]),
         .library(name: "PushSealDelivery", targets: ["PushSealDelivery"]),
+        .library(name: "PushSealKeyDirectoryPostgreSQL", targets: ["PushSealKeyDirectoryPostgreSQL"]),
         .executable(name: "pushseal", targets: ["pushseal"]),
         .executable(name: "pushseal-deliver", targets: ["pushseal-deliver"]),
     ],
@@ -43,6 +44,12 @@ let package = Package(
             name: "COpenSSL",
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        // The key directory on PostgreSQL only (libpq-dev). Never part of the public API.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
         // The two wrappers Swift needs around SQLite's C API (a variadic call, a macro), for the
         // system's SQLite and the SDK's alike.
@@ -73,6 +80,14 @@ let package = Package(
 
         // The provider side: seal contents into APNs / FCM payloads that always fit.
         .target(name: "PushSealProvider", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore"]),
+
+        // The provider's key directory on a PostgreSQL server shared by many backend nodes, with the
+        // LISTEN/NOTIFY-invalidated key cache (Docs/PROVIDER.md §6.1). The receiver never links it.
+        .target(name: "PushSealKeyDirectoryPostgreSQL", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "CLibPQ"]),
+
+        // Helper process for the PostgreSQL directory's multi-process, kill -9 and staleness tests, and its
+        // bench figures (`pushseal-keydir-worker bench --uri URI`; not a product).
+        .executableTarget(name: "pushseal-keydir-worker", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL"]),
 
         // Sending sealed notifications to APNs and FCM over HTTP/2 (Docs/PROVIDER.md, "Sending").
         // The receiver never links it.
@@ -138,6 +153,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PushSealProviderTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider"]),
+        // Against the throwaway PostgreSQL cluster that scripts/with-postgres.sh starts (they fail without it).
+        .testTarget(
+            name: "PushSealKeyDirectoryPostgreSQLTests",
+            dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL", "pushseal-keydir-worker"]),
         // Against the local APNs/FCM emulator that scripts/with-push-emulator.sh starts.
         .testTarget(name: "PushSealDeliveryTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealDelivery"]),
     ],

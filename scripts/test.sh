@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: the Swift suites (the delivery tests against the local APNs/FCM emulator, which
-# scripts/with-push-emulator.sh starts and stops), the vector files, the three packages (Python,
+# scripts/with-push-emulator.sh starts and stops; the PostgreSQL key directory's against a
+# throwaway cluster, which scripts/with-postgres.sh starts and stops), the vector files, the three packages (Python,
 # Node, Java) from the source tree and installed fresh, round trips with the `pushseal` tool, and
 # the version check.
 # Exits non-zero on any failure.
@@ -11,7 +12,7 @@ scripts/bootstrap.sh --ports
 echo "== swift test"
 swift build --build-tests
 set +e
-scripts/with-push-emulator.sh swift test --skip-build > .build/swift-test.log 2>&1
+scripts/with-postgres.sh scripts/with-push-emulator.sh swift test --skip-build > .build/swift-test.log 2>&1
 status=$?
 set -e
 # Show failures and the summary, not the per-test chatter (the full log stays in .build/).

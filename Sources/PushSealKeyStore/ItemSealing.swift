@@ -14,7 +14,7 @@ import PushSealCore
 /// Every column of the row is in AD, so no edit of the file can change which key is selected,
 /// or what is shown about it, without the row failing to unseal (format 1, before file format
 /// version 2, bound kid, epoch and conversation only; it is read only to migrate).
-enum ItemSealing {
+package enum ItemSealing {
     /// Format tag of a sealed item (first byte of the blob and of its associated data).
     static let itemFormat: UInt8 = 0x02
     /// Format tag of items sealed by file format version 1 (read only while migrating).
@@ -38,24 +38,24 @@ enum ItemSealing {
     private static let zeroNonce = [UInt8](repeating: 0, count: ChaCha20Poly1305.nonceByteCount)
 
     /// Every column of a `keys` row except the sealed key itself: what the sealed key is bound to.
-    struct Binding: Equatable {
-        var keyID: [UInt8]
+    package struct Binding: Equatable {
+        package var keyID: [UInt8]
         /// The conversation's exact UTF-8 bytes.
-        var conversation: [UInt8]
-        var epoch: Int64
-        var createdAt: Int64
-        var notAfter: Int64?
+        package var conversation: [UInt8]
+        package var epoch: Int64
+        package var createdAt: Int64
+        package var notAfter: Int64?
         /// The label's exact UTF-8 bytes, nil when the row has none.
-        var label: [UInt8]?
+        package var label: [UInt8]?
 
         /// The binding of `item`.
-        init(_ item: KeyItem) {
+        package init(_ item: KeyItem) {
             self.init(
                 keyID: item.keyID.bytes, conversation: Array(item.conversation.utf8), epoch: item.epoch,
                 createdAt: item.createdAt, notAfter: item.notAfter, label: item.label.map { Array($0.utf8) })
         }
 
-        init(keyID: [UInt8], conversation: [UInt8], epoch: Int64, createdAt: Int64, notAfter: Int64?, label: [UInt8]?) {
+        package init(keyID: [UInt8], conversation: [UInt8], epoch: Int64, createdAt: Int64, notAfter: Int64?, label: [UInt8]?) {
             self.keyID = keyID
             self.conversation = conversation
             self.epoch = epoch
@@ -94,7 +94,7 @@ enum ItemSealing {
     }
 
     /// Seals `key` for the row `binding` with a fresh salt (`salt` only for test vectors).
-    static func seal(_ key: ConversationKey, binding: Binding, masterKey: SecretKey, salt: [UInt8]? = nil) -> [UInt8] {
+    package static func seal(_ key: ConversationKey, binding: Binding, masterKey: SecretKey, salt: [UInt8]? = nil) -> [UInt8] {
         let salt = salt ?? SystemRandom.bytes(count: saltByteCount)
         let itemKey = derive(masterKey, info: itemInfo, salt: salt)
         let ad = binding.associatedData
@@ -118,7 +118,7 @@ enum ItemSealing {
 
     /// Opens a row's sealed key. Returns nil unless the blob is well formed, authenticates with
     /// every column of the row (`binding`), and the unsealed key has exactly the row's kid.
-    static func unseal(_ blob: [UInt8], binding: Binding, masterKey: SecretKey) -> ConversationKey? {
+    package static func unseal(_ blob: [UInt8], binding: Binding, masterKey: SecretKey) -> ConversationKey? {
         unseal(blob, format: itemFormat, associatedData: binding.associatedData, keyID: binding.keyID, masterKey: masterKey)
     }
 
@@ -158,18 +158,18 @@ enum ItemSealing {
 
     /// A fresh verifier for `masterKey`: 0x01 || s || HKDF-Expand(MK, "pushseal v1 store verifier" || s, 32)
     /// (`salt` only for test vectors).
-    static func makeVerifier(masterKey: SecretKey, salt: [UInt8]? = nil) -> [UInt8] {
+    package static func makeVerifier(masterKey: SecretKey, salt: [UInt8]? = nil) -> [UInt8] {
         let salt = salt ?? SystemRandom.bytes(count: saltByteCount)
         return [verifierFormat] + salt + checkValue(masterKey: masterKey, salt: salt)
     }
 
     /// Whether `verifier` is well formed. A malformed verifier means a damaged store, not a wrong key.
-    static func isWellFormedVerifier(_ verifier: [UInt8]) -> Bool {
+    package static func isWellFormedVerifier(_ verifier: [UInt8]) -> Bool {
         verifier.count == verifierByteCount && verifier[0] == verifierFormat
     }
 
     /// Whether `masterKey` is the key `verifier` was made with (constant-time comparison).
-    static func verify(_ verifier: [UInt8], masterKey: SecretKey) -> Bool {
+    package static func verify(_ verifier: [UInt8], masterKey: SecretKey) -> Bool {
         guard isWellFormedVerifier(verifier) else { return false }
         let salt = Array(verifier[1...saltByteCount])
         let expected = checkValue(masterKey: masterKey, salt: salt)

@@ -379,7 +379,7 @@ public final class KeyStore: Sendable {
         try SQLiteConnection(path: path)
     }
 
-    static func wrongKey(_ source: MasterKeySource) -> KeyStoreError {
+    package static func wrongKey(_ source: MasterKeySource) -> KeyStoreError {
         .locked("wrong master key: the \(source) does not match this store's master-key verifier")
     }
 
@@ -413,7 +413,7 @@ public final class KeyStore: Sendable {
         }
     }
 
-    static func check(conversation: String) throws(KeyStoreError) {
+    package static func check(conversation: String) throws(KeyStoreError) {
         let count = conversation.utf8.count
         guard count >= 1, count <= maximumConversationByteCount else {
             throw .invalidArgument("a conversation id must be 1 to \(maximumConversationByteCount) UTF-8 bytes, not \(count)")
@@ -478,7 +478,7 @@ public final class KeyStore: Sendable {
         }
     }
 
-    static func unseal(_ row: Row, masterKey: SecretKey) throws(KeyStoreError) -> StoredKey {
+    package static func unseal(_ row: Row, masterKey: SecretKey) throws(KeyStoreError) -> StoredKey {
         let item = try row.item()
         guard let key = ItemSealing.unseal(row.sealed, binding: row.binding, masterKey: masterKey)
         else { throw .corruptedItem(item.keyID) }
@@ -486,17 +486,30 @@ public final class KeyStore: Sendable {
     }
 
     /// One `keys` row as stored (conversation and label as their exact bytes, for the
-    /// associated data).
-    struct Row {
-        static let columns = "kid, conversation, epoch, label, created_at, not_after, sealed"
+    /// associated data); the PostgreSQL directory's `pushseal_keys` rows too.
+    package struct Row {
+        package static let columns = "kid, conversation, epoch, label, created_at, not_after, sealed"
 
-        var kid: [UInt8]
-        var conversation: [UInt8]
-        var epoch: Int64
-        var label: [UInt8]?
-        var createdAt: Int64
-        var notAfter: Int64?
-        var sealed: [UInt8]
+        package var kid: [UInt8]
+        package var conversation: [UInt8]
+        package var epoch: Int64
+        package var label: [UInt8]?
+        package var createdAt: Int64
+        package var notAfter: Int64?
+        package var sealed: [UInt8]
+
+        /// A row from its columns.
+        package init(
+            kid: [UInt8], conversation: [UInt8], epoch: Int64, label: [UInt8]?, createdAt: Int64, notAfter: Int64?, sealed: [UInt8]
+        ) {
+            self.kid = kid
+            self.conversation = conversation
+            self.epoch = epoch
+            self.label = label
+            self.createdAt = createdAt
+            self.notAfter = notAfter
+            self.sealed = sealed
+        }
 
         init(_ statement: SQLiteStatement) {
             kid = statement.bytes(0)
@@ -509,7 +522,7 @@ public final class KeyStore: Sendable {
         }
 
         /// What the row's sealed key is bound to: every other column.
-        var binding: ItemSealing.Binding {
+        package var binding: ItemSealing.Binding {
             .init(keyID: kid, conversation: conversation, epoch: epoch, createdAt: createdAt, notAfter: notAfter, label: label)
         }
 

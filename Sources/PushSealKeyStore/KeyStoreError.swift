@@ -30,6 +30,13 @@ public enum KeyStoreError: Error, Sendable, Equatable {
     case invalidStore(String)
     /// An argument is out of range (empty conversation, negative epoch or period, …).
     case invalidArgument(String)
+    /// A key directory on a database server (PostgreSQL) cannot be reached: bad connection URI,
+    /// server down or unreachable, authentication refused, connection lost and not regained
+    /// within the retry budget. The string says which (never a password).
+    case serverUnavailable(String)
+    /// The database server refused a statement: its SQLSTATE (for example `57014`, statement
+    /// timeout) and its message.
+    case server(sqlState: String, message: String)
 }
 
 extension KeyStoreError: CustomStringConvertible {
@@ -46,6 +53,8 @@ extension KeyStoreError: CustomStringConvertible {
         case let .storeNotFound(why): "no key store: \(why)"
         case let .invalidStore(why): "not a usable PushSeal key store: \(why)"
         case let .invalidArgument(why): "invalid argument: \(why)"
+        case let .serverUnavailable(why): "the key directory's database server is unavailable: \(why)"
+        case let .server(sqlState, message): "the key directory's database server refused a statement (SQLSTATE \(sqlState)): \(message)"
         }
     }
 }

@@ -67,7 +67,7 @@ public struct MasterKeySource: Sendable, CustomStringConvertible {
 
     /// Produces the master key. `mayCreate` is true only while a new store is being
     /// initialized. Every failure is ``KeyStoreError/locked(_:)``.
-    func load(mayCreate: Bool) throws(KeyStoreError) -> SecretKey {
+    package func load(mayCreate: Bool) throws(KeyStoreError) -> SecretKey {
         let key: SecretKey
         switch kind {
         case let .keyFile(path, createIfMissing):

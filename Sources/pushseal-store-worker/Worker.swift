@@ -53,6 +53,8 @@ func code(_ error: KeyStoreError) -> String {
     case let .storeNotFound(why): "storeNotFound \(why)"
     case let .invalidStore(why): "invalidStore \(why)"
     case let .invalidArgument(why): "invalidArgument \(why)"
+    case let .serverUnavailable(why): "serverUnavailable \(why)"
+    case let .server(sqlState, message): "server \(sqlState) \(message)"
     }
 }
 

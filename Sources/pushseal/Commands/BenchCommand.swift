@@ -41,6 +41,8 @@ enum BenchCommand {
                     abstract: "Only figures whose name starts with one of these comma-separated prefixes (with what they are compared with)."),
             .option("store-keys", valueName: "counts",
                     abstract: "Key counts of the key stores, comma-separated (default: 10000,100000; 1000,10000 with --quick)."),
+            .option("postgres", valueName: "uri",
+                    abstract: "Also measure the PostgreSQL key directory at this server (postgresql://…), through pushseal-keydir-worker next to pushseal: sealing with its cached key vs a key in memory, a cold lookup, rotation-to-use across two processes, concurrent rotations."),
             .flag("quick", abstract: "A short run for tests and CI (indicative figures only)."),
             .flag("json", abstract: "Print one JSON object per figure, one per line."),
             .flag("profile", abstract: "Run exactly the --only figures once for --iterations operations (for callgrind).", hidden: true),
@@ -77,6 +79,10 @@ enum BenchCommand {
             throw .usage("'--profile' needs '--only <prefixes>' and '--iterations <n>'.")
         }
         let json = arguments.flag("json")
+        let postgres = arguments.value("postgres")
+        if let postgres, !(postgres.hasPrefix("postgresql://") || postgres.hasPrefix("postgres://")) {
+            throw .usage("'--postgres <uri>' takes a connection URI starting with postgresql:// or postgres://.")
+        }
         let report: BenchReport
         do throws(BenchError) {
             report = try Benchmark.run(options) { step in context.note(step) }
@@ -88,6 +94,16 @@ enum BenchCommand {
             context.write(report.jsonLines)
         } else {
             context.write(report.table)
+        }
+        if let postgres {
+            // Plain text lines; with --json they go to standard error, like the header.
+            let lines = try PostgreSQLBenchProcess.run(uri: postgres)
+            if json {
+                for line in String(decoding: lines, as: UTF8.self).split(separator: "\n") { context.note(String(line)) }
+            } else {
+                context.write("\nPostgreSQL key directory (pushseal-keydir-worker):\n")
+                context.write(bytes: lines)
+            }
         }
         return .success
     }

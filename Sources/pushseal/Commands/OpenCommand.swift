@@ -72,6 +72,7 @@ enum OpenCommand {
         let arguments = context.arguments
         let keySource: KeySource
         if let directory = arguments.value("store") {
+            try StoreCommand.refuseConnectionURI(directory, option: "store")
             if arguments.isPresent("key") || arguments.isPresent("key-file") {
                 throw .usage("Give either a key (--key, --key-file) or '--store <dir>', not both.")
             }

@@ -165,6 +165,7 @@ enum SealCommand {
         let arguments = context.arguments
         let hasDirectKey = arguments.isPresent("key") || arguments.isPresent("key-file")
         if let directory = arguments.value("store") {
+            try StoreCommand.refuseConnectionURI(directory, option: "store")
             guard !hasDirectKey else { throw .usage("Give either a key (--key, --key-file) or '--store <dir>', not both.") }
             let given = arguments.value("master-key-file")
             return .store(

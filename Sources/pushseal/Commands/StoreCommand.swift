@@ -68,10 +68,23 @@ enum StoreCommand {
     static func location(_ arguments: ParsedArguments) throws(CLIError) -> Location {
         let directory = try arguments.requiredValue("dir")
         guard !directory.isEmpty else { throw arguments.invalidValue("dir", reason: "empty path") }
+        try refuseConnectionURI(directory, option: "dir")
         let given = arguments.value("master-key-file")
         if given?.isEmpty == true { throw arguments.invalidValue("master-key-file", reason: "empty path") }
         return Location(
             directory: directory, masterKeyFile: given ?? defaultMasterKeyFile(in: directory), masterKeyFileGiven: given != nil)
+    }
+
+    /// A PostgreSQL connection URI where a store directory is expected: `pushseal` (fully static,
+    /// no libpq) does not open the PostgreSQL key directory, and must never treat the URI as a
+    /// directory path (it would create `./postgresql:/…`).
+    static func refuseConnectionURI(_ value: String, option: String) throws(CLIError) {
+        guard value.hasPrefix("postgresql://") || value.hasPrefix("postgres://") else { return }
+        throw .failure(Diagnostic(
+            "--\(option) is a PostgreSQL connection URI; this pushseal opens SQLite key store directories only",
+            hints: [
+                "use the PostgreSQL key directory from Swift: PostgreSQLKeyDirectory(uri:masterKey:) in the PushSealKeyDirectoryPostgreSQL product (Docs/PROVIDER.md §6.1)",
+            ]))
     }
 
     /// `--epoch` as a positive integer.

@@ -55,6 +55,10 @@ enum KeyStoreDiagnostics {
             return ["list the store's keys with: pushseal store list \(options)"]
         case .invalidArgument:
             return []
+        case .serverUnavailable:
+            return ["check the connection URI given with --dir (host, port, user, password, sslmode) and that the server is running"]
+        case .server:
+            return ["the database server refused the statement; its SQLSTATE is explained at https://www.postgresql.org/docs/current/errcodes-appendix.html"]
         }
     }
 

@@ -1,0 +1,73 @@
+import PushSealKeyStore
+
+/// The key directory's tables on PostgreSQL, their version and migrations (Docs/KEY-STORE.md).
+///
+/// `pushseal_schema_version` holds one row, the schema version. Creating and migrating run in one
+/// transaction that first takes a transaction-scoped advisory lock, so any number of nodes
+/// starting at once create or migrate the schema exactly once.
+enum PostgreSQLSchema {
+    /// The newest schema version this code reads and writes.
+    static let currentVersion: Int64 = 1
+    /// The advisory lock key taken while creating or migrating ("PSKS").
+    static let migrationLock: Int64 = 0x5053_4B53
+
+    /// `steps[n]` takes the schema from version n to n + 1 (version 0: no tables); each statement
+    /// runs on its own, all inside the migrating transaction.
+    static let steps: [[String]] = [
+        // 0 -> 1
+        [
+            """
+            CREATE TABLE pushseal_schema_version (
+                singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+                version   integer NOT NULL)
+            """,
+            "CREATE TABLE pushseal_meta (name text PRIMARY KEY, value bytea NOT NULL)",
+            """
+            CREATE TABLE pushseal_keys (
+                kid          bytea PRIMARY KEY CHECK (length(kid) = 16),
+                conversation text NOT NULL,
+                epoch        bigint NOT NULL CHECK (epoch >= 0),
+                label        text,
+                created_at   bigint NOT NULL,
+                not_after    bigint,
+                sealed       bytea NOT NULL,
+                UNIQUE (conversation, epoch))
+            """,
+            "CREATE INDEX pushseal_keys_retired ON pushseal_keys (not_after) WHERE not_after IS NOT NULL",
+            "INSERT INTO pushseal_schema_version (version) VALUES (0)",
+        ],
+    ]
+
+    /// What the database holds, read inside the migrating transaction.
+    struct State {
+        /// 0 when the tables do not exist.
+        var version: Int64
+        var verifier: [UInt8]?
+    }
+
+    static func read(_ connection: PostgreSQLConnection) throws(KeyStoreError) -> State {
+        let exists = try connection.execute("SELECT CASE WHEN to_regclass('pushseal_schema_version') IS NULL THEN 0::int8 ELSE 1::int8 END")
+        guard exists.int64(0, 0) == 1 else { return State(version: 0, verifier: nil) }
+        let version = try connection.execute("SELECT version::int8 FROM pushseal_schema_version")
+        guard version.count == 1, let number = version.int64(0, 0) else {
+            throw .invalidStore("pushseal_schema_version does not hold exactly one version")
+        }
+        let verifier = try connection.execute("SELECT value FROM pushseal_meta WHERE name = 'verifier'")
+        return State(version: number, verifier: verifier.count == 1 ? verifier.bytes(0, 0) : nil)
+    }
+
+    /// Brings the schema from `state.version` to ``currentVersion``; stores `verifier` when the
+    /// tables are created. Inside the transaction holding ``migrationLock``.
+    static func migrate(_ connection: PostgreSQLConnection, from state: State, verifier: [UInt8]?) throws(KeyStoreError) {
+        var version = state.version
+        while version < currentVersion {
+            for statement in steps[Int(version)] { try connection.execute(statement) }
+            version += 1
+        }
+        if state.version == 0 {
+            guard let verifier else { throw .invalidStore("cannot initialize a key directory without a master key") }
+            try connection.execute("INSERT INTO pushseal_meta (name, value) VALUES ('verifier', $1)", [.bytes(verifier)])
+        }
+        try connection.execute("UPDATE pushseal_schema_version SET version = $1::int8::integer", [.int64(currentVersion)])
+    }
+}

@@ -1,0 +1,98 @@
+public import PushSealCore
+public import PushSealKeyStore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Current keys from a `KeyDirectory` (the SQLite store or a shared PostgreSQL directory),
+/// cached unsealed in memory for at most ``timeToLive`` seconds each.
+///
+/// An entry is dropped (its key's zeroing storage released) when it expires, when
+/// ``invalidate(conversation:)`` or ``invalidateAll()`` is called — by a change listener such as
+/// the PostgreSQL directory's `LISTEN/NOTIFY` one — and never outlives the key's not-after time.
+/// So a rotation committed elsewhere is used here no later than the listener's delivery delay
+/// after the commit while it is connected, and no later than ``timeToLive`` after it otherwise
+/// (a lost notification, a dropped connection). A lookup racing an invalidation never stores
+/// the key it read before the invalidation.
+public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
+    /// The directory behind the cache.
+    public let directory: any KeyDirectory
+    /// The longest an entry is used, in seconds: the staleness bound when invalidations are lost.
+    public let timeToLive: Double
+
+    private struct Entry {
+        var key: ConversationKey
+        var expires: Double
+    }
+
+    private let lock = Lock()
+    private var entries: [[UInt8]: Entry] = [:]
+    /// Bumped by every invalidation: a lookup stores its result only if none happened meanwhile.
+    private var generation: UInt64 = 0
+    private let now: @Sendable () -> Double
+
+    /// A cache in front of `directory`; entries live `timeToLive` seconds (default 5).
+    public convenience init(directory: any KeyDirectory, timeToLive: Double = 5) {
+        self.init(directory: directory, timeToLive: timeToLive, now: CachingKeyProvider.monotonicSeconds)
+    }
+
+    /// With an injected monotonic clock (tests).
+    package init(directory: any KeyDirectory, timeToLive: Double, now: @escaping @Sendable () -> Double) {
+        self.directory = directory
+        self.timeToLive = max(0, timeToLive)
+        self.now = now
+    }
+
+    /// The current key of `conversation`: the cached one while fresh, else the directory's
+    /// (its `KeyStoreError` is thrown as it is, and nothing is cached).
+    public func currentKey(conversation: String) throws -> ConversationKey {
+        let id = Array(conversation.utf8)
+        let time = now()
+        let (cached, started) = lock.withLock { () -> (ConversationKey?, UInt64) in
+            if let entry = entries[id] {
+                if entry.expires > time { return (entry.key, generation) }
+                entries[id] = nil
+            }
+            return (nil, generation)
+        }
+        if let cached { return cached }
+        let stored = try directory.currentKey(conversation: conversation)
+        var expires = time + timeToLive
+        if let notAfter = stored.item.notAfter {
+            // Never past the key's last live second (wall clock) converted to this monotonic clock.
+            let remaining = Double(notAfter) + 1 - Double(systemClock())
+            expires = min(expires, time + max(0, remaining))
+        }
+        lock.withLock {
+            if generation == started { entries[id] = Entry(key: stored.key, expires: expires) }
+        }
+        return stored.key
+    }
+
+    /// Drops `conversation`'s entry (a rotation or removal was committed).
+    public func invalidate(conversation: String) {
+        lock.withLock {
+            generation &+= 1
+            entries[Array(conversation.utf8)] = nil
+        }
+    }
+
+    /// Drops every entry (notifications may have been missed).
+    public func invalidateAll() {
+        lock.withLock {
+            generation &+= 1
+            entries.removeAll()
+        }
+    }
+
+    /// How many conversations are cached now.
+    public var count: Int { lock.withLock { entries.count } }
+
+    @Sendable static func monotonicSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}

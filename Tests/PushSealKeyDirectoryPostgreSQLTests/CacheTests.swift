@@ -1,0 +1,99 @@
+import PushSealCore
+import PushSealKeyStore
+import PushSealProvider
+import PushSealKeyDirectoryPostgreSQL
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The provider's cache of current keys: time to live, invalidation, and LISTEN/NOTIFY across
+/// connections and processes.
+extension PostgreSQLTests {
+@Suite("provider cache")
+struct CacheTests {
+    /// Polls `condition` every 5 ms for up to `seconds`.
+    static func eventually(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+        var waited = 0.0
+        while waited < seconds {
+            if try condition() { return true }
+            usleep(5000)
+            waited += 0.005
+        }
+        return try condition()
+    }
+
+    @Test func entriesLiveTheirTimeToLiveAndInvalidationDropsThem() throws {
+        let uri = try TestServer.freshSchemaURI()
+        let master = TestServer.masterKey()
+        let directory = try PostgreSQLKeyDirectory(uri: uri, masterKey: .bytes(master), create: true)
+        let writer = try PostgreSQLKeyDirectory(uri: uri, masterKey: .bytes(master))
+        let first = try writer.rotate(conversation: "c").key
+        let time = MonotonicFake()
+        let cache = CachingKeyProvider(directory: directory, timeToLive: 5, now: { time.value })
+        #expect(try cache.currentKey(conversation: "c") == first)
+        let second = try writer.rotate(conversation: "c").key
+        // No invalidation: the cached key stays until its time to live has passed, never longer.
+        time.value = 4.9
+        #expect(try cache.currentKey(conversation: "c") == first)
+        time.value = 5.0
+        #expect(try cache.currentKey(conversation: "c") == second)
+        let third = try writer.rotate(conversation: "c").key
+        cache.invalidate(conversation: "c")
+        #expect(cache.count == 0)
+        #expect(try cache.currentKey(conversation: "c") == third)
+        cache.invalidateAll()
+        #expect(cache.count == 0)
+        // A directory error is thrown as it is, and nothing is cached.
+        #expect(throws: KeyStoreError.itemNotFound) { try cache.currentKey(conversation: "nobody") }
+        #expect(cache.count == 0)
+        #expect(try cache.currentKey(conversation: "c") == third)
+        #expect(cache.count == 1)
+    }
+
+    @Test func aRotationOnAnotherConnectionIsUsedAfterItsNotification() throws {
+        let uri = try TestServer.freshSchemaURI()
+        let master = TestServer.masterKey()
+        let writer = try PostgreSQLKeyDirectory(uri: uri, masterKey: .bytes(master), create: true)
+        try writer.rotate(conversation: "c")
+        // A time to live far beyond the wait below: only the notification can move the cache.
+        let provider = try PostgreSQLKeyProvider(directory: try PostgreSQLKeyDirectory(uri: uri, masterKey: .bytes(master)), timeToLive: 3600)
+        defer { provider.stop() }
+        #expect(provider.listener.isListening)
+        for _ in 0..<5 {
+            let before = try provider.currentKey(conversation: "c")
+            let rotated = try writer.rotate(conversation: "c").key
+            #expect(before != rotated)
+            #expect(try Self.eventually(5) { try provider.currentKey(conversation: "c") == rotated })
+        }
+    }
+
+    @Test func aRotationInAnotherProcessReachesAWatchingProcess() throws {
+        let uri = try TestServer.freshSchemaURI()
+        let master = TestServer.masterKey()
+        let writer = try PostgreSQLKeyDirectory(uri: uri, masterKey: .bytes(master), create: true)
+        try writer.rotate(conversation: "c")
+        let watcher = try ChildProcess(
+            TestServer.workerPath, ["watch", "--uri", uri, "--key-hex", TestServer.hex(master), "--conversation", "c", "--ttl", "3600"])
+        defer {
+            watcher.kill(SIGKILL)
+            watcher.wait()
+        }
+        let ready = watcher.readLine() ?? ""
+        #expect(ready.hasPrefix("ready "), "\(ready)")
+        for _ in 0..<3 {
+            let rotated = try writer.rotate(conversation: "c")
+            #expect(watcher.readLine() == "kid \(rotated.item.keyID)")
+        }
+    }
+}
+}
+
+final class MonotonicFake: @unchecked Sendable {
+    private let lock = Lock()
+    private var current = 0.0
+    var value: Double {
+        get { lock.withLock { current } }
+        set { lock.withLock { current = newValue } }
+    }
+}
