@@ -1,0 +1,172 @@
+// Key bundles v1: one conversation key K for one (conversation, epoch), sealed to one device with
+// HPKE mode_auth (DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, ChaCha20Poly1305) by the provider's
+// key. A backend seals with sealBundle(); a device opens, checks and installs with openBundle(),
+// which throws a BundleError whose `reason` is the first failed check.
+
+import { timingSafeEqual } from 'node:crypto';
+import { PushSealError } from './errors.mjs';
+import { HPKEError, publicKey, setupReceiver, setupSender } from './hpke.mjs';
+import { KEY_NOT_FOUND } from './receiver.mjs';
+import { b64urlDecode, b64urlEncode, hkdfExpand, keyId } from './wire.mjs';
+
+export const BUNDLE_VERSION = 0x01;
+export const BUNDLE_INFO = Buffer.from('pushseal v1 key bundle', 'ascii');
+/** notAfter of a key without a time limit (2^64 − 1). */
+export const NO_EXPIRY = 0xFFFFFFFFFFFFFFFFn;
+const FIXED = 67; // the header without the cid
+const ENC = 32;
+const CT = 48;
+const MAX_CID = 256;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Why a key bundle was refused, in the order the receiver checks (plus store_locked). */
+export const BundleReason = Object.freeze({
+  MALFORMED_BUNDLE: 'malformed_bundle',
+  UNSUPPORTED_BUNDLE_VERSION: 'unsupported_bundle_version',
+  WRONG_DEVICE: 'wrong_device',
+  UNKNOWN_PROVIDER: 'unknown_provider',
+  BUNDLE_AUTHENTICATION_FAILED: 'bundle_authentication_failed',
+  KID_MISMATCH: 'kid_mismatch',
+  BUNDLE_EXPIRED: 'bundle_expired',
+  CONFLICTING_KEY: 'conflicting_key',
+  STORE_LOCKED: 'store_locked',
+});
+
+/** A key bundle was refused; `reason` is its reason code. Carries no key material. */
+export class BundleError extends PushSealError {
+  constructor(reason) { super(`cannot install key bundle: ${reason}`); this.reason = reason; }
+}
+
+/** Thrown by a bundle key store that cannot be read or written now; reported as store_locked. */
+export class StoreLocked extends PushSealError {
+  constructor() { super('the key store is locked'); }
+}
+
+/** HKDF-Expand(PRK = the device's X25519 public key, "pushseal v1 device key id", 16). */
+export const deviceKeyId = (devicePublicKey) => hkdfExpand(Buffer.from(devicePublicKey), Buffer.from('pushseal v1 device key id', 'ascii'), 16);
+/** HKDF-Expand(PRK = the provider's X25519 public key, "pushseal v1 provider key id", 16). */
+export const providerKeyId = (providerPublicKey) => hkdfExpand(Buffer.from(providerPublicKey), Buffer.from('pushseal v1 provider key id', 'ascii'), 16);
+
+/** The bundle header B (the HPKE associated data), byte for byte. epoch and notAfter are bigints. */
+export function encodeBundleHeader({ providerKeyId: p, deviceKeyId: d, epoch, notAfter, kid, conversation }) {
+  const cid = Buffer.from(conversation, 'utf8');
+  const numbers = Buffer.alloc(16);
+  numbers.writeBigUInt64BE(BigInt(epoch), 0);
+  numbers.writeBigUInt64BE(BigInt(notAfter), 8);
+  const n = Buffer.alloc(2);
+  n.writeUInt16BE(cid.length);
+  return Buffer.concat([Buffer.from([BUNDLE_VERSION]), p, d, numbers, kid, n, cid]);
+}
+
+/**
+ * Parses a bundle (its text or its bytes): { header, headerBytes, enc, ciphertext }. Throws
+ * BundleError malformed_bundle (not strict base64url, wrong length, bad cid) or
+ * unsupported_bundle_version, in that order.
+ */
+export function parseBundle(bundle) {
+  const data = typeof bundle === 'string' ? b64urlDecode(bundle) : Buffer.from(bundle);
+  if (!data || data.length < FIXED + ENC + CT) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
+  const n = data.readUInt16BE(65);
+  if (n < 1 || n > MAX_CID || data.length !== FIXED + n + ENC + CT) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
+  let conversation;
+  try { conversation = STRICT_UTF8.decode(data.subarray(FIXED, FIXED + n)); } catch { throw new BundleError(BundleReason.MALFORMED_BUNDLE); }
+  if (data[0] !== BUNDLE_VERSION) throw new BundleError(BundleReason.UNSUPPORTED_BUNDLE_VERSION);
+  const end = FIXED + n;
+  const header = {
+    providerKeyId: data.subarray(1, 17), deviceKeyId: data.subarray(17, 33), epoch: data.readBigUInt64BE(33),
+    notAfter: data.readBigUInt64BE(41), kid: data.subarray(49, 65), conversation,
+  };
+  return { header, headerBytes: data.subarray(0, end), enc: data.subarray(end, end + ENC), ciphertext: data.subarray(end + ENC) };
+}
+
+function uint64(value, name, min) {
+  const ok = (typeof value === 'bigint' || Number.isSafeInteger(value)) && BigInt(value) >= min && BigInt(value) <= NO_EXPIRY;
+  if (!ok) throw new RangeError(`${name} must be an integer ${min}...2^64-1`);
+  return BigInt(value);
+}
+
+/**
+ * The bundle text (base64url, no padding) of conversation key `key` for (conversation, epoch),
+ * sealed to `devicePublicKey` by `providerPrivateKey`. `notAfter`: the key's retire-by time in
+ * seconds since 1970 (number or bigint), null for no limit. `testIkmE` is for test vectors only.
+ */
+export function sealBundle({ key, conversation, epoch, notAfter = null, providerPrivateKey, devicePublicKey, testIkmE = null }) {
+  for (const [name, v] of [['key', key], ['providerPrivateKey', providerPrivateKey], ['devicePublicKey', devicePublicKey]]) {
+    if (!(v instanceof Uint8Array) || v.length !== 32) throw new RangeError(`${name} must be 32 bytes`);
+  }
+  const cidLength = typeof conversation === 'string' ? Buffer.byteLength(conversation, 'utf8') : 0;
+  if (cidLength < 1 || cidLength > MAX_CID || LONE_SURROGATE.test(conversation)) {
+    throw new RangeError('the conversation must be 1-256 bytes of UTF-8');
+  }
+  const headerBytes = encodeBundleHeader({
+    providerKeyId: providerKeyId(publicKey(providerPrivateKey)), deviceKeyId: deviceKeyId(devicePublicKey),
+    epoch: uint64(epoch, 'epoch', 1n), notAfter: notAfter === null ? NO_EXPIRY : uint64(notAfter, 'notAfter', 0n),
+    kid: keyId(key), conversation,
+  });
+  const { enc, context } = setupSender(devicePublicKey, BUNDLE_INFO, { senderPrivateKey: providerPrivateKey, testIkmE });
+  return b64urlEncode(Buffer.concat([headerBytes, enc, context.seal(headerBytes, Buffer.from(key))]));
+}
+
+const sameBytes = (a, b) => a.length === b.length && timingSafeEqual(a, b);
+
+/**
+ * An in-memory key store: installs bundles ({keyFor, locationOf, install}) and is a receiver key
+ * source (lookup), so a notification sealed under an installed key opens. For tests and examples;
+ * a real app keeps keys in protected storage. A store throws StoreLocked when it cannot be used.
+ */
+export class MemoryKeyStore {
+  #keys = new Map(); // "epoch cid" -> { key, notAfter }
+  #kids = new Map(); // kid hex -> { conversation, epoch }
+
+  /** The key stored for (conversation, epoch), or null. */
+  keyFor(conversation, epoch) { return this.#keys.get(`${BigInt(epoch)} ${conversation}`)?.key ?? null; }
+
+  /** { conversation, epoch } of the stored key with this kid, or null. */
+  locationOf(kid) { return this.#kids.get(Buffer.from(kid).toString('hex')) ?? null; }
+
+  /** Stores a new key for (conversation, epoch). */
+  install(conversation, epoch, key, notAfter) {
+    this.#keys.set(`${BigInt(epoch)} ${conversation}`, { key: Buffer.from(key), notAfter: BigInt(notAfter) });
+    this.#kids.set(keyId(key).toString('hex'), { conversation, epoch: BigInt(epoch) });
+  }
+
+  /** The receiver's key source: { key, conversation } for this kid, or KEY_NOT_FOUND. */
+  lookup(kid) {
+    const place = this.locationOf(kid);
+    return place === null ? KEY_NOT_FOUND : { key: this.keyFor(place.conversation, place.epoch), conversation: place.conversation };
+  }
+}
+
+/**
+ * Checks a bundle in the specified order and installs its key (idempotent): returns
+ * { header, alreadyInstalled }. Throws BundleError with the first failed check's reason and
+ * installs nothing then. `now`: seconds since 1970 (number or bigint).
+ */
+export function openBundle(bundle, { devicePrivateKey, pinnedProviderKeys, store, now }) {
+  const { header, headerBytes, enc, ciphertext } = parseBundle(bundle);
+  if (!header.deviceKeyId.equals(deviceKeyId(publicKey(devicePrivateKey)))) throw new BundleError(BundleReason.WRONG_DEVICE);
+  const provider = [...pinnedProviderKeys].find((p) => providerKeyId(p).equals(header.providerKeyId));
+  if (provider === undefined) throw new BundleError(BundleReason.UNKNOWN_PROVIDER);
+  let key;
+  try {
+    key = setupReceiver(enc, devicePrivateKey, BUNDLE_INFO, { senderPublicKey: Buffer.from(provider) }).open(headerBytes, ciphertext);
+  } catch (e) {
+    if (e instanceof HPKEError) throw new BundleError(BundleReason.BUNDLE_AUTHENTICATION_FAILED);
+    throw e;
+  }
+  if (!sameBytes(keyId(key), header.kid)) throw new BundleError(BundleReason.KID_MISMATCH);
+  if (BigInt(now) > header.notAfter) throw new BundleError(BundleReason.BUNDLE_EXPIRED);
+  try {
+    const existing = store.keyFor(header.conversation, header.epoch);
+    const where = store.locationOf(header.kid);
+    const elsewhere = where !== null && (where.conversation !== header.conversation || BigInt(where.epoch) !== header.epoch);
+    if ((existing !== null && !sameBytes(Buffer.from(existing), key)) || elsewhere) throw new BundleError(BundleReason.CONFLICTING_KEY);
+    if (existing !== null) return { header, alreadyInstalled: true };
+    store.install(header.conversation, header.epoch, key, header.notAfter);
+  } catch (e) {
+    if (e instanceof StoreLocked) throw new BundleError(BundleReason.STORE_LOCKED);
+    throw e;
+  }
+  return { header, alreadyInstalled: false };
+}
