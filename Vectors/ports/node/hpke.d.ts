@@ -6,7 +6,7 @@ export declare const AEAD_ID: 0x0003;
 export declare const MODE_BASE: 0x00;
 export declare const MODE_AUTH: 0x02;
 
-import type { PushSealError } from './index';
+import { PushSealError } from './index';
 /** `invalid_key`, `zero_shared_secret` (RFC 9180 §7.1.4) or `open_failed`. */
 export declare class HPKEError extends PushSealError { readonly code: 'invalid_key' | 'zero_shared_secret' | 'open_failed'; }
 /** The X25519 public key of a 32-byte private key. */

@@ -61,7 +61,7 @@ export function encodeBundleHeader({ providerKeyId: p, deviceKeyId: d, epoch, no
 
 /**
  * Parses a bundle (its text or its bytes): { header, headerBytes, enc, ciphertext }. Throws
- * BundleError malformed_bundle (not strict base64url, wrong length, bad cid) or
+ * BundleError malformed_bundle (not strict base64url, wrong length, bad cid, epoch 0) or
  * unsupported_bundle_version, in that order.
  */
 export function parseBundle(bundle) {
@@ -71,6 +71,7 @@ export function parseBundle(bundle) {
   if (n < 1 || n > MAX_CID || data.length !== FIXED + n + ENC + CT) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
   let conversation;
   try { conversation = STRICT_UTF8.decode(data.subarray(FIXED, FIXED + n)); } catch { throw new BundleError(BundleReason.MALFORMED_BUNDLE); }
+  if (data.readBigUInt64BE(33) === 0n) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
   if (data[0] !== BUNDLE_VERSION) throw new BundleError(BundleReason.UNSUPPORTED_BUNDLE_VERSION);
   const end = FIXED + n;
   const header = {

@@ -100,7 +100,7 @@ test('each check in order', () => {
   const text = bundle();
   const data = b64urlDecode(text);
   for (const bad of ['', '!!!', 'AAAA', b64urlEncode(Buffer.alloc(67, 1)), `${text}A`, b64urlEncode(Buffer.concat([data, Buffer.alloc(1)])),
-    edit(text, 66, 7), edit(text, 67, 0xff), edit(edit(text, 66, 0), 65, 0)]) {
+    edit(text, 66, 7), edit(text, 67, 0xff), edit(edit(text, 66, 0), 65, 0), edit(text, 40, 0)]) {
     assert.equal(reason(bad), BundleReason.MALFORMED_BUNDLE);
   }
   assert.equal(reason(edit(text, 0, 2)), BundleReason.UNSUPPORTED_BUNDLE_VERSION);

@@ -102,7 +102,7 @@ class BundleHeader(NamedTuple):
 
 def parse_bundle(bundle: Union[str, bytes]) -> Tuple[BundleHeader, bytes, bytes, bytes]:
     """(header, header bytes B, enc, ct) of a bundle (its text or its bytes). Raises BundleError
-    ``malformed_bundle`` (not strict base64url, wrong length, bad cid) or
+    ``malformed_bundle`` (not strict base64url, wrong length, bad cid, epoch 0) or
     ``unsupported_bundle_version``, in that order."""
     data = b64url_decode(bundle) if isinstance(bundle, str) else bytes(bundle)
     if not data or len(data) < _FIXED + _ENC + _CT:
@@ -114,9 +114,12 @@ def parse_bundle(bundle: Union[str, bytes]) -> Tuple[BundleHeader, bytes, bytes,
         conversation = data[67:67 + n].decode("utf-8")
     except UnicodeDecodeError:
         raise BundleError(BundleReason.MALFORMED_BUNDLE) from None
+    epoch = int.from_bytes(data[33:41], "big")
+    if epoch == 0:
+        raise BundleError(BundleReason.MALFORMED_BUNDLE)
     if data[0] != BUNDLE_VERSION:
         raise BundleError(BundleReason.UNSUPPORTED_BUNDLE_VERSION)
-    header = BundleHeader(data[1:17], data[17:33], int.from_bytes(data[33:41], "big"),
+    header = BundleHeader(data[1:17], data[17:33], epoch,
                           int.from_bytes(data[41:49], "big"), data[49:65], conversation)
     end = _FIXED + n
     return header, data[:end], data[end:end + _ENC], data[end + _ENC:]

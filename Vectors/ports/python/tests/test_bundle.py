@@ -119,6 +119,7 @@ def test_each_check_in_order():
     assert reason(_edit(text, 66, 7)) is BundleReason.MALFORMED_BUNDLE  # cid length disagrees
     assert reason(_edit(text, 67, 0xFF)) is BundleReason.MALFORMED_BUNDLE  # cid is not UTF-8
     assert reason(_edit(_edit(text, 66, 0), 65, 0)) is BundleReason.MALFORMED_BUNDLE  # cid length 0
+    assert reason(_edit(text, 40, 0)) is BundleReason.MALFORMED_BUNDLE  # epoch 0
     assert reason(_edit(text, 0, 2)) is BundleReason.UNSUPPORTED_BUNDLE_VERSION
     assert reason(_edit(_edit(text, 0, 2), 17, 0)) is BundleReason.UNSUPPORTED_BUNDLE_VERSION  # version before device
     assert reason(text, device_sk=STRANGER_SK) is BundleReason.WRONG_DEVICE

@@ -1,0 +1,212 @@
+package dev.pushseal.tests;
+
+import dev.pushseal.APNsOptions;
+import dev.pushseal.BundleException;
+import dev.pushseal.BundleKeyStore;
+import dev.pushseal.BundleReason;
+import dev.pushseal.Content;
+import dev.pushseal.Hpke;
+import dev.pushseal.HpkeException;
+import dev.pushseal.KeyBundle;
+import dev.pushseal.MemoryKeyStore;
+import dev.pushseal.PushSeal;
+import dev.pushseal.Receiver;
+import dev.pushseal.SealedPayload;
+import dev.pushseal.Sealer;
+import dev.pushseal.VectorRunner;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * HPKE (RFC 9180 A.2 base and auth) and key bundles through the public API: sealing, every refusal
+ * reason in check order, idempotent install, and the installed key opening a notification. The RFC
+ * file is the system property {@code pushseal.hpkeVectors} (build.sh sets it).
+ */
+public final class BundleTest {
+    static int passed, failed;
+    static final long NOW = 1764400000L;
+    static final byte[] K = new byte[32], OTHER_K = new byte[32];
+    static final Hpke.KeyPair DEVICE = Hpke.deriveKeyPair(repeat("device", 6));
+    static final Hpke.KeyPair PROVIDER = Hpke.deriveKeyPair(repeat("provider", 4));
+    static final Hpke.KeyPair STRANGER = Hpke.deriveKeyPair(repeat("stranger", 4));
+
+    static {
+        for (int i = 0; i < 32; i++) { K[i] = (byte) i; OTHER_K[i] = (byte) (i + 1); }
+    }
+
+    static byte[] repeat(String s, int n) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < n; i++) b.append(s);
+        return b.toString().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    interface Body { void run() throws Exception; }
+
+    static void test(String name, Body body) {
+        try {
+            body.run();
+            passed++;
+        } catch (Throwable e) {
+            failed++;
+            System.out.println("FAIL " + name + ": " + e);
+        }
+    }
+
+    static void check(boolean ok, String what) { if (!ok) throw new AssertionError(what); }
+
+    static String bundle(long notAfter) throws HpkeException {
+        return KeyBundle.seal(K, "conv-1", 2, notAfter, PROVIDER.privateKey(), DEVICE.publicKey());
+    }
+
+    static BundleReason reason(String text, BundleKeyStore store, long now, byte[] deviceSk, List<byte[]> pinned) {
+        try {
+            KeyBundle.open(text, deviceSk, pinned, store, now);
+        } catch (BundleException e) {
+            check(!e.getMessage().contains("conv-1"), "no conversation in the message");
+            check(e.getCode().equals(e.getReason().code()), "code is the reason code");
+            return e.getReason();
+        }
+        throw new AssertionError("installed");
+    }
+
+    static BundleReason reason(String text) { return reason(text, new MemoryKeyStore(), NOW, DEVICE.privateKey(), Collections.singletonList(PROVIDER.publicKey())); }
+
+    static String edit(String text, int at, int value) {
+        byte[] d = PushSeal.fromBase64url(text);
+        d[at] = (byte) value;
+        return PushSeal.base64url(d);
+    }
+
+    static void expectHpke(String code, Body body) throws Exception {
+        try {
+            body.run();
+        } catch (HpkeException e) {
+            check(e.getCode().equals(code), "expected " + code + ", got " + e.getCode());
+            return;
+        }
+        throw new AssertionError("no HpkeException " + code);
+    }
+
+    public static void main(String[] args) throws Exception {
+        test("RFC 9180 A.2 base and auth pass", () -> {
+            String file = System.getProperty("pushseal.hpkeVectors", "");
+            check(new File(file).isFile(), "the RFC 9180 file (-Dpushseal.hpkeVectors) exists: " + file);
+            check(Arrays.equals(VectorRunner.runFile(file), new int[] {2, 0}), "2 passed, 0 failed");
+        });
+        test("HPKE single-shot round trips and refuses changes", () -> {
+            byte[] info = "info".getBytes(StandardCharsets.US_ASCII), aad = "aad".getBytes(StandardCharsets.US_ASCII), pt = "secret".getBytes(StandardCharsets.US_ASCII);
+            Hpke.Sealed s = Hpke.sealBase(DEVICE.publicKey(), info, aad, pt);
+            check(Arrays.equals(Hpke.openBase(s.enc, DEVICE.privateKey(), info, aad, s.ciphertext), pt), "base round trip");
+            Hpke.Sealed a = Hpke.sealAuth(DEVICE.publicKey(), PROVIDER.privateKey(), info, aad, pt);
+            check(Arrays.equals(Hpke.openAuth(a.enc, DEVICE.privateKey(), PROVIDER.publicKey(), info, aad, a.ciphertext), pt), "auth round trip");
+            expectHpke("open_failed", () -> Hpke.openAuth(a.enc, DEVICE.privateKey(), STRANGER.publicKey(), info, aad, a.ciphertext));
+            expectHpke("open_failed", () -> Hpke.openAuth(a.enc, DEVICE.privateKey(), PROVIDER.publicKey(), aad, aad, a.ciphertext));
+            expectHpke("open_failed", () -> Hpke.openAuth(a.enc, DEVICE.privateKey(), PROVIDER.publicKey(), info, info, a.ciphertext));
+            expectHpke("open_failed", () -> Hpke.openAuth(a.enc, STRANGER.privateKey(), PROVIDER.publicKey(), info, aad, a.ciphertext));
+        });
+        test("the all-zero shared secret is refused", () -> {
+            byte[] one = new byte[32];
+            one[0] = 1;
+            byte[] order8 = PushSeal.fromBase64url("4Ot6fDtBuK4WVuP68Z_EatoJjeucMrH9hmIFFl9JuAA");
+            for (byte[] point : Arrays.asList(new byte[32], one, order8)) {
+                expectHpke("zero_shared_secret", () -> Hpke.sealBase(point, new byte[0], new byte[0], new byte[1]));
+                expectHpke("zero_shared_secret", () -> Hpke.openBase(point, DEVICE.privateKey(), new byte[0], new byte[0], new byte[16]));
+            }
+        });
+        test("a bundle installs and its key opens a notification", () -> {
+            String text = bundle(NOW + 3600);
+            check(PushSeal.fromBase64url(text).length == 147 + 6, "147 + n bytes");
+            KeyBundle.Parsed p = KeyBundle.parse(text);
+            check(Arrays.equals(p.header.providerKeyId(), KeyBundle.providerKeyId(PROVIDER.publicKey())), "provider key id");
+            check(Arrays.equals(p.header.deviceKeyId(), KeyBundle.deviceKeyId(DEVICE.publicKey())), "device key id");
+            check(Arrays.equals(p.header.kid(), PushSeal.keyId(K)), "kid");
+            check(p.header.epoch == 2 && p.header.notAfter == NOW + 3600 && p.header.conversation.equals("conv-1"), "header fields");
+            check(Arrays.equals(p.header.encode(), p.headerBytes()) && p.enc().length == 32 && p.ciphertext().length == 48, "layout");
+            MemoryKeyStore store = new MemoryKeyStore();
+            KeyBundle.Installed first = KeyBundle.open(text, DEVICE.privateKey(), Arrays.asList(STRANGER.publicKey(), PROVIDER.publicKey()), store, NOW);
+            check(!first.alreadyInstalled && Arrays.equals(store.keyFor("conv-1", 2), K), "installed");
+            KeyBundle.Installed again = KeyBundle.open(bundle(NOW + 3600), DEVICE.privateKey(), Collections.singletonList(PROVIDER.publicKey()), store, NOW);
+            check(again.alreadyInstalled, "already installed");
+            SealedPayload sealed = new Sealer().sealAPNs(Content.builder("conv-1", "m-1", NOW).body("after rotation").build(), K, new APNsOptions());
+            Receiver r = new Receiver(store, Receiver.DEFAULT_MAX_AGE, Receiver.DEFAULT_MAX_FUTURE_SKEW, new Receiver.Clock() { @Override public long now() { return NOW; } }, null);
+            check(r.open(sealed.body()).content.body.equals("after rotation"), "the installed key opens");
+        });
+        test("no expiry and the expiry boundary", () -> {
+            check(KeyBundle.parse(bundle(KeyBundle.NO_EXPIRY)).header.notAfter == KeyBundle.NO_EXPIRY, "no expiry");
+            KeyBundle.Installed late = KeyBundle.open(bundle(KeyBundle.NO_EXPIRY), DEVICE.privateKey(), Collections.singletonList(PROVIDER.publicKey()),
+                    new MemoryKeyStore(), -2L); // now = 2^64 - 2 (unsigned)
+            check(!late.alreadyInstalled, "a key without a limit installs at any time");
+            check(KeyBundle.open(bundle(NOW), DEVICE.privateKey(), Collections.singletonList(PROVIDER.publicKey()), new MemoryKeyStore(), NOW) != null, "now == notAfter");
+        });
+        test("each check in order", () -> {
+            String text = bundle(NOW + 3600);
+            byte[] data = PushSeal.fromBase64url(text);
+            for (String bad : Arrays.asList("", "!!!", "AAAA", PushSeal.base64url(new byte[67]), text + "A", PushSeal.base64url(Arrays.copyOf(data, data.length + 1)),
+                    edit(text, 66, 7), edit(text, 67, 0xff), edit(edit(text, 66, 0), 65, 0), edit(text, 40, 0))) {
+                check(reason(bad) == BundleReason.MALFORMED_BUNDLE, "malformed: " + bad);
+            }
+            check(reason(edit(text, 0, 2)) == BundleReason.UNSUPPORTED_BUNDLE_VERSION, "version");
+            check(reason(edit(edit(text, 0, 2), 17, 0)) == BundleReason.UNSUPPORTED_BUNDLE_VERSION, "version before device");
+            List<byte[]> pinned = Collections.singletonList(PROVIDER.publicKey());
+            check(reason(text, new MemoryKeyStore(), NOW, STRANGER.privateKey(), pinned) == BundleReason.WRONG_DEVICE, "wrong device");
+            check(reason(text, new MemoryKeyStore(), NOW, DEVICE.privateKey(), Collections.singletonList(STRANGER.publicKey())) == BundleReason.UNKNOWN_PROVIDER, "unknown provider");
+            check(reason(text, new MemoryKeyStore(), NOW, DEVICE.privateKey(), Collections.<byte[]>emptyList()) == BundleReason.UNKNOWN_PROVIDER, "no pins");
+            for (int at : new int[] {40, data.length - 1, data.length - 80}) {
+                check(reason(edit(text, at, data[at] ^ 1)) == BundleReason.BUNDLE_AUTHENTICATION_FAILED, "authentication " + at);
+            }
+            byte[] forged = PushSeal.fromBase64url(KeyBundle.seal(K, "conv-1", 2, NOW + 3600, STRANGER.privateKey(), DEVICE.publicKey()));
+            System.arraycopy(KeyBundle.providerKeyId(PROVIDER.publicKey()), 0, forged, 1, 16);
+            check(reason(PushSeal.base64url(forged)) == BundleReason.BUNDLE_AUTHENTICATION_FAILED, "forged by a stranger");
+            check(reason(bundle(NOW - 1)) == BundleReason.BUNDLE_EXPIRED, "expired");
+            check(reason(bundle(NOW), new MemoryKeyStore(), NOW + 1, DEVICE.privateKey(), pinned) == BundleReason.BUNDLE_EXPIRED, "expired by a second");
+        });
+        test("kid mismatch needs an authentic bundle with another kid", () -> {
+            byte[] b = new KeyBundle.Header(KeyBundle.providerKeyId(PROVIDER.publicKey()), KeyBundle.deviceKeyId(DEVICE.publicKey()), 2, NOW + 3600,
+                    PushSeal.keyId(OTHER_K), "conv-1").encode();
+            Hpke.Sender s = Hpke.setupSender(DEVICE.publicKey(), "pushseal v1 key bundle".getBytes(StandardCharsets.US_ASCII), PROVIDER.privateKey(), null);
+            byte[] ct = s.context.seal(b, K, 0);
+            byte[] all = new byte[b.length + 80];
+            System.arraycopy(b, 0, all, 0, b.length);
+            System.arraycopy(s.enc, 0, all, b.length, 32);
+            System.arraycopy(ct, 0, all, b.length + 32, 48);
+            check(reason(PushSeal.base64url(all)) == BundleReason.KID_MISMATCH, "kid mismatch");
+        });
+        test("conflicting keys are refused and nothing is installed", () -> {
+            Object[][] stored = {{"conv-1", 2L, OTHER_K}, {"conv-1", 1L, K}, {"conv-2", 2L, K}};
+            for (Object[] s : stored) {
+                MemoryKeyStore store = new MemoryKeyStore();
+                store.install((String) s[0], (Long) s[1], (byte[]) s[2], KeyBundle.NO_EXPIRY);
+                check(reason(bundle(NOW + 3600), store, NOW, DEVICE.privateKey(), Collections.singletonList(PROVIDER.publicKey())) == BundleReason.CONFLICTING_KEY,
+                        "conflict " + s[0] + " " + s[1]);
+                if (!s[0].equals("conv-1") || (Long) s[1] != 2L) check(store.keyFor("conv-1", 2) == null, "nothing installed");
+            }
+        });
+        test("a locked store is store_locked, and it is asked last", () -> {
+            BundleKeyStore locked = new BundleKeyStore() {
+                @Override public byte[] keyFor(String c, long e) throws Locked { throw new Locked(); }
+                @Override public boolean storedElsewhere(byte[] kid, String c, long e) throws Locked { throw new Locked(); }
+                @Override public void install(String c, long e, byte[] k, long n) throws Locked { throw new Locked(); }
+            };
+            List<byte[]> pinned = Collections.singletonList(PROVIDER.publicKey());
+            check(reason(bundle(NOW + 3600), locked, NOW, DEVICE.privateKey(), pinned) == BundleReason.STORE_LOCKED, "locked");
+            check(reason(bundle(NOW - 1), locked, NOW, DEVICE.privateKey(), pinned) == BundleReason.BUNDLE_EXPIRED, "expired first");
+        });
+        test("seal refuses invalid arguments", () -> {
+            Object[][] bad = {{new byte[31], "conv-1", 2L}, {K, "conv-1", 0L}, {K, "", 2L}, {K, new String(new char[257]).replace('\0', 'x'), 2L}, {K, "a\ud800", 2L}};
+            for (Object[] a : bad) {
+                try {
+                    KeyBundle.seal((byte[]) a[0], (String) a[1], (Long) a[2], NOW, PROVIDER.privateKey(), DEVICE.publicKey());
+                    throw new AssertionError("sealed " + a[1]);
+                } catch (IllegalArgumentException expected) {
+                    // refused
+                }
+            }
+            expectHpke("zero_shared_secret", () -> KeyBundle.seal(K, "conv-1", 2, NOW, PROVIDER.privateKey(), new byte[32]));
+        });
+        System.out.println("bundle tests: " + passed + " passed, " + failed + " failed");
+        System.exit(failed == 0 ? 0 : 1);
+    }
+}
