@@ -2,9 +2,11 @@
 // (base and auth modes of DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, ChaCha20Poly1305) and the key
 // bundle vectors (pushseal_v1_bundle_test_schema).
 
-import { BUNDLE_INFO, BundleError, MemoryKeyStore, deviceKeyId, openBundle, providerKeyId, sealBundle } from '../src/bundle.mjs';
+import {
+  BUNDLE_INFO, BundleError, BundleReason, MemoryKeyStore, NO_EXPIRY, StoreLocked, deviceKeyId, openBundle, parseBundle, providerKeyId, sealBundle,
+} from '../src/bundle.mjs';
 import { HPKEError, MODE_AUTH, MODE_BASE, deriveKeyPair, publicKey, setupReceiver, setupSender } from '../src/hpke.mjs';
-import { b64urlDecode } from '../src/wire.mjs';
+import { b64urlDecode, keyId } from '../src/wire.mjs';
 
 export const BUNDLE_SCHEMA = 'pushseal_v1_bundle_test_schema';
 const b = (o, name) => Buffer.from(o[name], 'hex');
@@ -61,42 +63,61 @@ export function runHPKECase(v) {
   return errs;
 }
 
+const AFTER_STEP_6 = new Set(['kid_mismatch', 'bundle_expired', 'conflicting_key', 'store_locked']);
+const LOCKED_STORE = { keyFor() { throw new StoreLocked(); }, locationOf() { throw new StoreLocked(); }, install() { throw new StoreLocked(); } };
+const hexOrNull = (buf) => (buf === null || buf === undefined ? null : buf.toString('hex'));
+
 /**
- * Mismatches of one key bundle case: the key pairs and key ids, the re-seal of the bundle from its
- * inputs and ikmE (byte for byte, with the HPKE intermediates), and the outcome of opening it with
- * the case's device key, pinned providers, store and clock.
+ * Mismatches of one key bundle case (SPEC §16.8): the key pairs, key ids and kid; the re-seal of
+ * resealable cases byte for byte; the intermediates (aad, enc, and the device's HPKE context); and
+ * the outcome of the checks with the case's device key, pinned keys, clock and store.
  */
 export function runBundleCase(t) {
   const errs = [];
-  const [deviceSk, devicePk, providerSk, providerPk] = ['devicePrivateKey', 'devicePublicKey', 'providerPrivateKey', 'providerPublicKey'].map((n) => b(t, n));
-  if (!publicKey(deviceSk).equals(devicePk)) errs.push('device public key differs');
-  if (!publicKey(providerSk).equals(providerPk)) errs.push('provider public key differs');
-  if (deviceKeyId(devicePk).toString('hex') !== t.deviceKeyId) errs.push('deviceKeyId differs');
-  if (providerKeyId(providerPk).toString('hex') !== t.providerKeyId) errs.push('providerKeyId differs');
+  const [deviceSk, devicePk] = [b(t.deviceKeyPair, 'private'), b(t.deviceKeyPair, 'public')];
+  const [providerSk, providerPk] = [b(t.providerKeyPair, 'private'), b(t.providerKeyPair, 'public')];
   const key = b(t, 'key');
-  const ikmE = b(t, 'ikmE');
-  if (t.sealed ?? true) {
-    const text = sealBundle({ key, conversation: t.conversation, epoch: t.epoch, notAfter: t.notAfter, providerPrivateKey: providerSk, devicePublicKey: devicePk, testIkmE: ikmE });
-    if (text !== t.bundle) errs.push('re-sealed bundle differs from bundle');
-    const data = b64urlDecode(text) ?? Buffer.alloc(0);
-    const { enc, context } = setupSender(devicePk, BUNDLE_INFO, { senderPrivateKey: providerSk, testIkmE: ikmE });
-    for (const [name, got] of [['aadHex', data.subarray(0, data.length - 80)], ['encHex', enc], ['sharedSecret', context.sharedSecret],
-      ['hpkeKey', context.key], ['baseNonce', context.baseNonce]]) {
-      if (t[name] !== got.toString('hex')) errs.push(`${name} differs`);
-    }
+  for (const [name, got, want] of [['deviceKeyPair', publicKey(deviceSk), devicePk], ['providerKeyPair', publicKey(providerSk), providerPk],
+    ['deviceKeyId', deviceKeyId(devicePk), b(t, 'deviceKeyId')], ['providerKeyId', providerKeyId(providerPk), b(t, 'providerKeyId')],
+    ['kid', keyId(key), b(t, 'kid')]]) {
+    if (!got.equals(want)) errs.push(`${name} differs`);
   }
-  const store = new MemoryKeyStore();
-  for (const s of t.storedKeys ?? []) store.install(s.conversation, s.epoch, b(s, 'key'), s.notAfter ?? 0);
-  const want = t.result === 'valid' ? `valid/${t.outcome}` : `invalid/${t.reason}`;
+  const text = t.bundle;
+  if ((b64urlDecode(text) ?? Buffer.alloc(0)).toString('hex') !== (t.bundleHex ?? '')) errs.push('bundleHex differs from the decoded bundle');
+  if (t.resealable) {
+    const resealed = sealBundle({ key, conversation: t.conversation, epoch: t.epoch, notAfter: t.notAfter, providerPrivateKey: providerSk, devicePublicKey: devicePk, testIkmE: b(t, 'ikmE') });
+    if (resealed !== text) errs.push('re-sealed bundle differs from bundle');
+  }
+  let want;
+  if (t.result === 'valid') want = `valid/${t.outcome}`;
+  else if (t.result === 'invalid' && Object.values(BundleReason).includes(t.reason)) want = `invalid/${t.reason}`;
+  else throw new Error('result, outcome and reason disagree');
+  // The intermediates, from the device's side.
+  let parsed = null;
+  try { parsed = parseBundle(text); } catch (e) { if (!(e instanceof BundleError)) throw e; }
+  if (t.aad !== hexOrNull(parsed?.headerBytes) || t.enc !== hexOrNull(parsed?.enc)) errs.push('aad/enc differ');
+  let context = null;
+  if (parsed !== null && (t.result === 'valid' || AFTER_STEP_6.has(t.reason))) {
+    const sender = t.pinnedProviderKeys.map((k) => Buffer.from(k, 'hex')).find((k) => providerKeyId(k).equals(parsed.header.providerKeyId));
+    if (sender !== undefined) context = setupReceiver(parsed.enc, deviceSk, BUNDLE_INFO, { senderPublicKey: sender });
+  }
+  for (const [name, value] of [['sharedSecret', context?.sharedSecret], ['hpkeKey', context?.key], ['baseNonce', context?.baseNonce]]) {
+    if (t[name] !== hexOrNull(value)) errs.push(`${name} differs`);
+  }
+  // The checks.
+  if (t.keyStore !== 'available' && t.keyStore !== 'locked') throw new Error('keyStore must be available or locked');
+  const memory = new MemoryKeyStore();
+  for (const s of t.storedKeys) memory.install(s.conversation, s.epoch, b(s, 'key'), NO_EXPIRY);
   let got;
   try {
-    const r = openBundle(t.bundle, { devicePrivateKey: deviceSk, pinnedProviderKeys: t.pinnedProviderKeys.map((p) => Buffer.from(p, 'hex')), store, now: t.now });
+    const r = openBundle(text, { devicePrivateKey: deviceSk, pinnedProviderKeys: t.pinnedProviderKeys.map((p) => Buffer.from(p, 'hex')),
+      store: t.keyStore === 'locked' ? LOCKED_STORE : memory, now: t.now });
     got = `valid/${r.alreadyInstalled ? 'already_installed' : 'installed'}`;
   } catch (e) {
     if (!(e instanceof BundleError)) throw e;
     got = `invalid/${e.reason}`;
   }
   if (got !== want) errs.push(`expected ${want}, got ${got}`);
-  else if (t.result === 'valid' && !store.keyFor(t.conversation, t.epoch)?.equals(key)) errs.push('the key is not in the store after opening');
+  else if (t.result === 'valid' && !memory.keyFor(t.conversation, t.epoch)?.equals(key)) errs.push('the key is not in the store after opening');
   return errs;
 }

@@ -17,6 +17,9 @@ const FIXED = 67; // the header without the cid
 const ENC = 32;
 const CT = 48;
 const MAX_CID = 256;
+const MAX_63 = (1n << 63n) - 1n;
+/** The longest bundle text, in characters (403 bytes). */
+export const MAX_TEXT = 538;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -60,37 +63,42 @@ export function encodeBundleHeader({ providerKeyId: p, deviceKeyId: d, epoch, no
 }
 
 /**
- * Parses a bundle (its text or its bytes): { header, headerBytes, enc, ciphertext }. Throws
- * BundleError malformed_bundle (not strict base64url, wrong length, bad cid, epoch 0) or
- * unsupported_bundle_version, in that order.
+ * Parses a bundle (its text or its bytes) after steps 1-3 of the checks:
+ * { header, headerBytes, enc, ciphertext }. Throws BundleError malformed_bundle (text longer than
+ * 538 characters or not strict base64url), unsupported_bundle_version (checked before the length),
+ * malformed_bundle (length, cid length, epoch 0 or above 2^63 - 1, notAfter above 2^63 - 1 and not
+ * NO_EXPIRY, cid not UTF-8).
  */
 export function parseBundle(bundle) {
-  const data = typeof bundle === 'string' ? b64urlDecode(bundle) : Buffer.from(bundle);
-  if (!data || data.length < FIXED + ENC + CT) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
+  let data;
+  if (typeof bundle === 'string') data = bundle.length <= MAX_TEXT ? b64urlDecode(bundle) : null;
+  else data = Buffer.from(bundle);
+  if (!data || data.length === 0) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
+  if (data[0] !== BUNDLE_VERSION) throw new BundleError(BundleReason.UNSUPPORTED_BUNDLE_VERSION);
+  if (data.length < FIXED) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
   const n = data.readUInt16BE(65);
-  if (n < 1 || n > MAX_CID || data.length !== FIXED + n + ENC + CT) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
+  const epoch = data.readBigUInt64BE(33);
+  const notAfter = data.readBigUInt64BE(41);
+  if (n < 1 || n > MAX_CID || data.length !== FIXED + n + ENC + CT || epoch < 1n || epoch > MAX_63 || (notAfter > MAX_63 && notAfter !== NO_EXPIRY)) {
+    throw new BundleError(BundleReason.MALFORMED_BUNDLE);
+  }
   let conversation;
   try { conversation = STRICT_UTF8.decode(data.subarray(FIXED, FIXED + n)); } catch { throw new BundleError(BundleReason.MALFORMED_BUNDLE); }
-  if (data.readBigUInt64BE(33) === 0n) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
-  if (data[0] !== BUNDLE_VERSION) throw new BundleError(BundleReason.UNSUPPORTED_BUNDLE_VERSION);
   const end = FIXED + n;
-  const header = {
-    providerKeyId: data.subarray(1, 17), deviceKeyId: data.subarray(17, 33), epoch: data.readBigUInt64BE(33),
-    notAfter: data.readBigUInt64BE(41), kid: data.subarray(49, 65), conversation,
-  };
+  const header = { providerKeyId: data.subarray(1, 17), deviceKeyId: data.subarray(17, 33), epoch, notAfter, kid: data.subarray(49, 65), conversation };
   return { header, headerBytes: data.subarray(0, end), enc: data.subarray(end, end + ENC), ciphertext: data.subarray(end + ENC) };
 }
 
-function uint64(value, name, min) {
-  const ok = (typeof value === 'bigint' || Number.isSafeInteger(value)) && BigInt(value) >= min && BigInt(value) <= NO_EXPIRY;
-  if (!ok) throw new RangeError(`${name} must be an integer ${min}...2^64-1`);
+function int63(value, name, min) {
+  const ok = (typeof value === 'bigint' || Number.isSafeInteger(value)) && BigInt(value) >= min && BigInt(value) <= MAX_63;
+  if (!ok) throw new RangeError(`${name} must be an integer ${min}...2^63-1`);
   return BigInt(value);
 }
 
 /**
  * The bundle text (base64url, no padding) of conversation key `key` for (conversation, epoch),
- * sealed to `devicePublicKey` by `providerPrivateKey`. `notAfter`: the key's retire-by time in
- * seconds since 1970 (number or bigint), null for no limit. `testIkmE` is for test vectors only.
+ * sealed to `devicePublicKey` by `providerPrivateKey`. `notAfter`: the key's last live second (Unix
+ * time, inclusive; number or bigint), null for no limit. `testIkmE` is for test vectors only.
  */
 export function sealBundle({ key, conversation, epoch, notAfter = null, providerPrivateKey, devicePublicKey, testIkmE = null }) {
   for (const [name, v] of [['key', key], ['providerPrivateKey', providerPrivateKey], ['devicePublicKey', devicePublicKey]]) {
@@ -102,7 +110,7 @@ export function sealBundle({ key, conversation, epoch, notAfter = null, provider
   }
   const headerBytes = encodeBundleHeader({
     providerKeyId: providerKeyId(publicKey(providerPrivateKey)), deviceKeyId: deviceKeyId(devicePublicKey),
-    epoch: uint64(epoch, 'epoch', 1n), notAfter: notAfter === null ? NO_EXPIRY : uint64(notAfter, 'notAfter', 0n),
+    epoch: int63(epoch, 'epoch', 1n), notAfter: notAfter === null ? NO_EXPIRY : int63(notAfter, 'notAfter', 0n),
     kid: keyId(key), conversation,
   });
   const { enc, context } = setupSender(devicePublicKey, BUNDLE_INFO, { senderPrivateKey: providerPrivateKey, testIkmE });
@@ -157,7 +165,7 @@ export function openBundle(bundle, { devicePrivateKey, pinnedProviderKeys, store
     throw e;
   }
   if (!sameBytes(keyId(key), header.kid)) throw new BundleError(BundleReason.KID_MISMATCH);
-  if (BigInt(now) > header.notAfter) throw new BundleError(BundleReason.BUNDLE_EXPIRED);
+  if (header.notAfter !== NO_EXPIRY && BigInt(now) > header.notAfter) throw new BundleError(BundleReason.BUNDLE_EXPIRED);
   try {
     const existing = store.keyFor(header.conversation, header.epoch);
     const where = store.locationOf(header.kid);

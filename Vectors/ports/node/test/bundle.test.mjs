@@ -92,6 +92,8 @@ test('a bundle installs and its key opens a notification', () => {
 
 test('no expiry and the expiry boundary', () => {
   assert.equal(parseBundle(bundle({ notAfter: null })).header.notAfter, NO_EXPIRY);
+  const late = openBundle(bundle({ notAfter: null }), { devicePrivateKey: device.privateKey, pinnedProviderKeys: [provider.publicKey], store: new MemoryKeyStore(), now: NO_EXPIRY });
+  assert.equal(late.alreadyInstalled, false);
   openBundle(bundle({ notAfter: NOW }), { devicePrivateKey: device.privateKey, pinnedProviderKeys: [provider.publicKey], store: new MemoryKeyStore(), now: NOW });
   assert.equal(reason(bundle({ notAfter: NOW }), { now: NOW + 1 }), BundleReason.BUNDLE_EXPIRED);
 });
@@ -99,9 +101,13 @@ test('no expiry and the expiry boundary', () => {
 test('each check in order', () => {
   const text = bundle();
   const data = b64urlDecode(text);
-  for (const bad of ['', '!!!', 'AAAA', b64urlEncode(Buffer.alloc(67, 1)), `${text}A`, b64urlEncode(Buffer.concat([data, Buffer.alloc(1)])),
-    edit(text, 66, 7), edit(text, 67, 0xff), edit(edit(text, 66, 0), 65, 0), edit(text, 40, 0)]) {
-    assert.equal(reason(bad), BundleReason.MALFORMED_BUNDLE);
+  for (const bad of ['', '!!!', 'AQ=', 'AB', b64urlEncode(Buffer.alloc(67, 1)), b64urlEncode(Buffer.alloc(66, 1)), `AQ${'A'.repeat(537)}`, `${text}A`,
+    b64urlEncode(Buffer.concat([data, Buffer.alloc(1)])), edit(text, 66, 7), edit(text, 67, 0xff), edit(edit(text, 66, 0), 65, 0),
+    edit(text, 40, 0), edit(text, 33, 0x80), edit(text, 41, 0x80)]) {
+    assert.equal(reason(bad), BundleReason.MALFORMED_BUNDLE, bad);
+  }
+  for (const other of ['AAAA', 'Ag', b64urlEncode(Buffer.concat([Buffer.from([2]), Buffer.alloc(401)]))]) {
+    assert.equal(reason(other), BundleReason.UNSUPPORTED_BUNDLE_VERSION);
   }
   assert.equal(reason(edit(text, 0, 2)), BundleReason.UNSUPPORTED_BUNDLE_VERSION);
   assert.equal(reason(edit(edit(text, 0, 2), 17, 0)), BundleReason.UNSUPPORTED_BUNDLE_VERSION);
@@ -139,7 +145,7 @@ test('a locked store is store_locked, and it is asked last', () => {
 });
 
 test('seal refuses invalid arguments', () => {
-  for (const change of [{ key: Buffer.alloc(31) }, { epoch: 0 }, { epoch: 1n << 64n }, { conversation: '' }, { conversation: 'x'.repeat(257) },
+  for (const change of [{ key: Buffer.alloc(31) }, { epoch: 0 }, { epoch: 1n << 63n }, { notAfter: 1n << 63n }, { notAfter: NO_EXPIRY - 1n }, { conversation: '' }, { conversation: 'x'.repeat(257) },
     { conversation: 'a\ud800' }, { notAfter: -1 }, { devicePublicKey: Buffer.alloc(31) }]) {
     assert.throws(() => bundle(change), RangeError);
   }

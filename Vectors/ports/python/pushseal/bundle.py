@@ -29,7 +29,7 @@ from .receiver import KEY_NOT_FOUND, KeyFound, KeyLookup
 from .wire import _expand, b64url_decode, b64url_encode, key_id
 
 __all__ = [
-    "BUNDLE_VERSION", "BUNDLE_INFO", "NO_EXPIRY", "BundleReason", "BundleError", "StoreLocked", "BundleHeader",
+    "BUNDLE_VERSION", "BUNDLE_INFO", "NO_EXPIRY", "MAX_TEXT", "BundleReason", "BundleError", "StoreLocked", "BundleHeader",
     "InstalledBundle", "BundleKeyStore", "MemoryKeyStore", "device_key_id", "provider_key_id", "parse_bundle",
     "seal_bundle", "open_bundle",
 ]
@@ -41,6 +41,8 @@ _FIXED = 1 + 16 + 16 + 8 + 8 + 16 + 2  # header without the cid: 67 bytes
 _ENC = 32
 _CT = 48
 _MAX_CID = 256
+_MAX_63 = (1 << 63) - 1
+MAX_TEXT = 538  # characters of the longest bundle text (403 bytes)
 
 
 class BundleReason(str, Enum):
@@ -89,7 +91,7 @@ class BundleHeader(NamedTuple):
     provider_key_id: bytes
     device_key_id: bytes
     epoch: int
-    not_after: int  # seconds since 1970; NO_EXPIRY for no limit
+    not_after: int  # the key's last live second (Unix time, inclusive); NO_EXPIRY for no limit
     kid: bytes
     conversation: str
 
@@ -101,26 +103,30 @@ class BundleHeader(NamedTuple):
 
 
 def parse_bundle(bundle: Union[str, bytes]) -> Tuple[BundleHeader, bytes, bytes, bytes]:
-    """(header, header bytes B, enc, ct) of a bundle (its text or its bytes). Raises BundleError
-    ``malformed_bundle`` (not strict base64url, wrong length, bad cid, epoch 0) or
-    ``unsupported_bundle_version``, in that order."""
-    data = b64url_decode(bundle) if isinstance(bundle, str) else bytes(bundle)
-    if not data or len(data) < _FIXED + _ENC + _CT:
+    """(header, header bytes B, enc, ct) of a bundle (its text or its bytes), after steps 1-3 of
+    the checks: ``malformed_bundle`` (text longer than 538 characters or not strict base64url),
+    ``unsupported_bundle_version`` (checked before the length), ``malformed_bundle`` (length,
+    cid length, epoch 0 or above 2^63 - 1, notAfter above 2^63 - 1 and not NO_EXPIRY, cid not UTF-8)."""
+    if isinstance(bundle, str):
+        data = b64url_decode(bundle) if len(bundle) <= MAX_TEXT else None
+    else:
+        data = bytes(bundle)
+    if not data:
+        raise BundleError(BundleReason.MALFORMED_BUNDLE)
+    if data[0] != BUNDLE_VERSION:
+        raise BundleError(BundleReason.UNSUPPORTED_BUNDLE_VERSION)
+    if len(data) < _FIXED:
         raise BundleError(BundleReason.MALFORMED_BUNDLE)
     n = int.from_bytes(data[65:67], "big")
-    if not 1 <= n <= _MAX_CID or len(data) != _FIXED + n + _ENC + _CT:
+    epoch, not_after = int.from_bytes(data[33:41], "big"), int.from_bytes(data[41:49], "big")
+    if (not 1 <= n <= _MAX_CID or len(data) != _FIXED + n + _ENC + _CT or not 1 <= epoch <= _MAX_63
+            or (not_after > _MAX_63 and not_after != NO_EXPIRY)):
         raise BundleError(BundleReason.MALFORMED_BUNDLE)
     try:
         conversation = data[67:67 + n].decode("utf-8")
     except UnicodeDecodeError:
         raise BundleError(BundleReason.MALFORMED_BUNDLE) from None
-    epoch = int.from_bytes(data[33:41], "big")
-    if epoch == 0:
-        raise BundleError(BundleReason.MALFORMED_BUNDLE)
-    if data[0] != BUNDLE_VERSION:
-        raise BundleError(BundleReason.UNSUPPORTED_BUNDLE_VERSION)
-    header = BundleHeader(data[1:17], data[17:33], epoch,
-                          int.from_bytes(data[41:49], "big"), data[49:65], conversation)
+    header = BundleHeader(data[1:17], data[17:33], epoch, not_after, data[49:65], conversation)
     end = _FIXED + n
     return header, data[:end], data[end:end + _ENC], data[end + _ENC:]
 
@@ -129,15 +135,15 @@ def seal_bundle(key: bytes, conversation: str, epoch: int, not_after: Optional[i
                 device_public_key: bytes, *, test_ikm_e: Optional[bytes] = None) -> str:
     """The bundle text (base64url, no padding) of conversation key ``key`` for (``conversation``,
     ``epoch``), sealed to ``device_public_key`` by ``provider_private_key``. ``not_after``: the key's
-    retire-by time in seconds since 1970, None for no limit. ``test_ikm_e`` is for test vectors only
+    last live second (Unix time, inclusive), None for no limit. ``test_ikm_e`` is for test vectors only
     (derives the ephemeral key deterministically). Raises ValueError for invalid arguments."""
     if len(key) != 32 or len(provider_private_key) != 32 or len(device_public_key) != 32:
         raise ValueError("key, provider private key and device public key must be 32 bytes")
-    if isinstance(epoch, bool) or not isinstance(epoch, int) or not 1 <= epoch < 1 << 64:
-        raise ValueError("epoch must be 1...2^64-1")
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or not 1 <= epoch <= _MAX_63:
+        raise ValueError("epoch must be 1...2^63-1")
     not_after = NO_EXPIRY if not_after is None else not_after
-    if isinstance(not_after, bool) or not isinstance(not_after, int) or not 0 <= not_after <= NO_EXPIRY:
-        raise ValueError("not_after must be 0...2^64-1")
+    if isinstance(not_after, bool) or not isinstance(not_after, int) or not (0 <= not_after <= _MAX_63 or not_after == NO_EXPIRY):
+        raise ValueError("not_after must be 0...2^63-1 (None: no limit)")
     if not 1 <= len(conversation.encode("utf-8")) <= _MAX_CID:
         raise ValueError("the conversation must be 1-256 bytes of UTF-8")
     header = BundleHeader(provider_key_id(public_key(provider_private_key)), device_key_id(device_public_key),
@@ -212,7 +218,7 @@ def open_bundle(bundle: Union[str, bytes], device_private_key: bytes, pinned_pro
         raise BundleError(BundleReason.BUNDLE_AUTHENTICATION_FAILED) from None
     if len(key) != 32 or not constant_time.bytes_eq(key_id(key), header.kid):
         raise BundleError(BundleReason.KID_MISMATCH)
-    if now > header.not_after:
+    if header.not_after != NO_EXPIRY and now > header.not_after:
         raise BundleError(BundleReason.BUNDLE_EXPIRED)
     place = (header.conversation, header.epoch)
     try:

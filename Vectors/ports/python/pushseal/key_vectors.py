@@ -4,11 +4,14 @@ key bundle vectors (``pushseal_v1_bundle_test_schema``)."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional, Tuple
 
-from .bundle import BUNDLE_INFO, BundleError, MemoryKeyStore, device_key_id, open_bundle, provider_key_id, seal_bundle
+from .bundle import (
+    BUNDLE_INFO, NO_EXPIRY, BundleError, BundleKeyStore, BundleReason, MemoryKeyStore, StoreLocked, device_key_id, open_bundle,
+    parse_bundle, provider_key_id, seal_bundle,
+)
 from .hpke import MODE_AUTH, MODE_BASE, HPKEError, derive_key_pair, public_key, setup_receiver, setup_sender
-from .wire import b64url_decode
+from .wire import b64url_decode, key_id
 
 __all__ = ["HPKE_SUITE", "BUNDLE_SCHEMA", "is_hpke_file", "hpke_cases", "run_hpke_case", "run_bundle_case"]
 
@@ -83,44 +86,83 @@ def run_hpke_case(v: Dict[str, Any]) -> List[str]:
     return errs
 
 
+_AFTER_STEP_6 = {"kid_mismatch", "bundle_expired", "conflicting_key", "store_locked"}
+
+
+class _LockedStore(BundleKeyStore):
+    def key_for(self, conversation: str, epoch: int) -> Optional[bytes]:
+        raise StoreLocked()
+
+    def location_of(self, kid: bytes) -> Optional[Tuple[str, int]]:
+        raise StoreLocked()
+
+    def install(self, conversation: str, epoch: int, key: bytes, not_after: int) -> None:
+        raise StoreLocked()
+
+
 def run_bundle_case(t: Dict[str, Any]) -> List[str]:
-    """Mismatches of one key bundle case: the key pairs and key ids, the re-seal of the bundle from
-    its inputs and ``ikmE`` (byte for byte, with the HPKE intermediates), and the outcome of opening
-    it with the case's device key, pinned providers, store and clock."""
+    """Mismatches of one key bundle case (SPEC §16.8): the key pairs, key ids and kid; the re-seal
+    of resealable cases byte for byte; the intermediates (aad, enc, and the device's HPKE context);
+    and the outcome of the checks with the case's device key, pinned keys, clock and store."""
     errs: List[str] = []
-    device_sk, device_pk = _b(t, "devicePrivateKey"), _b(t, "devicePublicKey")
-    provider_sk, provider_pk = _b(t, "providerPrivateKey"), _b(t, "providerPublicKey")
-    for name, sk, pk in (("device", device_sk, device_pk), ("provider", provider_sk, provider_pk)):
-        if public_key(sk) != pk:
-            errs.append(f"{name} public key differs")
-    if device_key_id(device_pk).hex() != t["deviceKeyId"]:
-        errs.append("deviceKeyId differs")
-    if provider_key_id(provider_pk).hex() != t["providerKeyId"]:
-        errs.append("providerKeyId differs")
-    key, ikm_e = _b(t, "key"), _b(t, "ikmE")
-    if t.get("sealed", True):
-        text = seal_bundle(key, t["conversation"], t["epoch"], t["notAfter"], provider_sk, device_pk, test_ikm_e=ikm_e)
-        if text != t["bundle"]:
+    device, provider = t["deviceKeyPair"], t["providerKeyPair"]
+    device_sk, device_pk = _b(device, "private"), _b(device, "public")
+    provider_sk, provider_pk = _b(provider, "private"), _b(provider, "public")
+    key = _b(t, "key")
+    for name, got, want in (("deviceKeyPair", public_key(device_sk), device_pk),
+                            ("providerKeyPair", public_key(provider_sk), provider_pk),
+                            ("deviceKeyId", device_key_id(device_pk), _b(t, "deviceKeyId")),
+                            ("providerKeyId", provider_key_id(provider_pk), _b(t, "providerKeyId")),
+                            ("kid", key_id(key), _b(t, "kid"))):
+        if got != want:
+            errs.append(f"{name} differs")
+    text = t["bundle"]
+    if (b64url_decode(text) or b"").hex() != (t.get("bundleHex") or ""):
+        errs.append("bundleHex differs from the decoded bundle")
+    if t["resealable"]:
+        resealed = seal_bundle(key, t["conversation"], t["epoch"], t["notAfter"], provider_sk, device_pk,
+                               test_ikm_e=_b(t, "ikmE"))
+        if resealed != text:
             errs.append("re-sealed bundle differs from bundle")
-        header = b64url_decode(text) or b""
-        header = header[:len(header) - 80]
-        enc, ctx = setup_sender(device_pk, BUNDLE_INFO, sk_s=provider_sk, test_ikm_e=ikm_e)
-        for name, got in (("aadHex", header), ("encHex", enc), ("sharedSecret", ctx.shared_secret),
-                          ("hpkeKey", ctx.key), ("baseNonce", ctx.base_nonce)):
-            if t.get(name) != got.hex():
-                errs.append(f"{name} differs")
-    store = MemoryKeyStore()
-    for s in t.get("storedKeys", []):
-        store.install(s["conversation"], s["epoch"], _b(s, "key"), s.get("notAfter", 0))
-    pinned = [bytes.fromhex(p) for p in t["pinnedProviderKeys"]]
-    want = f"valid/{t['outcome']}" if t["result"] == "valid" else f"invalid/{t['reason']}"
+    result, outcome, reason = t["result"], t.get("outcome"), t.get("reason")
+    if result == "valid":
+        want = f"valid/{outcome}"
+    elif result == "invalid" and reason is not None:
+        want = f"invalid/{BundleReason(reason).value}"
+    else:
+        raise ValueError("result, outcome and reason disagree")
+    # The intermediates, from the device's side.
     try:
-        installed = open_bundle(t["bundle"], device_sk, pinned, store, t["now"])
+        _, aad, enc, _ = parse_bundle(text)
+    except BundleError:
+        aad = enc = None
+    if t.get("aad") != (None if aad is None else aad.hex()) or t.get("enc") != (None if enc is None else enc.hex()):
+        errs.append("aad/enc differ")
+    context = None
+    if aad is not None and enc is not None and (result == "valid" or reason in _AFTER_STEP_6):
+        pinned = [bytes.fromhex(k) for k in t["pinnedProviderKeys"]]
+        sender = next((k for k in pinned if provider_key_id(k) == aad[1:17]), None)
+        if sender is not None:
+            context = setup_receiver(enc, device_sk, BUNDLE_INFO, pk_s=sender)
+    for name, value in (("sharedSecret", None if context is None else context.shared_secret),
+                        ("hpkeKey", None if context is None else context.key),
+                        ("baseNonce", None if context is None else context.base_nonce)):
+        if t.get(name) != (None if value is None else value.hex()):
+            errs.append(f"{name} differs")
+    # The checks.
+    if t["keyStore"] not in ("available", "locked"):
+        raise ValueError("keyStore must be available or locked")
+    memory = MemoryKeyStore()
+    for s in t["storedKeys"]:
+        memory.install(s["conversation"], s["epoch"], _b(s, "key"), NO_EXPIRY)
+    store: BundleKeyStore = _LockedStore() if t["keyStore"] == "locked" else memory
+    try:
+        installed = open_bundle(text, device_sk, [bytes.fromhex(k) for k in t["pinnedProviderKeys"]], store, t["now"])
         got = "valid/" + ("already_installed" if installed.already_installed else "installed")
     except BundleError as e:
         got = f"invalid/{e.reason.value}"
     if got != want:
         errs.append(f"expected {want}, got {got}")
-    elif t["result"] == "valid" and store.key_for(t["conversation"], t["epoch"]) != key:
+    elif result == "valid" and memory.key_for(t["conversation"], t["epoch"]) != key:
         errs.append("the key is not in the store after opening")
     return errs

@@ -96,13 +96,20 @@ def test_a_bundle_installs_and_its_key_opens_a_notification():
 
 def test_no_expiry_and_the_expiry_boundary():
     assert parse_bundle(bundle(not_after=None))[0].not_after == NO_EXPIRY
+    assert not open_bundle(bundle(not_after=None), DEVICE_SK, [PROVIDER_PK], MemoryKeyStore(), (1 << 64) - 1).already_installed
     open_bundle(bundle(not_after=NOW), DEVICE_SK, [PROVIDER_PK], MemoryKeyStore(), NOW)
     assert reason(bundle(not_after=NOW), now=NOW + 1) is BundleReason.BUNDLE_EXPIRED
 
 
-@pytest.mark.parametrize("text", ["", "!!!", "AAAA", b64url_encode(b"\x01" * 67)])
+@pytest.mark.parametrize("text", ["", "!!!", "AQ=", "AB", b64url_encode(b"\x01" * 67), b64url_encode(b"\x01" * 66),
+                                  "AQ" + "A" * 537])
 def test_malformed_bundles(text):
     assert reason(text) is BundleReason.MALFORMED_BUNDLE
+
+
+@pytest.mark.parametrize("text", ["AAAA", "Ag", b64url_encode(b"\x02" + bytes(500)[:401])])
+def test_another_version_is_unsupported_whatever_its_length(text):
+    assert reason(text) is BundleReason.UNSUPPORTED_BUNDLE_VERSION
 
 
 def _edit(text, at, value):
@@ -120,6 +127,9 @@ def test_each_check_in_order():
     assert reason(_edit(text, 67, 0xFF)) is BundleReason.MALFORMED_BUNDLE  # cid is not UTF-8
     assert reason(_edit(_edit(text, 66, 0), 65, 0)) is BundleReason.MALFORMED_BUNDLE  # cid length 0
     assert reason(_edit(text, 40, 0)) is BundleReason.MALFORMED_BUNDLE  # epoch 0
+    assert reason(_edit(text, 33, 0x80)) is BundleReason.MALFORMED_BUNDLE  # epoch above 2^63 - 1
+    assert reason(_edit(text, 41, 0x80)) is BundleReason.MALFORMED_BUNDLE  # notAfter above 2^63 - 1, not all-ones
+    assert reason(bundle(not_after=None)[:-1] + "!") is BundleReason.MALFORMED_BUNDLE
     assert reason(_edit(text, 0, 2)) is BundleReason.UNSUPPORTED_BUNDLE_VERSION
     assert reason(_edit(_edit(text, 0, 2), 17, 0)) is BundleReason.UNSUPPORTED_BUNDLE_VERSION  # version before device
     assert reason(text, device_sk=STRANGER_SK) is BundleReason.WRONG_DEVICE
@@ -167,7 +177,8 @@ def test_a_locked_store_is_store_locked():
     assert reason(bundle(not_after=NOW - 1), Locked()) is BundleReason.BUNDLE_EXPIRED  # the store is asked last
 
 
-@pytest.mark.parametrize("change", [dict(key=bytes(31)), dict(epoch=0), dict(epoch=1 << 64), dict(conversation=""),
+@pytest.mark.parametrize("change", [dict(key=bytes(31)), dict(epoch=0), dict(epoch=1 << 63), dict(not_after=1 << 63),
+                                    dict(not_after=(1 << 64) - 2), dict(conversation="a\ud800"), dict(conversation=""),
                                     dict(conversation="x" * 257), dict(not_after=-1), dict(device_public_key=bytes(31))])
 def test_seal_refuses_invalid_arguments(change):
     with pytest.raises(ValueError):

@@ -99,59 +99,94 @@ final class KeyVectors {
         return errs;
     }
 
+    private static final List<String> AFTER_STEP_6 = Arrays.asList("kid_mismatch", "bundle_expired", "conflicting_key", "store_locked");
+
+    private static final BundleKeyStore LOCKED = new BundleKeyStore() {
+        @Override public byte[] keyFor(String conversation, long epoch) throws Locked { throw new Locked(); }
+        @Override public boolean storedElsewhere(byte[] kid, String conversation, long epoch) throws Locked { throw new Locked(); }
+        @Override public void install(String conversation, long epoch, byte[] key, long notAfter) throws Locked { throw new Locked(); }
+    };
+
+    private static String hexOrNull(byte[] b) { return b == null ? null : Wire.hex(b); }
+
+    private static boolean same(Object a, Object b) { return a == null ? b == null : a.equals(b); }
+
     /**
-     * Mismatches of one key bundle case: the key pairs and key ids, the re-seal of the bundle from
-     * its inputs and ikmE (byte for byte, with the HPKE intermediates), and the outcome of opening
-     * it with the case's device key, pinned providers, store and clock.
+     * Mismatches of one key bundle case (SPEC §16.8): the key pairs, key ids and kid; the re-seal of
+     * resealable cases byte for byte; the intermediates (aad, enc, and the device's HPKE context);
+     * and the outcome of the checks with the case's device key, pinned keys, clock and store.
      */
     static List<String> runBundleCase(Map<String, Object> t) throws VectorRunner.CaseError, HpkeException {
         List<String> errs = new ArrayList<String>();
-        byte[] deviceSk = b(t, "devicePrivateKey"), devicePk = b(t, "devicePublicKey");
-        byte[] providerSk = b(t, "providerPrivateKey"), providerPk = b(t, "providerPublicKey");
-        if (!Arrays.equals(Hpke.publicKey(deviceSk), devicePk)) errs.add("device public key differs");
-        if (!Arrays.equals(Hpke.publicKey(providerSk), providerPk)) errs.add("provider public key differs");
-        if (!Wire.hex(KeyBundle.deviceKeyId(devicePk)).equals(t.get("deviceKeyId"))) errs.add("deviceKeyId differs");
-        if (!Wire.hex(KeyBundle.providerKeyId(providerPk)).equals(t.get("providerKeyId"))) errs.add("providerKeyId differs");
-        byte[] key = b(t, "key"), ikmE = b(t, "ikmE");
-        String conversation = (String) t.get("conversation");
-        long epoch = VectorRunner.longField(t, "epoch"), notAfter = unsigned(t, "notAfter");
-        if (!Boolean.FALSE.equals(t.get("sealed"))) {
-            String text = KeyBundle.seal(key, conversation, epoch, notAfter, providerSk, devicePk, ikmE);
-            if (!text.equals(t.get("bundle"))) errs.add("re-sealed bundle differs from bundle");
-            byte[] data = Wire.b64urlDecode(text);
-            Hpke.Sender s = Hpke.setupSender(devicePk, KeyBundle.INFO, providerSk, ikmE);
-            Object[][] values = {{"aadHex", Arrays.copyOf(data, data.length - 80)}, {"encHex", s.enc}, {"sharedSecret", s.context.sharedSecret()},
-                {"hpkeKey", s.context.key()}, {"baseNonce", s.context.baseNonce()}};
-            for (Object[] nv : values) if (!Wire.hex((byte[]) nv[1]).equals(t.get(nv[0]))) errs.add(nv[0] + " differs");
+        Map<String, Object> device = map(t.get("deviceKeyPair")), provider = map(t.get("providerKeyPair"));
+        byte[] deviceSk = b(device, "private"), devicePk = b(device, "public");
+        byte[] providerSk = b(provider, "private"), providerPk = b(provider, "public");
+        byte[] key = b(t, "key");
+        Object[][] derived = {{"deviceKeyPair", Hpke.publicKey(deviceSk), devicePk}, {"providerKeyPair", Hpke.publicKey(providerSk), providerPk},
+            {"deviceKeyId", KeyBundle.deviceKeyId(devicePk), b(t, "deviceKeyId")}, {"providerKeyId", KeyBundle.providerKeyId(providerPk), b(t, "providerKeyId")},
+            {"kid", PushSeal.keyId(key), b(t, "kid")}};
+        for (Object[] d : derived) if (!Arrays.equals((byte[]) d[1], (byte[]) d[2])) errs.add(d[0] + " differs");
+        Object textValue = t.get("bundle");
+        if (!(textValue instanceof String)) throw new VectorRunner.CaseError("bundle must be a string");
+        String text = (String) textValue, conversation = (String) t.get("conversation");
+        byte[] decoded = Wire.b64urlDecode(text);
+        if (!Wire.hex(decoded == null ? new byte[0] : decoded).equals(t.get("bundleHex") == null ? "" : t.get("bundleHex"))) {
+            errs.add("bundleHex differs from the decoded bundle");
         }
-        MemoryKeyStore store = new MemoryKeyStore();
-        Object stored = t.get("storedKeys");
-        if (stored instanceof List) {
-            for (Object o : (List<?>) stored) {
-                Map<String, Object> k = map(o);
-                store.install((String) k.get("conversation"), VectorRunner.longField(k, "epoch"), b(k, "key"), 0);
+        long epoch = VectorRunner.longField(t, "epoch");
+        if (Boolean.TRUE.equals(t.get("resealable"))) {
+            long notAfter = t.get("notAfter") == null ? KeyBundle.NO_EXPIRY : VectorRunner.longField(t, "notAfter");
+            if (!KeyBundle.seal(key, conversation, epoch, notAfter, providerSk, devicePk, b(t, "ikmE")).equals(text)) errs.add("re-sealed bundle differs from bundle");
+        }
+        Object result = t.get("result"), outcome = t.get("outcome"), reason = t.get("reason");
+        String want;
+        if ("valid".equals(result)) want = "valid/" + outcome;
+        else if ("invalid".equals(result) && reason instanceof String && BundleReason.fromCode((String) reason) != null) want = "invalid/" + reason;
+        else throw new VectorRunner.CaseError("result, outcome and reason disagree");
+        // The intermediates, from the device's side.
+        KeyBundle.Parsed parsed = null;
+        try {
+            parsed = KeyBundle.parse(text);
+        } catch (BundleException e) {
+            // no header: aad and enc are null
+        }
+        if (!same(t.get("aad"), parsed == null ? null : hexOrNull(parsed.headerBytes())) || !same(t.get("enc"), parsed == null ? null : hexOrNull(parsed.enc()))) {
+            errs.add("aad/enc differ");
+        }
+        Hpke.Context context = null;
+        if (parsed != null && ("valid".equals(result) || AFTER_STEP_6.contains(reason))) {
+            for (Object o : (List<?>) t.get("pinnedProviderKeys")) {
+                byte[] pk = VectorRunner.hexField(Collections.<String, Object>singletonMap("k", o), "k", 32, false);
+                if (Arrays.equals(KeyBundle.providerKeyId(pk), parsed.header.providerKeyId())) {
+                    context = Hpke.setupReceiver(parsed.enc(), deviceSk, KeyBundle.INFO, pk);
+                    break;
+                }
             }
+        }
+        Object[][] values = {{"sharedSecret", context == null ? null : context.sharedSecret()}, {"hpkeKey", context == null ? null : context.key()},
+            {"baseNonce", context == null ? null : context.baseNonce()}};
+        for (Object[] nv : values) if (!same(t.get(nv[0]), hexOrNull((byte[]) nv[1]))) errs.add(nv[0] + " differs");
+        // The checks.
+        Object keyStore = t.get("keyStore");
+        if (!"available".equals(keyStore) && !"locked".equals(keyStore)) throw new VectorRunner.CaseError("keyStore must be available or locked");
+        MemoryKeyStore memory = new MemoryKeyStore();
+        for (Object o : (List<?>) t.get("storedKeys")) {
+            Map<String, Object> k = map(o);
+            memory.install((String) k.get("conversation"), VectorRunner.longField(k, "epoch"), b(k, "key"), KeyBundle.NO_EXPIRY);
         }
         List<byte[]> pinned = new ArrayList<byte[]>();
         for (Object o : (List<?>) t.get("pinnedProviderKeys")) {
             pinned.add(VectorRunner.hexField(Collections.<String, Object>singletonMap("k", o), "k", 32, false));
         }
-        String want = "valid".equals(t.get("result")) ? "valid/" + t.get("outcome") : "invalid/" + t.get("reason"), got;
+        String got;
         try {
-            KeyBundle.Installed installed = KeyBundle.open((String) t.get("bundle"), deviceSk, pinned, store, VectorRunner.longField(t, "now"));
+            KeyBundle.Installed installed = KeyBundle.open(text, deviceSk, pinned, "locked".equals(keyStore) ? LOCKED : memory, VectorRunner.longField(t, "now"));
             got = "valid/" + (installed.alreadyInstalled ? "already_installed" : "installed");
         } catch (BundleException e) {
             got = "invalid/" + e.getCode();
         }
         if (!got.equals(want)) errs.add("expected " + want + ", got " + got);
-        else if ("valid".equals(t.get("result")) && !Arrays.equals(store.keyFor(conversation, epoch), key)) errs.add("the key is not in the store after opening");
+        else if ("valid".equals(result) && !Arrays.equals(memory.keyFor(conversation, epoch), key)) errs.add("the key is not in the store after opening");
         return errs;
-    }
-
-    /** An unsigned 64-bit integer field (JSON numbers above 2^63 − 1 arrive as Double: only 2^64 − 1 is exact enough to accept). */
-    private static long unsigned(Map<String, Object> t, String name) throws VectorRunner.CaseError {
-        Object v = t.get(name);
-        if (v instanceof Double && (Double) v == 18446744073709551615.0) return KeyBundle.NO_EXPIRY;
-        return VectorRunner.longField(t, name);
     }
 }

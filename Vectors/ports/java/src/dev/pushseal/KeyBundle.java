@@ -17,8 +17,10 @@ public final class KeyBundle {
 
     /** The bundle version byte. */
     public static final int VERSION = 0x01;
-    /** notAfter of a key without a time limit (2^64 − 1, i.e. -1 as a signed long). */
+    /** notAfter of a key without a time limit (0xffffffffffffffff, i.e. -1 as a long). */
     public static final long NO_EXPIRY = -1L;
+    /** The longest bundle text, in characters (403 bytes). */
+    public static final int MAX_TEXT = 538;
     static final byte[] INFO = "pushseal v1 key bundle".getBytes(StandardCharsets.US_ASCII);
     private static final int FIXED = 67, ENC = 32, CT = 48, MAX_CID = 256;
 
@@ -32,20 +34,21 @@ public final class KeyBundle {
         return Wire.expand(providerPublicKey, "pushseal v1 provider key id".getBytes(StandardCharsets.US_ASCII), 16);
     }
 
-    /** The bundle header B (the HPKE associated data). epoch and notAfter are unsigned 64-bit numbers. */
+    /** The bundle header B (the HPKE associated data). */
     public static final class Header {
         final byte[] providerKeyId, deviceKeyId, kid;
-        /** The key's epoch (unsigned, at least 1). */
+        /** The key's epoch, at least 1. */
         public final long epoch;
-        /** The key's retire-by time, seconds since 1970 (unsigned); {@link #NO_EXPIRY} for no limit. */
+        /** The key's last live second (Unix time, inclusive, at least 0), or {@link #NO_EXPIRY} for no limit. */
         public final long notAfter;
         /** The conversation. */
         public final String conversation;
 
-        /** A header; the ids are 16 bytes, the conversation 1...256 bytes of UTF-8. */
+        /** A header; the ids are 16 bytes, epoch at least 1, notAfter at least 0 or {@link #NO_EXPIRY}, the conversation 1...256 bytes of UTF-8. */
         public Header(byte[] providerKeyId, byte[] deviceKeyId, long epoch, long notAfter, byte[] kid, String conversation) {
             if (providerKeyId.length != 16 || deviceKeyId.length != 16 || kid.length != 16) throw new IllegalArgumentException("ids must be 16 bytes");
-            if (epoch == 0) throw new IllegalArgumentException("epoch must be at least 1");
+            if (epoch < 1) throw new IllegalArgumentException("epoch must be 1...2^63-1");
+            if (notAfter < 0 && notAfter != NO_EXPIRY) throw new IllegalArgumentException("notAfter must be 0...2^63-1 or NO_EXPIRY");
             byte[] cid = conversation.getBytes(StandardCharsets.UTF_8);
             if (cid.length < 1 || cid.length > MAX_CID || !new String(cid, StandardCharsets.UTF_8).equals(conversation)) {
                 throw new IllegalArgumentException("the conversation must be 1-256 bytes of UTF-8");
@@ -107,24 +110,33 @@ public final class KeyBundle {
         }
     }
 
-    /** Parses a bundle's text; throws {@code malformed_bundle} or {@code unsupported_bundle_version}, in that order. */
+    /**
+     * Parses a bundle's text after steps 1-3 of the checks: {@code malformed_bundle} (longer than
+     * {@link #MAX_TEXT} characters or not strict base64url), then as {@link #parse(byte[])}.
+     */
     public static Parsed parse(String text) throws BundleException {
-        byte[] data = text == null ? null : Wire.b64urlDecode(text);
+        byte[] data = text == null || text.length() > MAX_TEXT ? null : Wire.b64urlDecode(text);
         if (data == null) throw new BundleException(BundleReason.MALFORMED_BUNDLE);
         return parse(data);
     }
 
-    /** Parses a bundle's bytes; throws {@code malformed_bundle} or {@code unsupported_bundle_version}, in that order. */
+    /**
+     * Parses a bundle's bytes: {@code unsupported_bundle_version} (checked before the length), then
+     * {@code malformed_bundle} (empty, length, cid length, epoch 0 or above 2^63 − 1, notAfter above
+     * 2^63 − 1 and not {@link #NO_EXPIRY}, cid not UTF-8).
+     */
     public static Parsed parse(byte[] data) throws BundleException {
-        if (data.length < FIXED + ENC + CT) throw new BundleException(BundleReason.MALFORMED_BUNDLE);
-        int n = ((data[65] & 0xff) << 8) | (data[66] & 0xff);
-        if (n < 1 || n > MAX_CID || data.length != FIXED + n + ENC + CT) throw new BundleException(BundleReason.MALFORMED_BUNDLE);
-        byte[] cid = Arrays.copyOfRange(data, FIXED, FIXED + n);
-        if (!StrictJson.validUtf8(cid)) throw new BundleException(BundleReason.MALFORMED_BUNDLE);
+        if (data.length == 0) throw new BundleException(BundleReason.MALFORMED_BUNDLE);
         if (data[0] != VERSION) throw new BundleException(BundleReason.UNSUPPORTED_BUNDLE_VERSION);
+        if (data.length < FIXED) throw new BundleException(BundleReason.MALFORMED_BUNDLE);
+        int n = ((data[65] & 0xff) << 8) | (data[66] & 0xff);
         ByteBuffer b = ByteBuffer.wrap(data);
-        long epoch = b.getLong(33), notAfter = b.getLong(41);
-        if (epoch == 0) throw new BundleException(BundleReason.MALFORMED_BUNDLE);
+        long epoch = b.getLong(33), notAfter = b.getLong(41); // signed: above 2^63 - 1 is negative
+        byte[] cid = Arrays.copyOfRange(data, FIXED, Math.min(data.length, FIXED + n));
+        if (n < 1 || n > MAX_CID || data.length != FIXED + n + ENC + CT || epoch < 1 || (notAfter < 0 && notAfter != NO_EXPIRY)
+                || !StrictJson.validUtf8(cid)) {
+            throw new BundleException(BundleReason.MALFORMED_BUNDLE);
+        }
         Header header = new Header(Arrays.copyOfRange(data, 1, 17), Arrays.copyOfRange(data, 17, 33), epoch, notAfter,
                 Arrays.copyOfRange(data, 49, 65), new String(cid, StandardCharsets.UTF_8));
         int end = FIXED + n;
@@ -134,7 +146,8 @@ public final class KeyBundle {
     /**
      * The bundle text (base64url, no padding) of conversation key {@code key} for (conversation,
      * epoch), sealed to {@code devicePublicKey} by {@code providerPrivateKey}. {@code notAfter}: the
-     * key's retire-by time (unsigned seconds since 1970), {@link #NO_EXPIRY} for no limit.
+     * key's last live second (Unix time, inclusive), {@link #NO_EXPIRY} for no limit. Throws
+     * IllegalArgumentException for a field out of range, HpkeException for a small-order device key.
      */
     public static String seal(byte[] key, String conversation, long epoch, long notAfter, byte[] providerPrivateKey, byte[] devicePublicKey)
             throws HpkeException {
@@ -185,7 +198,7 @@ public final class KeyBundle {
         }
         try {
             if (!same(Wire.keyId(key), h.kid)) throw new BundleException(BundleReason.KID_MISMATCH);
-            if (Long.compareUnsigned(now, h.notAfter) > 0) throw new BundleException(BundleReason.BUNDLE_EXPIRED);
+            if (h.notAfter != NO_EXPIRY && now > h.notAfter) throw new BundleException(BundleReason.BUNDLE_EXPIRED);
             try {
                 byte[] existing = store.keyFor(h.conversation, h.epoch);
                 boolean conflict = existing != null && !same(existing, key);

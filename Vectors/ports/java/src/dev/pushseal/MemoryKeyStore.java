@@ -12,7 +12,7 @@ public final class MemoryKeyStore implements BundleKeyStore, KeySource {
     private final Map<String, byte[]> keys = new HashMap<String, byte[]>(); // "epoch conversation" -> K
     private final Map<String, String[]> kids = new HashMap<String, String[]>(); // kid hex -> {conversation, epoch}
 
-    private static String place(String conversation, long epoch) { return Long.toUnsignedString(epoch) + " " + conversation; }
+    private static String place(String conversation, long epoch) { return Long.toString(epoch) + " " + conversation; }
 
     @Override
     public synchronized byte[] keyFor(String conversation, long epoch) {
@@ -23,13 +23,13 @@ public final class MemoryKeyStore implements BundleKeyStore, KeySource {
     @Override
     public synchronized boolean storedElsewhere(byte[] kid, String conversation, long epoch) {
         String[] where = kids.get(Wire.hex(kid));
-        return where != null && !(where[0].equals(conversation) && where[1].equals(Long.toUnsignedString(epoch)));
+        return where != null && !(where[0].equals(conversation) && where[1].equals(Long.toString(epoch)));
     }
 
     @Override
     public synchronized void install(String conversation, long epoch, byte[] key, long notAfter) {
         keys.put(place(conversation, epoch), key.clone());
-        kids.put(Wire.hex(Wire.keyId(key)), new String[] {conversation, Long.toUnsignedString(epoch)});
+        kids.put(Wire.hex(Wire.keyId(key)), new String[] {conversation, Long.toString(epoch)});
     }
 
     @Override

@@ -137,16 +137,26 @@ public final class BundleTest {
         test("no expiry and the expiry boundary", () -> {
             check(KeyBundle.parse(bundle(KeyBundle.NO_EXPIRY)).header.notAfter == KeyBundle.NO_EXPIRY, "no expiry");
             KeyBundle.Installed late = KeyBundle.open(bundle(KeyBundle.NO_EXPIRY), DEVICE.privateKey(), Collections.singletonList(PROVIDER.publicKey()),
-                    new MemoryKeyStore(), -2L); // now = 2^64 - 2 (unsigned)
+                    new MemoryKeyStore(), Long.MAX_VALUE);
             check(!late.alreadyInstalled, "a key without a limit installs at any time");
             check(KeyBundle.open(bundle(NOW), DEVICE.privateKey(), Collections.singletonList(PROVIDER.publicKey()), new MemoryKeyStore(), NOW) != null, "now == notAfter");
         });
         test("each check in order", () -> {
             String text = bundle(NOW + 3600);
             byte[] data = PushSeal.fromBase64url(text);
-            for (String bad : Arrays.asList("", "!!!", "AAAA", PushSeal.base64url(new byte[67]), text + "A", PushSeal.base64url(Arrays.copyOf(data, data.length + 1)),
-                    edit(text, 66, 7), edit(text, 67, 0xff), edit(edit(text, 66, 0), 65, 0), edit(text, 40, 0))) {
+            byte[] ones = new byte[67], tooShort = new byte[66], two = new byte[402];
+            Arrays.fill(ones, (byte) 1);
+            Arrays.fill(tooShort, (byte) 1);
+            two[0] = 2;
+            StringBuilder long539 = new StringBuilder("AQ");
+            while (long539.length() < 539) long539.append('A');
+            for (String bad : Arrays.asList("", "!!!", "AQ=", "AB", PushSeal.base64url(ones), PushSeal.base64url(tooShort), long539.toString(), text + "A",
+                    PushSeal.base64url(Arrays.copyOf(data, data.length + 1)), edit(text, 66, 7), edit(text, 67, 0xff), edit(edit(text, 66, 0), 65, 0),
+                    edit(text, 40, 0), edit(text, 33, 0x80), edit(text, 41, 0x80))) {
                 check(reason(bad) == BundleReason.MALFORMED_BUNDLE, "malformed: " + bad);
+            }
+            for (String other : Arrays.asList("AAAA", "Ag", PushSeal.base64url(two))) {
+                check(reason(other) == BundleReason.UNSUPPORTED_BUNDLE_VERSION, "unsupported: " + other);
             }
             check(reason(edit(text, 0, 2)) == BundleReason.UNSUPPORTED_BUNDLE_VERSION, "version");
             check(reason(edit(edit(text, 0, 2), 17, 0)) == BundleReason.UNSUPPORTED_BUNDLE_VERSION, "version before device");
@@ -195,7 +205,7 @@ public final class BundleTest {
             check(reason(bundle(NOW - 1), locked, NOW, DEVICE.privateKey(), pinned) == BundleReason.BUNDLE_EXPIRED, "expired first");
         });
         test("seal refuses invalid arguments", () -> {
-            Object[][] bad = {{new byte[31], "conv-1", 2L}, {K, "conv-1", 0L}, {K, "", 2L}, {K, new String(new char[257]).replace('\0', 'x'), 2L}, {K, "a\ud800", 2L}};
+            Object[][] bad = {{new byte[31], "conv-1", 2L}, {K, "conv-1", 0L}, {K, "conv-1", -5L}, {K, "", 2L}, {K, new String(new char[257]).replace('\0', 'x'), 2L}, {K, "a\ud800", 2L}};
             for (Object[] a : bad) {
                 try {
                     KeyBundle.seal((byte[]) a[0], (String) a[1], (Long) a[2], NOW, PROVIDER.privateKey(), DEVICE.publicKey());
@@ -203,6 +213,12 @@ public final class BundleTest {
                 } catch (IllegalArgumentException expected) {
                     // refused
                 }
+            }
+            try {
+                KeyBundle.seal(K, "conv-1", 2, -2L, PROVIDER.privateKey(), DEVICE.publicKey());
+                throw new AssertionError("sealed notAfter 2^64 - 2");
+            } catch (IllegalArgumentException expected) {
+                // refused
             }
             expectHpke("zero_shared_secret", () -> KeyBundle.seal(K, "conv-1", 2, NOW, PROVIDER.privateKey(), new byte[32]));
         });
