@@ -26,12 +26,8 @@ javac --release 8 -Xlint:all -encoding UTF-8 -cp "$jar" -d "$out/runner" $(find 
 javac --release 8 -Xlint:all -encoding UTF-8 -cp "$jar:$out/runner" -d "$out/test" $(find "$here/test" -name '*.java')
 echo "== java: $jar"
 java -cp "$jar:$out/test" dev.pushseal.tests.PushSealTest
-# HPKE and key bundles need X25519 (XDH: Java 11+). The RFC 9180 file is beside the checkout
-# (shared/vectors/hpke/ in an ancestor directory) or PUSHSEAL_HPKE_VECTORS.
-hpke="${PUSHSEAL_HPKE_VECTORS:-}"
-for dir in "$root" "$root/.." "$root/../.." "$root/../../.."; do
-  [ -n "$hpke" ] && break
-  candidate="$dir/shared/vectors/hpke/rfc9180-x25519-sha256-chacha20poly1305.json"
-  [ -f "$candidate" ] && hpke="$(cd "$(dirname "$candidate")" && pwd)/$(basename "$candidate")"
-done
-java -Dpushseal.hpkeVectors="$hpke" -cp "$jar:$out/runner:$out/test" dev.pushseal.tests.BundleTest
+# HPKE and key bundles need X25519 (XDH: Java 11+ at run time). BundleTest also runs RFC 9180's
+# vectors (found by ../hpke-vectors.sh) and the key bundle vectors of this repository.
+hpke="$("$here/../hpke-vectors.sh")"
+java -Dpushseal.hpkeVectors="$hpke" -Dpushseal.bundleVectors="$root/Vectors/pushseal-v1-bundles.json" \
+    -cp "$jar:$out/runner:$out/test" dev.pushseal.tests.BundleTest

@@ -13,6 +13,8 @@ export declare class HPKEError extends PushSealError { readonly code: 'invalid_k
 export declare function publicKey(privateKey: Uint8Array): Buffer;
 /** RFC 9180 DeriveKeyPair for X25519. */
 export declare function deriveKeyPair(ikm: Uint8Array): { privateKey: Buffer; publicKey: Buffer };
+/** A new random X25519 key pair, e.g. a device key. */
+export declare function generateKeyPair(): { privateKey: Buffer; publicKey: Buffer };
 /** The key schedule's result (psk and psk_id empty); `seq` is 0 for single-shot use. */
 export declare class HPKEContext {
   readonly mode: number; readonly sharedSecret: Buffer; readonly keyScheduleContext: Buffer; readonly secret: Buffer;

@@ -6,7 +6,7 @@
 // mismatch and `N passed, N failed`; exits 1 on any failure, on a missing file or another schema,
 // or when no case ran.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { KEY_LOCKED, KEY_NOT_FOUND, OPAQUE, OpenError, Reason, Receiver, Sealer, SealError } from '../src/index.mjs';
 import { encodeContent } from '../src/content.mjs';
@@ -192,4 +192,6 @@ export function main(argv) {
   return failed === 0 && passed > 0 ? 0 : 1;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exitCode = main(process.argv.slice(2));
+// Run as a program (also through npm's bin symlink, hence the real path), not when imported by the tests.
+const invoked = process.argv[1] ? pathToFileURL(realpathSync(process.argv[1])).href : '';
+if (import.meta.url === invoked) process.exitCode = main(process.argv.slice(2));

@@ -71,6 +71,9 @@ export function deriveKeyPair(ikm) {
   return { privateKey: sk, publicKey: publicKey(sk) };
 }
 
+/** A new random X25519 key pair { privateKey, publicKey }, e.g. a device key. */
+export const generateKeyPair = () => deriveKeyPair(randomBytes(32));
+
 function dh(sk, pk) {
   let z;
   try {

@@ -1,7 +1,8 @@
 // HPKE (RFC 9180 A.2 base and auth) and key bundles through the public API: sealing, every refusal
 // reason in check order, idempotent install, and the installed key opening a notification.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +46,21 @@ function reason(text, { store = new MemoryKeyStore(), now = NOW, devicePrivateKe
 }
 
 const edit = (text, at, value) => { const d = Buffer.from(b64urlDecode(text)); d[at] = value; return b64urlEncode(d); };
+
+const bundles = join(process.env.PUSHSEAL_VECTORS ?? fileURLToPath(new URL('../../..', import.meta.url)), 'pushseal-v1-bundles.json');
+
+test('the bundle vectors pass', () => {
+  assert.deepEqual(runFile(bundles), [JSON.parse(readFileSync(bundles, 'utf8')).numberOfTests, 0]);
+});
+
+test('a changed bundle vector is caught', () => {
+  const doc = JSON.parse(readFileSync(bundles, 'utf8'));
+  const t = doc.tests.find((c) => c.resealable && c.result === 'valid');
+  t.bundle = `${t.bundle.slice(0, -1)}${t.bundle.endsWith('A') ? 'Q' : 'A'}`;
+  const path = join(mkdtempSync(join(tmpdir(), 'ps-')), 'b.json');
+  writeFileSync(path, JSON.stringify(doc));
+  assert.equal(runFile(path)[1], 1);
+});
 
 test('RFC 9180 A.2 base and auth pass', () => {
   assert.deepEqual(runFile(hpkeFile()), [2, 0]);

@@ -26,7 +26,7 @@ from .errors import PushSealError
 
 __all__ = [
     "KEM_ID", "KDF_ID", "AEAD_ID", "MODE_BASE", "MODE_AUTH", "HPKEError", "HPKEContext", "derive_key_pair",
-    "public_key", "setup_sender", "setup_receiver", "seal_base", "open_base", "seal_auth", "open_auth",
+    "generate_key_pair", "public_key", "setup_sender", "setup_receiver", "seal_base", "open_base", "seal_auth", "open_auth",
 ]
 
 KEM_ID = 0x0020
@@ -84,6 +84,11 @@ def derive_key_pair(ikm: bytes) -> Tuple[bytes, bytes]:
     dkp_prk = _labeled_extract(_KEM_SUITE, b"", b"dkp_prk", bytes(ikm))
     sk = _labeled_expand(_KEM_SUITE, dkp_prk, b"sk", b"", 32)
     return sk, public_key(sk)
+
+
+def generate_key_pair() -> Tuple[bytes, bytes]:
+    """A new random X25519 key pair (private key, public key), e.g. a device key."""
+    return derive_key_pair(os.urandom(32))
 
 
 def _dh(private_key: bytes, public: bytes) -> bytes:

@@ -48,6 +48,22 @@ def reason(text, store=None, now=NOW, device_sk=DEVICE_SK, pinned=(PROVIDER_PK,)
     return e.value.reason
 
 
+BUNDLES = Path(os.environ.get("PUSHSEAL_VECTORS", Path(__file__).resolve().parents[3])) / "pushseal-v1-bundles.json"
+
+
+def test_the_bundle_vectors_pass(capsys):
+    assert vectors.run_file(BUNDLES) == (json.loads(BUNDLES.read_text())["numberOfTests"], 0), capsys.readouterr().out
+
+
+def test_a_changed_bundle_vector_is_caught(tmp_path, capsys):
+    doc = json.loads(BUNDLES.read_text())
+    case = next(t for t in doc["tests"] if t["resealable"] and t["result"] == "valid")
+    case["hpkeKey"] = case["hpkeKey"][:-2] + ("00" if case["hpkeKey"][-2:] != "00" else "01")
+    (tmp_path / "b.json").write_text(json.dumps(doc))
+    assert vectors.run_file(tmp_path / "b.json")[1] == 1
+    assert "hpkeKey differs" in capsys.readouterr().out
+
+
 def test_rfc9180_a2_base_and_auth_pass():
     doc = json.loads(_hpke_file().read_text())
     assert vectors.run_file(_hpke_file()) == (2, 0)

@@ -23,7 +23,8 @@ import java.util.List;
 /**
  * HPKE (RFC 9180 A.2 base and auth) and key bundles through the public API: sealing, every refusal
  * reason in check order, idempotent install, and the installed key opening a notification. The RFC
- * file is the system property {@code pushseal.hpkeVectors} (build.sh sets it).
+ * file and the bundle vectors are the system properties {@code pushseal.hpkeVectors} and
+ * {@code pushseal.bundleVectors} (build.sh sets them).
  */
 public final class BundleTest {
     static int passed, failed;
@@ -95,6 +96,12 @@ public final class BundleTest {
             String file = System.getProperty("pushseal.hpkeVectors", "");
             check(new File(file).isFile(), "the RFC 9180 file (-Dpushseal.hpkeVectors) exists: " + file);
             check(Arrays.equals(VectorRunner.runFile(file), new int[] {2, 0}), "2 passed, 0 failed");
+        });
+        test("the key bundle vectors pass", () -> {
+            String file = System.getProperty("pushseal.bundleVectors", "");
+            check(new File(file).isFile(), "the bundle vectors (-Dpushseal.bundleVectors) exist: " + file);
+            int[] r = VectorRunner.runFile(file);
+            check(r[0] > 0 && r[1] == 0, r[0] + " passed, " + r[1] + " failed");
         });
         test("HPKE single-shot round trips and refuses changes", () -> {
             byte[] info = "info".getBytes(StandardCharsets.US_ASCII), aad = "aad".getBytes(StandardCharsets.US_ASCII), pt = "secret".getBytes(StandardCharsets.US_ASCII);
