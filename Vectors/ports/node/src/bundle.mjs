@@ -150,7 +150,8 @@ export class MemoryKeyStore {
 /**
  * Checks a bundle in the specified order and installs its key (idempotent): returns
  * { header, alreadyInstalled }. Throws BundleError with the first failed check's reason and
- * installs nothing then. `now`: seconds since 1970 (number or bigint).
+ * installs nothing then. `now`: seconds since 1970 (number or bigint). The store's install()
+ * must copy the key: the opened key is wiped when this returns.
  */
 export function openBundle(bundle, { devicePrivateKey, pinnedProviderKeys, store, now }) {
   const { header, headerBytes, enc, ciphertext } = parseBundle(bundle);
@@ -164,18 +165,22 @@ export function openBundle(bundle, { devicePrivateKey, pinnedProviderKeys, store
     if (e instanceof HPKEError) throw new BundleError(BundleReason.BUNDLE_AUTHENTICATION_FAILED);
     throw e;
   }
-  if (!sameBytes(keyId(key), header.kid)) throw new BundleError(BundleReason.KID_MISMATCH);
-  if (header.notAfter !== NO_EXPIRY && BigInt(now) > header.notAfter) throw new BundleError(BundleReason.BUNDLE_EXPIRED);
   try {
-    const existing = store.keyFor(header.conversation, header.epoch);
-    const where = store.locationOf(header.kid);
-    const elsewhere = where !== null && (where.conversation !== header.conversation || BigInt(where.epoch) !== header.epoch);
-    if ((existing !== null && !sameBytes(Buffer.from(existing), key)) || elsewhere) throw new BundleError(BundleReason.CONFLICTING_KEY);
-    if (existing !== null) return { header, alreadyInstalled: true };
-    store.install(header.conversation, header.epoch, key, header.notAfter);
-  } catch (e) {
-    if (e instanceof StoreLocked) throw new BundleError(BundleReason.STORE_LOCKED);
-    throw e;
+    if (!sameBytes(keyId(key), header.kid)) throw new BundleError(BundleReason.KID_MISMATCH);
+    if (header.notAfter !== NO_EXPIRY && BigInt(now) > header.notAfter) throw new BundleError(BundleReason.BUNDLE_EXPIRED);
+    try {
+      const existing = store.keyFor(header.conversation, header.epoch);
+      const where = store.locationOf(header.kid);
+      const elsewhere = where !== null && (where.conversation !== header.conversation || BigInt(where.epoch) !== header.epoch);
+      if ((existing !== null && !sameBytes(Buffer.from(existing), key)) || elsewhere) throw new BundleError(BundleReason.CONFLICTING_KEY);
+      if (existing !== null) return { header, alreadyInstalled: true };
+      store.install(header.conversation, header.epoch, key, header.notAfter);
+    } catch (e) {
+      if (e instanceof StoreLocked) throw new BundleError(BundleReason.STORE_LOCKED);
+      throw e;
+    }
+    return { header, alreadyInstalled: false };
+  } finally {
+    key.fill(0); // the store keeps its own copy
   }
-  return { header, alreadyInstalled: false };
 }

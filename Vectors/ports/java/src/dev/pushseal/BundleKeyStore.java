@@ -11,7 +11,7 @@ public interface BundleKeyStore {
     /** True if a key with this kid is stored for another (conversation, epoch). */
     boolean storedElsewhere(byte[] kid, String conversation, long epoch) throws Locked;
 
-    /** Stores a new key for (conversation, epoch); {@code notAfter} in seconds since 1970 (unsigned). */
+    /** Stores a new key for (conversation, epoch) with its notAfter ({@link KeyBundle#NO_EXPIRY}: none); copy {@code key}, it is wiped afterwards. */
     void install(String conversation, long epoch, byte[] key, long notAfter) throws Locked;
 
     /** The store cannot be read or written now. */
