@@ -10,11 +10,9 @@ import java.security.SecureRandom;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.security.spec.X509EncodedKeySpec;
 import java.util.Arrays;
-import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
 import javax.crypto.KeyAgreement;
 import javax.crypto.Mac;
-import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
@@ -132,20 +130,14 @@ public final class Hpke {
 
         /** ChaCha20Poly1305 under (key, nonce(seq)): ciphertext || tag. */
         public byte[] seal(byte[] aad, byte[] plaintext, long seq) {
-            try {
-                return aead(Cipher.ENCRYPT_MODE, key, nonce(seq), aad, plaintext);
-            } catch (AEADBadTagException e) {
-                throw new IllegalStateException(e);
-            }
+            return Wire.aead(Cipher.ENCRYPT_MODE, key, nonce(seq), aad, plaintext);
         }
 
         /** The plaintext; throws {@code open_failed} when the tag does not verify. */
         public byte[] open(byte[] aad, byte[] ciphertext, long seq) throws HpkeException {
-            try {
-                return aead(Cipher.DECRYPT_MODE, key, nonce(seq), aad, ciphertext);
-            } catch (AEADBadTagException e) {
-                throw new HpkeException("open_failed");
-            }
+            byte[] plaintext = Wire.aead(Cipher.DECRYPT_MODE, key, nonce(seq), aad, ciphertext);
+            if (plaintext == null) throw new HpkeException("open_failed");
+            return plaintext;
         }
 
         /** RFC 9180 §5.3 secret export. */
@@ -185,19 +177,6 @@ public final class Hpke {
             System.arraycopy(t, 0, out, at, Math.min(32, length - at));
         }
         return out;
-    }
-
-    private static byte[] aead(int mode, byte[] key, byte[] nonce, byte[] aad, byte[] input) throws AEADBadTagException {
-        try {
-            Cipher c = Wire.chaCha20Poly1305();
-            c.init(mode, new SecretKeySpec(key, "ChaCha20"), new IvParameterSpec(nonce));
-            c.updateAAD(aad);
-            return c.doFinal(input);
-        } catch (AEADBadTagException e) {
-            throw e;
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     private static byte[] check(byte[] key) throws HpkeException {

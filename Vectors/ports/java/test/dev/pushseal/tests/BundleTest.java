@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import static dev.pushseal.tests.PushSealTest.check;
 
 /**
  * HPKE (RFC 9180 A.2 base and auth) and key bundles through the public API: sealing, every refusal
@@ -27,7 +28,7 @@ import java.util.List;
  * {@code pushseal.bundleVectors} (build.sh sets them).
  */
 public final class BundleTest {
-    static int passed, failed;
+    // The harness (test, check, the counters) is PushSealTest's.
     static final long NOW = 1764400000L;
     static final byte[] K = new byte[32], OTHER_K = new byte[32];
     static final Hpke.KeyPair DEVICE = Hpke.deriveKeyPair(repeat("device", 6));
@@ -43,20 +44,6 @@ public final class BundleTest {
         for (int i = 0; i < n; i++) b.append(s);
         return b.toString().getBytes(StandardCharsets.US_ASCII);
     }
-
-    interface Body { void run() throws Exception; }
-
-    static void test(String name, Body body) {
-        try {
-            body.run();
-            passed++;
-        } catch (Throwable e) {
-            failed++;
-            System.out.println("FAIL " + name + ": " + e);
-        }
-    }
-
-    static void check(boolean ok, String what) { if (!ok) throw new AssertionError(what); }
 
     static String bundle(long notAfter) throws HpkeException {
         return KeyBundle.seal(K, "conv-1", 2, notAfter, PROVIDER.privateKey(), DEVICE.publicKey());
@@ -81,7 +68,7 @@ public final class BundleTest {
         return PushSeal.base64url(d);
     }
 
-    static void expectHpke(String code, Body body) throws Exception {
+    static void expectHpke(String code, PushSealTest.Body body) throws Exception {
         try {
             body.run();
         } catch (HpkeException e) {
@@ -92,18 +79,18 @@ public final class BundleTest {
     }
 
     public static void main(String[] args) throws Exception {
-        test("RFC 9180 A.2 base and auth pass", () -> {
+        PushSealTest.test("RFC 9180 A.2 base and auth pass", () -> {
             String file = System.getProperty("pushseal.hpkeVectors", "");
             check(new File(file).isFile(), "the RFC 9180 file (-Dpushseal.hpkeVectors) exists: " + file);
             check(Arrays.equals(VectorRunner.runFile(file), new int[] {2, 0}), "2 passed, 0 failed");
         });
-        test("the key bundle vectors pass", () -> {
+        PushSealTest.test("the key bundle vectors pass", () -> {
             String file = System.getProperty("pushseal.bundleVectors", "");
             check(new File(file).isFile(), "the bundle vectors (-Dpushseal.bundleVectors) exist: " + file);
             int[] r = VectorRunner.runFile(file);
             check(r[0] > 0 && r[1] == 0, r[0] + " passed, " + r[1] + " failed");
         });
-        test("HPKE single-shot round trips and refuses changes", () -> {
+        PushSealTest.test("HPKE single-shot round trips and refuses changes", () -> {
             byte[] info = "info".getBytes(StandardCharsets.US_ASCII), aad = "aad".getBytes(StandardCharsets.US_ASCII), pt = "secret".getBytes(StandardCharsets.US_ASCII);
             Hpke.Sealed s = Hpke.sealBase(DEVICE.publicKey(), info, aad, pt);
             check(Arrays.equals(Hpke.openBase(s.enc, DEVICE.privateKey(), info, aad, s.ciphertext), pt), "base round trip");
@@ -114,7 +101,7 @@ public final class BundleTest {
             expectHpke("open_failed", () -> Hpke.openAuth(a.enc, DEVICE.privateKey(), PROVIDER.publicKey(), info, info, a.ciphertext));
             expectHpke("open_failed", () -> Hpke.openAuth(a.enc, STRANGER.privateKey(), PROVIDER.publicKey(), info, aad, a.ciphertext));
         });
-        test("the all-zero shared secret is refused", () -> {
+        PushSealTest.test("the all-zero shared secret is refused", () -> {
             byte[] one = new byte[32];
             one[0] = 1;
             byte[] order8 = PushSeal.fromBase64url("4Ot6fDtBuK4WVuP68Z_EatoJjeucMrH9hmIFFl9JuAA");
@@ -123,7 +110,7 @@ public final class BundleTest {
                 expectHpke("zero_shared_secret", () -> Hpke.openBase(point, DEVICE.privateKey(), new byte[0], new byte[0], new byte[16]));
             }
         });
-        test("a bundle installs and its key opens a notification", () -> {
+        PushSealTest.test("a bundle installs and its key opens a notification", () -> {
             String text = bundle(NOW + 3600);
             check(PushSeal.fromBase64url(text).length == 147 + 6, "147 + n bytes");
             KeyBundle.Parsed p = KeyBundle.parse(text);
@@ -141,14 +128,14 @@ public final class BundleTest {
             Receiver r = new Receiver(store, Receiver.DEFAULT_MAX_AGE, Receiver.DEFAULT_MAX_FUTURE_SKEW, new Receiver.Clock() { @Override public long now() { return NOW; } }, null);
             check(r.open(sealed.body()).content.body.equals("after rotation"), "the installed key opens");
         });
-        test("no expiry and the expiry boundary", () -> {
+        PushSealTest.test("no expiry and the expiry boundary", () -> {
             check(KeyBundle.parse(bundle(KeyBundle.NO_EXPIRY)).header.notAfter == KeyBundle.NO_EXPIRY, "no expiry");
             KeyBundle.Installed late = KeyBundle.open(bundle(KeyBundle.NO_EXPIRY), DEVICE.privateKey(), Collections.singletonList(PROVIDER.publicKey()),
                     new MemoryKeyStore(), Long.MAX_VALUE);
             check(!late.alreadyInstalled, "a key without a limit installs at any time");
             check(KeyBundle.open(bundle(NOW), DEVICE.privateKey(), Collections.singletonList(PROVIDER.publicKey()), new MemoryKeyStore(), NOW) != null, "now == notAfter");
         });
-        test("each check in order", () -> {
+        PushSealTest.test("each check in order", () -> {
             String text = bundle(NOW + 3600);
             byte[] data = PushSeal.fromBase64url(text);
             byte[] ones = new byte[67], tooShort = new byte[66], two = new byte[402];
@@ -180,7 +167,7 @@ public final class BundleTest {
             check(reason(bundle(NOW - 1)) == BundleReason.BUNDLE_EXPIRED, "expired");
             check(reason(bundle(NOW), new MemoryKeyStore(), NOW + 1, DEVICE.privateKey(), pinned) == BundleReason.BUNDLE_EXPIRED, "expired by a second");
         });
-        test("kid mismatch needs an authentic bundle with another kid", () -> {
+        PushSealTest.test("kid mismatch needs an authentic bundle with another kid", () -> {
             byte[] b = new KeyBundle.Header(KeyBundle.providerKeyId(PROVIDER.publicKey()), KeyBundle.deviceKeyId(DEVICE.publicKey()), 2, NOW + 3600,
                     PushSeal.keyId(OTHER_K), "conv-1").encode();
             Hpke.Sender s = Hpke.setupSender(DEVICE.publicKey(), "pushseal v1 key bundle".getBytes(StandardCharsets.US_ASCII), PROVIDER.privateKey(), null);
@@ -191,7 +178,7 @@ public final class BundleTest {
             System.arraycopy(ct, 0, all, b.length + 32, 48);
             check(reason(PushSeal.base64url(all)) == BundleReason.KID_MISMATCH, "kid mismatch");
         });
-        test("conflicting keys are refused and nothing is installed", () -> {
+        PushSealTest.test("conflicting keys are refused and nothing is installed", () -> {
             Object[][] stored = {{"conv-1", 2L, OTHER_K}, {"conv-1", 1L, K}, {"conv-2", 2L, K}};
             for (Object[] s : stored) {
                 MemoryKeyStore store = new MemoryKeyStore();
@@ -201,7 +188,7 @@ public final class BundleTest {
                 if (!s[0].equals("conv-1") || (Long) s[1] != 2L) check(store.keyFor("conv-1", 2) == null, "nothing installed");
             }
         });
-        test("a locked store is store_locked, and it is asked last", () -> {
+        PushSealTest.test("a locked store is store_locked, and it is asked last", () -> {
             BundleKeyStore locked = new BundleKeyStore() {
                 @Override public byte[] keyFor(String c, long e) throws Locked { throw new Locked(); }
                 @Override public boolean storedElsewhere(byte[] kid, String c, long e) throws Locked { throw new Locked(); }
@@ -211,7 +198,7 @@ public final class BundleTest {
             check(reason(bundle(NOW + 3600), locked, NOW, DEVICE.privateKey(), pinned) == BundleReason.STORE_LOCKED, "locked");
             check(reason(bundle(NOW - 1), locked, NOW, DEVICE.privateKey(), pinned) == BundleReason.BUNDLE_EXPIRED, "expired first");
         });
-        test("seal refuses invalid arguments", () -> {
+        PushSealTest.test("seal refuses invalid arguments", () -> {
             Object[][] bad = {{new byte[31], "conv-1", 2L}, {K, "conv-1", 0L}, {K, "conv-1", -5L}, {K, "", 2L}, {K, new String(new char[257]).replace('\0', 'x'), 2L}, {K, "a\ud800", 2L}};
             for (Object[] a : bad) {
                 try {
@@ -229,7 +216,7 @@ public final class BundleTest {
             }
             expectHpke("zero_shared_secret", () -> KeyBundle.seal(K, "conv-1", 2, NOW, PROVIDER.privateKey(), new byte[32]));
         });
-        System.out.println("bundle tests: " + passed + " passed, " + failed + " failed");
-        System.exit(failed == 0 ? 0 : 1);
+        System.out.println("bundle tests: " + PushSealTest.passed + " passed, " + PushSealTest.failed + " failed");
+        System.exit(PushSealTest.failed == 0 ? 0 : 1);
     }
 }
