@@ -148,3 +148,11 @@ export declare function sealBundle(bundle: {
 export declare function openBundle(bundle: string | Uint8Array, device: {
   devicePrivateKey: Uint8Array; pinnedProviderKeys: Iterable<Uint8Array>; store: BundleKeyStore; now: number | bigint;
 }): { header: BundleHeader; alreadyInstalled: boolean };
+/** The registration suite string of SPEC §16.1. */
+export declare const REGISTRATION_SUITE: 'pushseal-v1-x25519';
+/** A device registration was refused; the message says why. */
+export declare class RegistrationError extends PushSealError {}
+/** The registration JSON a device sends to its backend next to its push token. */
+export declare function deviceRegistration(devicePublicKey: Uint8Array): string;
+/** The device public key of a registration after the backend's checks; throws RegistrationError. */
+export declare function registrationPublicKey(registration: string | Uint8Array): Buffer;

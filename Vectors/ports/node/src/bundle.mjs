@@ -7,6 +7,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { PushSealError } from './errors.mjs';
 import { HPKEError, publicKey, setupReceiver, setupSender } from './hpke.mjs';
 import { KEY_NOT_FOUND } from './receiver.mjs';
+import { JObj, JSONError, parseJSON } from './strict-json.mjs';
 import { b64urlDecode, b64urlEncode, hkdfExpand, keyId } from './wire.mjs';
 
 export const BUNDLE_VERSION = 0x01;
@@ -50,6 +51,44 @@ export class StoreLocked extends PushSealError {
 export const deviceKeyId = (devicePublicKey) => hkdfExpand(Buffer.from(devicePublicKey), Buffer.from('pushseal v1 device key id', 'ascii'), 16);
 /** HKDF-Expand(PRK = the provider's X25519 public key, "pushseal v1 provider key id", 16). */
 export const providerKeyId = (providerPublicKey) => hkdfExpand(Buffer.from(providerPublicKey), Buffer.from('pushseal v1 provider key id', 'ascii'), 16);
+
+export const REGISTRATION_SUITE = 'pushseal-v1-x25519';
+
+/** A device registration was refused (SPEC §16.1); the message says why. */
+export class RegistrationError extends PushSealError {}
+
+/**
+ * The registration a device sends to its backend next to its push token (SPEC §16.1):
+ * {"suite":"pushseal-v1-x25519","deviceKeyId":…,"publicKey":…}.
+ */
+export function deviceRegistration(devicePublicKey) {
+  if (!(devicePublicKey instanceof Uint8Array) || devicePublicKey.length !== 32) throw new RangeError('the device public key must be 32 bytes');
+  return `{"suite":"${REGISTRATION_SUITE}","deviceKeyId":"${b64urlEncode(deviceKeyId(devicePublicKey))}","publicKey":"${b64urlEncode(devicePublicKey)}"}`;
+}
+
+/**
+ * The device public key of a registration, for a backend that seals bundles to it. Throws
+ * RegistrationError unless it is a strict JSON object whose suite is pushseal-v1-x25519, whose
+ * publicKey is 32 bytes of strict base64url and whose deviceKeyId is that key's device key id
+ * (other members are ignored).
+ */
+export function registrationPublicKey(registration) {
+  let root;
+  try {
+    root = parseJSON(typeof registration === 'string' ? Buffer.from(registration, 'utf8') : Buffer.from(registration));
+  } catch (e) {
+    if (e instanceof JSONError) throw new RegistrationError(`not strict JSON: ${e.message}`);
+    throw e;
+  }
+  if (!(root instanceof JObj)) throw new RegistrationError('not a JSON object');
+  if (root.get('suite') !== REGISTRATION_SUITE) throw new RegistrationError(`suite is not ${REGISTRATION_SUITE}`);
+  const text = root.get('publicKey'); const idText = root.get('deviceKeyId');
+  const pk = typeof text === 'string' ? b64urlDecode(text) : null;
+  if (!pk || pk.length !== 32) throw new RegistrationError('publicKey is not 32 bytes of strict base64url');
+  const id = typeof idText === 'string' ? b64urlDecode(idText) : null;
+  if (!id || !id.equals(deviceKeyId(pk))) throw new RegistrationError('deviceKeyId is not the device key id of publicKey');
+  return pk;
+}
 
 /** The bundle header B (the HPKE associated data), byte for byte. epoch and notAfter are bigints. */
 export function encodeBundleHeader({ providerKeyId: p, deviceKeyId: d, epoch, notAfter, kid, conversation }) {

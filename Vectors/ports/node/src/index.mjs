@@ -14,4 +14,5 @@ export { VERSION as version } from './version.mjs';
 export { HPKEError } from './hpke.mjs';
 export {
   NO_EXPIRY, BundleReason, BundleError, StoreLocked, MemoryKeyStore, deviceKeyId, providerKeyId, parseBundle, sealBundle, openBundle,
+  REGISTRATION_SUITE, RegistrationError, deviceRegistration, registrationPublicKey,
 } from './bundle.mjs';

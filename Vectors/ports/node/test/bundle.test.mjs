@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
-  BundleError, BundleReason, MemoryKeyStore, NO_EXPIRY, Sealer, StoreLocked, b64urlDecode, b64urlEncode, deviceKeyId, keyId,
+  BundleError, BundleReason, MemoryKeyStore, NO_EXPIRY, RegistrationError, Sealer, deviceRegistration, registrationPublicKey, StoreLocked, b64urlDecode, b64urlEncode, deviceKeyId, keyId,
   openBundle, openPayload, parseBundle, providerKeyId, sealBundle,
 } from 'pushseal';
 import { HPKEError, deriveKeyPair, openAuth, openBase, sealAuth, sealBase, setupSender } from 'pushseal/hpke';
@@ -166,4 +166,17 @@ test('seal refuses invalid arguments', () => {
     assert.throws(() => bundle(change), RangeError);
   }
   assert.throws(() => bundle({ devicePublicKey: Buffer.alloc(32) }), HPKEError);
+});
+
+test('a registration round trips and bad ones are refused', () => {
+  const text = deviceRegistration(device.publicKey);
+  const id = b64urlEncode(deviceKeyId(device.publicKey));
+  assert.equal(text, `{"suite":"pushseal-v1-x25519","deviceKeyId":"${id}","publicKey":"${b64urlEncode(device.publicKey)}"}`);
+  assert.deepEqual(registrationPublicKey(text), device.publicKey);
+  assert.deepEqual(registrationPublicKey(`${text.slice(0, -1)},"token":"x"}`), device.publicKey);
+  for (const bad of ['', '[]', text.replace('x25519', 'x448'), text.replace(id, b64urlEncode(deviceKeyId(stranger.publicKey))),
+    text.replace(b64urlEncode(device.publicKey), b64urlEncode(device.publicKey.subarray(0, 31))), `${text.slice(0, -1)},"suite":"pushseal-v1-x25519"}`,
+    text.replace('"publicKey":"', '"publicKey":"=')]) {
+    assert.throws(() => registrationPublicKey(bad), RegistrationError, bad);
+  }
 });

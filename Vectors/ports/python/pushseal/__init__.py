@@ -22,8 +22,9 @@ from .receiver import (
 from .wire import b64url_decode, b64url_encode, key_id, message_key, opaque_thread_id, thread_id
 from .hpke import HPKEError
 from .bundle import (
-    NO_EXPIRY, BundleError, BundleHeader, BundleKeyStore, BundleReason, InstalledBundle, MemoryKeyStore, StoreLocked,
-    device_key_id, open_bundle, parse_bundle, provider_key_id, seal_bundle,
+    NO_EXPIRY, REGISTRATION_SUITE, BundleError, BundleHeader, BundleKeyStore, BundleReason, InstalledBundle, MemoryKeyStore,
+    RegistrationError, StoreLocked, device_key_id, device_registration, open_bundle, parse_bundle, provider_key_id,
+    registration_public_key, seal_bundle,
 )
 
 __all__ = [
@@ -35,4 +36,5 @@ __all__ = [
     "thread_id", "opaque_thread_id", "b64url_encode", "b64url_decode",
     "HPKEError", "NO_EXPIRY", "BundleError", "BundleHeader", "BundleKeyStore", "BundleReason", "InstalledBundle",
     "MemoryKeyStore", "StoreLocked", "device_key_id", "open_bundle", "parse_bundle", "provider_key_id", "seal_bundle",
+    "REGISTRATION_SUITE", "RegistrationError", "device_registration", "registration_public_key",
 ]

@@ -26,12 +26,14 @@ from cryptography.hazmat.primitives import constant_time
 from .errors import PushSealError
 from .hpke import HPKEError, public_key, setup_receiver, setup_sender
 from .receiver import KEY_NOT_FOUND, KeyFound, KeyLookup
+from .strictjson import JObj, JSONError, parse_json
 from .wire import _expand, b64url_decode, b64url_encode, key_id
 
 __all__ = [
     "BUNDLE_VERSION", "BUNDLE_INFO", "NO_EXPIRY", "MAX_TEXT", "BundleReason", "BundleError", "StoreLocked", "BundleHeader",
     "InstalledBundle", "BundleKeyStore", "MemoryKeyStore", "device_key_id", "provider_key_id", "parse_bundle",
-    "seal_bundle", "open_bundle",
+    "seal_bundle", "open_bundle", "REGISTRATION_SUITE", "RegistrationError", "device_registration",
+    "registration_public_key",
 ]
 
 BUNDLE_VERSION = 0x01
@@ -83,6 +85,46 @@ def device_key_id(device_public_key: bytes) -> bytes:
 def provider_key_id(provider_public_key: bytes) -> bytes:
     """HKDF-Expand(PRK = the provider's X25519 public key, "pushseal v1 provider key id", 16)."""
     return _expand(bytes(provider_public_key), b"pushseal v1 provider key id", 16)
+
+
+REGISTRATION_SUITE = "pushseal-v1-x25519"
+
+
+class RegistrationError(PushSealError, ValueError):
+    """A device registration was refused (SPEC §16.1); the message says why."""
+
+
+def device_registration(device_public_key: bytes) -> str:
+    """The registration a device sends to its backend next to its push token (SPEC §16.1):
+    ``{"suite":"pushseal-v1-x25519","deviceKeyId":…,"publicKey":…}``."""
+    pk = bytes(device_public_key)
+    if len(pk) != 32:
+        raise ValueError("the device public key must be 32 bytes")
+    return (f'{{"suite":"{REGISTRATION_SUITE}","deviceKeyId":"{b64url_encode(device_key_id(pk))}",'
+            f'"publicKey":"{b64url_encode(pk)}"}}')
+
+
+def registration_public_key(registration: Union[str, bytes]) -> bytes:
+    """The device public key of a registration, for a backend that seals bundles to it. Raises
+    RegistrationError unless it is a strict JSON object whose ``suite`` is
+    ``pushseal-v1-x25519``, whose ``publicKey`` is 32 bytes of strict base64url and whose
+    ``deviceKeyId`` is that key's device key id (other members are ignored)."""
+    data = registration.encode("utf-8") if isinstance(registration, str) else bytes(registration)
+    try:
+        root = parse_json(data)
+    except JSONError as e:
+        raise RegistrationError(f"not strict JSON: {e}") from None
+    if not isinstance(root, JObj):
+        raise RegistrationError("not a JSON object")
+    if root.get("suite") != REGISTRATION_SUITE:
+        raise RegistrationError(f"suite is not {REGISTRATION_SUITE}")
+    text, id_text = root.get("publicKey"), root.get("deviceKeyId")
+    pk = b64url_decode(text) if isinstance(text, str) else None
+    if pk is None or len(pk) != 32:
+        raise RegistrationError("publicKey is not 32 bytes of strict base64url")
+    if not isinstance(id_text, str) or b64url_decode(id_text) != device_key_id(pk):
+        raise RegistrationError("deviceKeyId is not the device key id of publicKey")
+    return pk
 
 
 class BundleHeader(NamedTuple):

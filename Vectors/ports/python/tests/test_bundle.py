@@ -204,3 +204,18 @@ def test_seal_refuses_invalid_arguments(change):
 def test_seal_refuses_a_small_order_device_key():
     with pytest.raises(HPKEError):
         bundle(device_public_key=bytes(32))
+
+
+def test_a_registration_round_trips_and_bad_ones_are_refused():
+    from pushseal import RegistrationError, device_registration, registration_public_key
+    text = device_registration(DEVICE_PK)
+    assert text == ('{"suite":"pushseal-v1-x25519","deviceKeyId":"' + b64url_encode(device_key_id(DEVICE_PK))
+                    + '","publicKey":"' + b64url_encode(DEVICE_PK) + '"}')
+    assert registration_public_key(text) == DEVICE_PK
+    assert registration_public_key(text[:-1] + ',"token":"x"}') == DEVICE_PK  # other members are ignored
+    other_id = b64url_encode(device_key_id(STRANGER_PK))
+    for bad in ["", "[]", text.replace("x25519", "x448"), text.replace(b64url_encode(device_key_id(DEVICE_PK)), other_id),
+                text.replace(b64url_encode(DEVICE_PK), b64url_encode(DEVICE_PK[:31])), text[:-1] + ',"suite":"pushseal-v1-x25519"}',
+                text.replace('"publicKey":"', '"publicKey":"=')]:
+        with pytest.raises(RegistrationError):
+            registration_public_key(bad)

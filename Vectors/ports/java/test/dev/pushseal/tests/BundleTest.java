@@ -5,6 +5,7 @@ import dev.pushseal.BundleException;
 import dev.pushseal.BundleKeyStore;
 import dev.pushseal.BundleReason;
 import dev.pushseal.Content;
+import dev.pushseal.DeviceRegistration;
 import dev.pushseal.Hpke;
 import dev.pushseal.HpkeException;
 import dev.pushseal.KeyBundle;
@@ -215,6 +216,23 @@ public final class BundleTest {
                 // refused
             }
             expectHpke("zero_shared_secret", () -> KeyBundle.seal(K, "conv-1", 2, NOW, PROVIDER.privateKey(), new byte[32]));
+        });
+        PushSealTest.test("a registration round trips and bad ones are refused", () -> {
+            String text = DeviceRegistration.of(DEVICE.publicKey());
+            String id = PushSeal.base64url(KeyBundle.deviceKeyId(DEVICE.publicKey())), pk = PushSeal.base64url(DEVICE.publicKey());
+            check(text.equals("{\"suite\":\"pushseal-v1-x25519\",\"deviceKeyId\":\"" + id + "\",\"publicKey\":\"" + pk + "\"}"), "the exact JSON");
+            check(Arrays.equals(DeviceRegistration.publicKey(text), DEVICE.publicKey()), "round trip");
+            check(Arrays.equals(DeviceRegistration.publicKey(text.substring(0, text.length() - 1) + ",\"token\":\"x\"}"), DEVICE.publicKey()), "other members ignored");
+            for (String bad : Arrays.asList("", "[]", text.replace("x25519", "x448"), text.replace(id, PushSeal.base64url(KeyBundle.deviceKeyId(STRANGER.publicKey()))),
+                    text.replace(pk, PushSeal.base64url(Arrays.copyOf(DEVICE.publicKey(), 31))),
+                    text.substring(0, text.length() - 1) + ",\"suite\":\"pushseal-v1-x25519\"}", text.replace("\"publicKey\":\"", "\"publicKey\":\"="))) {
+                try {
+                    DeviceRegistration.publicKey(bad);
+                    throw new AssertionError("accepted " + bad);
+                } catch (IllegalArgumentException expected) {
+                    // refused
+                }
+            }
         });
         System.out.println("bundle tests: " + PushSealTest.passed + " passed, " + PushSealTest.failed + " failed");
         System.exit(PushSealTest.failed == 0 ? 0 : 1);
