@@ -11,6 +11,8 @@ import { PushSealError } from './index';
 export declare class HPKEError extends PushSealError { readonly code: 'invalid_key' | 'zero_shared_secret' | 'open_failed'; }
 /** The X25519 public key of a 32-byte private key. */
 export declare function publicKey(privateKey: Uint8Array): Buffer;
+/** Raw X25519; throws HPKEError zero_shared_secret for the all-zero result, invalid_key for other lengths. */
+export declare function x25519(privateKey: Uint8Array, publicKey: Uint8Array): Buffer;
 /** RFC 9180 DeriveKeyPair for X25519. */
 export declare function deriveKeyPair(ikm: Uint8Array): { privateKey: Buffer; publicKey: Buffer };
 /** A new random X25519 key pair, e.g. a device key. */

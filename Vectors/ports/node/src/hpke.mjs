@@ -74,7 +74,11 @@ export function deriveKeyPair(ikm) {
 /** A new random X25519 key pair { privateKey, publicKey }, e.g. a device key. */
 export const generateKeyPair = () => deriveKeyPair(randomBytes(32));
 
-function dh(sk, pk) {
+/**
+ * Raw X25519 (RFC 7748) of two 32-byte keys; throws HPKEError zero_shared_secret for the all-zero
+ * result (RFC 9180 §7.1.4) and invalid_key for other lengths.
+ */
+export function x25519(sk, pk) {
   let z;
   try {
     z = diffieHellman({ privateKey: privateKeyObject(sk), publicKey: publicKeyObject(pk) });
@@ -149,10 +153,10 @@ export class HPKEContext {
 export function setupSender(recipientPublicKey, info, { senderPrivateKey = null, testIkmE = null } = {}) {
   const pkR = checkKey(recipientPublicKey);
   const e = deriveKeyPair(testIkmE ?? randomBytes(32));
-  let dhBytes = dh(e.privateKey, pkR);
+  let dhBytes = x25519(e.privateKey, pkR);
   let kemContext = Buffer.concat([e.publicKey, pkR]);
   if (senderPrivateKey !== null) {
-    dhBytes = Buffer.concat([dhBytes, dh(senderPrivateKey, pkR)]);
+    dhBytes = Buffer.concat([dhBytes, x25519(senderPrivateKey, pkR)]);
     kemContext = Buffer.concat([kemContext, publicKey(senderPrivateKey)]);
   }
   const mode = senderPrivateKey === null ? MODE_BASE : MODE_AUTH;
@@ -161,10 +165,10 @@ export function setupSender(recipientPublicKey, info, { senderPrivateKey = null,
 
 /** SetupBaseR (no `senderPublicKey`) or SetupAuthR: the context. */
 export function setupReceiver(enc, recipientPrivateKey, info, { senderPublicKey = null } = {}) {
-  let dhBytes = dh(recipientPrivateKey, enc);
+  let dhBytes = x25519(recipientPrivateKey, enc);
   let kemContext = Buffer.concat([checkKey(enc), publicKey(recipientPrivateKey)]);
   if (senderPublicKey !== null) {
-    dhBytes = Buffer.concat([dhBytes, dh(recipientPrivateKey, senderPublicKey)]);
+    dhBytes = Buffer.concat([dhBytes, x25519(recipientPrivateKey, senderPublicKey)]);
     kemContext = Buffer.concat([kemContext, checkKey(senderPublicKey)]);
   }
   const mode = senderPublicKey === null ? MODE_BASE : MODE_AUTH;

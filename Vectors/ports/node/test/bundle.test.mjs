@@ -10,7 +10,7 @@ import {
   BundleError, BundleReason, MemoryKeyStore, NO_EXPIRY, RegistrationError, Sealer, deviceRegistration, registrationPublicKey, StoreLocked, b64urlDecode, b64urlEncode, deviceKeyId, keyId,
   openBundle, openPayload, parseBundle, providerKeyId, sealBundle,
 } from 'pushseal';
-import { HPKEError, deriveKeyPair, openAuth, openBase, sealAuth, sealBase, setupSender } from 'pushseal/hpke';
+import { HPKEError, deriveKeyPair, openAuth, openBase, sealAuth, sealBase, setupSender, x25519 } from 'pushseal/hpke';
 import { BUNDLE_INFO, encodeBundleHeader } from '../src/bundle.mjs';
 import { runFile } from '../bin/pushseal-vectors.mjs';
 
@@ -20,6 +20,15 @@ function hpkeFile() {
   for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
     if (existsSync(join(dir, name))) return join(dir, name);
     if (dir === dirname(dir)) throw new Error(`${name} beside the checkout (or PUSHSEAL_HPKE_VECTORS)`);
+  }
+}
+
+function wycheproofX25519() {
+  if (process.env.PUSHSEAL_WYCHEPROOF_DIR) return join(process.env.PUSHSEAL_WYCHEPROOF_DIR, 'x25519_test.json');
+  const name = 'shared/vectors/wycheproof/x25519_test.json';
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, name))) return join(dir, name);
+    if (dir === dirname(dir)) throw new Error(`${name} beside the checkout (or PUSHSEAL_WYCHEPROOF_DIR)`);
   }
 }
 
@@ -64,6 +73,23 @@ test('a changed bundle vector is caught', () => {
 
 test('RFC 9180 A.2 base and auth pass', () => {
   assert.deepEqual(runFile(hpkeFile()), [2, 0]);
+});
+
+test('X25519 passes Wycheproof and refuses every all-zero result', () => {
+  const doc = JSON.parse(readFileSync(wycheproofX25519(), 'utf8'));
+  const cases = doc.testGroups.flatMap((g) => g.tests);
+  assert.equal(cases.length, 518);
+  let refused = 0;
+  for (const t of cases) {
+    const [sk, pk] = [Buffer.from(t.private, 'hex'), Buffer.from(t.public, 'hex')];
+    if (t.flags.includes('ZeroSharedSecret')) {
+      assert.throws(() => x25519(sk, pk), (e) => e instanceof HPKEError && e.code === 'zero_shared_secret', `tcId ${t.tcId}`);
+      refused++;
+    } else {
+      assert.equal(x25519(sk, pk).toString('hex'), t.shared, `tcId ${t.tcId}`); // valid and acceptable (twist, non-canonical)
+    }
+  }
+  assert.equal(refused, 31);
 });
 
 test('HPKE single-shot round trips and refuses changes', () => {

@@ -26,7 +26,7 @@ from .errors import PushSealError
 
 __all__ = [
     "KEM_ID", "KDF_ID", "AEAD_ID", "MODE_BASE", "MODE_AUTH", "HPKEError", "HPKEContext", "derive_key_pair",
-    "generate_key_pair", "public_key", "setup_sender", "setup_receiver", "seal_base", "open_base", "seal_auth", "open_auth",
+    "generate_key_pair", "public_key", "x25519", "setup_sender", "setup_receiver", "seal_base", "open_base", "seal_auth", "open_auth",
 ]
 
 KEM_ID = 0x0020
@@ -91,7 +91,9 @@ def generate_key_pair() -> Tuple[bytes, bytes]:
     return derive_key_pair(os.urandom(32))
 
 
-def _dh(private_key: bytes, public: bytes) -> bytes:
+def x25519(private_key: bytes, public: bytes) -> bytes:
+    """Raw X25519 (RFC 7748) of two 32-byte keys; raises HPKEError("zero_shared_secret") for the
+    all-zero result (RFC 9180 §7.1.4) and HPKEError("invalid_key") for other lengths."""
     sk = X25519PrivateKey.from_private_bytes(_check_key(private_key))
     pk = X25519PublicKey.from_public_bytes(_check_key(public))
     try:
@@ -110,19 +112,19 @@ def _extract_and_expand(dh: bytes, kem_context: bytes) -> bytes:
 
 def _encap(pk_r: bytes, sk_s: Optional[bytes], ikm_e: Optional[bytes]) -> Tuple[bytes, bytes]:
     sk_e, pk_e = derive_key_pair(ikm_e if ikm_e is not None else os.urandom(32))
-    dh = _dh(sk_e, pk_r)
+    dh = x25519(sk_e, pk_r)
     kem_context = pk_e + _check_key(pk_r)
     if sk_s is not None:
-        dh += _dh(sk_s, pk_r)
+        dh += x25519(sk_s, pk_r)
         kem_context += public_key(sk_s)
     return _extract_and_expand(dh, kem_context), pk_e
 
 
 def _decap(enc: bytes, sk_r: bytes, pk_s: Optional[bytes]) -> bytes:
-    dh = _dh(sk_r, enc)
+    dh = x25519(sk_r, enc)
     kem_context = bytes(enc) + public_key(sk_r)
     if pk_s is not None:
-        dh += _dh(sk_r, pk_s)
+        dh += x25519(sk_r, pk_s)
         kem_context += bytes(pk_s)
     return _extract_and_expand(dh, kem_context)
 

@@ -26,6 +26,16 @@ def _hpke_file() -> Path:
     raise FileNotFoundError(f"{name} beside the checkout (or PUSHSEAL_HPKE_VECTORS)")
 
 
+def _wycheproof_x25519() -> Path:
+    name = "x25519_test.json"
+    if "PUSHSEAL_WYCHEPROOF_DIR" in os.environ:
+        return Path(os.environ["PUSHSEAL_WYCHEPROOF_DIR"]) / name
+    for ancestor in Path(__file__).resolve().parents:
+        if (ancestor / "shared/vectors/wycheproof" / name).is_file():
+            return ancestor / "shared/vectors/wycheproof" / name
+    raise FileNotFoundError(f"shared/vectors/wycheproof/{name} beside the checkout (or PUSHSEAL_WYCHEPROOF_DIR)")
+
+
 K = bytes(range(32))
 OTHER_K = bytes(range(1, 33))
 NOW = 1764400000
@@ -68,6 +78,24 @@ def test_rfc9180_a2_base_and_auth_pass():
     doc = json.loads(_hpke_file().read_text())
     assert vectors.run_file(_hpke_file()) == (2, 0)
     assert {v["mode"] for v in doc["vectors"]} >= {0, 2}
+
+
+def test_x25519_passes_wycheproof_and_refuses_every_all_zero_result():
+    from pushseal.hpke import x25519
+    doc = json.loads(_wycheproof_x25519().read_text())
+    cases = [t for g in doc["testGroups"] for t in g["tests"]]
+    assert len(cases) == doc["numberOfTests"] == 518
+    refused = 0
+    for t in cases:
+        sk, pk = bytes.fromhex(t["private"]), bytes.fromhex(t["public"])
+        if "ZeroSharedSecret" in t["flags"]:
+            with pytest.raises(HPKEError) as e:
+                x25519(sk, pk)
+            assert e.value.code == "zero_shared_secret", t["tcId"]
+            refused += 1
+        else:  # valid, and acceptable (twist, non-canonical public keys): RFC 7748 computes them
+            assert x25519(sk, pk).hex() == t["shared"], t["tcId"]
+    assert refused == 31
 
 
 def test_hpke_single_shot_round_trips_and_refuses_changes():

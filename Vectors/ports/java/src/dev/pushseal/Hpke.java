@@ -192,7 +192,11 @@ public final class Hpke {
         return KeyFactory.getInstance("XDH").generatePublic(new X509EncodedKeySpec(Wire.concat(SPKI_X25519, pk)));
     }
 
-    private static byte[] x25519(byte[] sk, byte[] pk) throws HpkeException {
+    /**
+     * Raw X25519 (RFC 7748) of two 32-byte keys; {@code zero_shared_secret} for the all-zero result
+     * (RFC 9180 §7.1.4), {@code invalid_key} for other lengths.
+     */
+    public static byte[] x25519(byte[] sk, byte[] pk) throws HpkeException {
         PrivateKey priv;
         PublicKey pub;
         KeyAgreement ka;

@@ -20,6 +20,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import dev.pushseal.StrictJson;
 import static dev.pushseal.tests.PushSealTest.check;
 
 /**
@@ -44,6 +48,12 @@ public final class BundleTest {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < n; i++) b.append(s);
         return b.toString().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    static byte[] hex(String s) {
+        byte[] b = new byte[s.length() / 2];
+        for (int i = 0; i < b.length; i++) b[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
+        return b;
     }
 
     static String bundle(long notAfter) throws HpkeException {
@@ -90,6 +100,26 @@ public final class BundleTest {
             check(new File(file).isFile(), "the bundle vectors (-Dpushseal.bundleVectors) exist: " + file);
             int[] r = VectorRunner.runFile(file);
             check(r[0] > 0 && r[1] == 0, r[0] + " passed, " + r[1] + " failed");
+        });
+        PushSealTest.test("X25519 passes Wycheproof and refuses every all-zero result", () -> {
+            String file = System.getProperty("pushseal.x25519Vectors", "");
+            check(new File(file).isFile(), "Wycheproof's x25519_test.json (-Dpushseal.x25519Vectors) exists: " + file);
+            Map<?, ?> doc = (Map<?, ?>) StrictJson.toPlain(StrictJson.parse(Files.readAllBytes(Paths.get(file)), false, 64));
+            int cases = 0, refused = 0;
+            for (Object g : (List<?>) doc.get("testGroups")) {
+                for (Object o : (List<?>) ((Map<?, ?>) g).get("tests")) {
+                    Map<?, ?> t = (Map<?, ?>) o;
+                    byte[] sk = hex((String) t.get("private")), pk = hex((String) t.get("public"));
+                    cases++;
+                    if (((List<?>) t.get("flags")).contains("ZeroSharedSecret")) {
+                        expectHpke("zero_shared_secret", () -> Hpke.x25519(sk, pk));
+                        refused++;
+                    } else { // valid, and acceptable (twist, non-canonical public keys): RFC 7748 computes them
+                        check(Arrays.equals(Hpke.x25519(sk, pk), hex((String) t.get("shared"))), "tcId " + t.get("tcId"));
+                    }
+                }
+            }
+            check(cases == 518 && refused == 31, cases + " cases, " + refused + " refused");
         });
         PushSealTest.test("HPKE single-shot round trips and refuses changes", () -> {
             byte[] info = "info".getBytes(StandardCharsets.US_ASCII), aad = "aad".getBytes(StandardCharsets.US_ASCII), pt = "secret".getBytes(StandardCharsets.US_ASCII);
