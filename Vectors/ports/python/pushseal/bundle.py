@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives import constant_time
 from .errors import PushSealError
 from .hpke import HPKEError, public_key, setup_receiver, setup_sender
 from .receiver import KEY_NOT_FOUND, KeyFound, KeyLookup
-from .strictjson import JObj, JSONError, parse_json
+from .strictjson import JSONError, parse_json, to_plain
 from .wire import _expand, b64url_decode, b64url_encode, key_id
 
 __all__ = [
@@ -111,10 +111,10 @@ def registration_public_key(registration: Union[str, bytes]) -> bytes:
     ``deviceKeyId`` is that key's device key id (other members are ignored)."""
     data = registration.encode("utf-8") if isinstance(registration, str) else bytes(registration)
     try:
-        root = parse_json(data)
+        root = to_plain(parse_json(data))
     except JSONError as e:
         raise RegistrationError(f"not strict JSON: {e}") from None
-    if not isinstance(root, JObj):
+    if not isinstance(root, dict):
         raise RegistrationError("not a JSON object")
     if root.get("suite") != REGISTRATION_SUITE:
         raise RegistrationError(f"suite is not {REGISTRATION_SUITE}")

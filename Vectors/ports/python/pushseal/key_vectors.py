@@ -64,9 +64,9 @@ def run_hpke_case(v: Dict[str, Any]) -> List[str]:
                           ("exporter_secret", ctx.exporter_secret)):
             if got != _b(v, name):
                 errs.append(f"{side}: {name} differs")
-    for e in v["encryptions"]:
-        seq, aad, pt, ct = e["seq"], _b(e, "aad"), _b(e, "pt"), _b(e, "ct")
-        if sender.nonce(seq) != _b(e, "nonce"):
+    for encryption in v["encryptions"]:
+        seq, aad, pt, ct = encryption["seq"], _b(encryption, "aad"), _b(encryption, "pt"), _b(encryption, "ct")
+        if sender.nonce(seq) != _b(encryption, "nonce"):
             errs.append(f"seq {seq}: nonce differs")
         if sender.seal(aad, pt, seq) != ct:
             errs.append(f"seq {seq}: seal differs from ct")
@@ -116,12 +116,12 @@ def run_bundle_case(t: Dict[str, Any]) -> List[str]:
     device_sk, device_pk = _b(device, "private"), _b(device, "public")
     provider_sk, provider_pk = _b(provider, "private"), _b(provider, "public")
     key = _b(t, "key")
-    for name, got, want in (("deviceKeyPair", public_key(device_sk), device_pk),
+    for name, derived, expected in (("deviceKeyPair", public_key(device_sk), device_pk),
                             ("providerKeyPair", public_key(provider_sk), provider_pk),
                             ("deviceKeyId", device_key_id(device_pk), _b(t, "deviceKeyId")),
                             ("providerKeyId", provider_key_id(provider_pk), _b(t, "providerKeyId")),
                             ("kid", key_id(key), _b(t, "kid"))):
-        if got != want:
+        if derived != expected:
             errs.append(f"{name} differs")
     text = t["bundle"]
     if (b64url_decode(text) or b"").hex() != (t.get("bundleHex") or ""):
@@ -139,10 +139,12 @@ def run_bundle_case(t: Dict[str, Any]) -> List[str]:
     else:
         raise ValueError("result, outcome and reason disagree")
     # The intermediates, from the device's side.
+    aad: Optional[bytes] = None
+    enc: Optional[bytes] = None
     try:
         _, aad, enc, _ = parse_bundle(text)
     except BundleError:
-        aad = enc = None
+        pass
     if t.get("aad") != (None if aad is None else aad.hex()) or t.get("enc") != (None if enc is None else enc.hex()):
         errs.append("aad/enc differ")
     context = None
