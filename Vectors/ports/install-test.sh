@@ -43,7 +43,7 @@ import re, sys, pathlib
 text = pathlib.Path(sys.argv[1]).read_text()
 out = pathlib.Path(sys.argv[2]); out.mkdir()
 found = re.findall(r"<!-- test: (\S+) -->\n```\w+\n(.*?)```", text, re.S)
-assert len(found) == 8, f"expected 8 test examples in PORTING.md, found {len(found)}"
+assert len(found) == 9, f"expected 9 test examples in PORTING.md, found {len(found)}"
 for name, code in found:
     (out / name).write_text(code)
 PY
@@ -108,6 +108,9 @@ if command -v kotlinc >/dev/null; then
     cp "$tmp/examples/Example.kt" "$tmp/examples/Primitives.kt" "$tmp/run-kotlin/"
     check "kotlin: kotlinc Example.kt and PORTING.md §3's Primitives.kt against the jar" bash -c "cd '$tmp/run-kotlin' && kotlinc -nowarn Example.kt Primitives.kt -cp '$jar' -d example.jar 2>&1 | grep -v 'warning: Options -Xverify'; test -f example.jar"
     check "kotlin: example opens pushseal's payload, pushseal opens its reply" round_trip kotlin kotlin -cp "$jar:example.jar" ExampleKt
+    cp "$tmp/examples/BundleExample.kt" "$tmp/run-kotlin/"
+    check "kotlin: kotlinc BundleExample.kt against the jar" bash -c "cd '$tmp/run-kotlin' && kotlinc -nowarn BundleExample.kt -cp '$jar' -d bundle-example.jar 2>&1 | grep -v 'warning: Options -Xverify'; test -f bundle-example.jar"
+    check "kotlin: bundle example installs a key bundle and opens pushseal's payload with it" bundle_example kotlin kotlin -cp "$jar:bundle-example.jar" BundleExampleKt
 else
     failed=$((failed + 1)); echo "FAIL kotlin: kotlinc is not installed (scripts/bootstrap.sh --ports installs Debian's kotlin)"
 fi
