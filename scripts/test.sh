@@ -21,7 +21,7 @@ if [[ $status -ne 0 ]] || ! grep -qE '^✔ Test run with [0-9]+ tests? .*passed'
     exit 1
 fi
 
-echo "== ports against Vectors/pushseal-v1.json and Vectors/pushseal-v1-provider.json"
+echo "== ports against the receiver, provider and bundle vectors and RFC 9180 A.2 (HPKE)"
 Vectors/ports/run-all.sh
 
 echo "== round trips: pushseal seal/open <-> the three ports"
