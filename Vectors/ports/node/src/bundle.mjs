@@ -162,6 +162,8 @@ const sameBytes = (a, b) => a.length === b.length && timingSafeEqual(a, b);
  * An in-memory key store: installs bundles ({keyFor, locationOf, install}) and is a receiver key
  * source (lookup), so a notification sealed under an installed key opens. For tests and examples;
  * a real app keeps keys in protected storage. A store throws StoreLocked when it cannot be used.
+ * openBundle calls keyFor, locationOf and then install (steps 9-10) synchronously, so within one
+ * process they are atomic; a store shared between processes must make them one transaction.
  */
 export class MemoryKeyStore {
   #keys = new Map(); // "epoch cid" -> { key, notAfter }

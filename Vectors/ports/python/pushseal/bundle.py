@@ -203,7 +203,9 @@ class InstalledBundle(NamedTuple):
 
 class BundleKeyStore:
     """What :func:`open_bundle` needs from the device's key store. Each method raises
-    :class:`StoreLocked` when the store cannot be used now."""
+    :class:`StoreLocked` when the store cannot be used now. ``open_bundle`` calls ``key_for``,
+    ``location_of`` and then ``install`` (steps 9-10): a store shared between threads or processes
+    must run each ``open_bundle`` call as one transaction (e.g. under one lock)."""
 
     def key_for(self, conversation: str, epoch: int) -> Optional[bytes]:
         """The key stored for (conversation, epoch), or None."""
@@ -220,8 +222,8 @@ class BundleKeyStore:
 
 class MemoryKeyStore(BundleKeyStore):
     """An in-memory key store: installs bundles and is a receiver key source (``lookup``), so a
-    notification sealed under an installed key opens. For tests and examples; a real app keeps
-    keys in protected storage."""
+    notification sealed under an installed key opens. For tests and examples (one thread); a real
+    app keeps keys in protected storage."""
 
     def __init__(self) -> None:
         self._keys: Dict[Tuple[str, int], Tuple[bytes, int]] = {}

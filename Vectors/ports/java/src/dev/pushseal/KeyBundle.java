@@ -200,13 +200,15 @@ public final class KeyBundle {
             if (!same(Wire.keyId(key), h.kid)) throw new BundleException(BundleReason.KID_MISMATCH);
             if (h.notAfter != NO_EXPIRY && now > h.notAfter) throw new BundleException(BundleReason.BUNDLE_EXPIRED);
             try {
-                byte[] existing = store.keyFor(h.conversation, h.epoch);
-                boolean conflict = existing != null && !same(existing, key);
-                if (existing != null) Arrays.fill(existing, (byte) 0);
-                if (conflict || store.storedElsewhere(h.kid, h.conversation, h.epoch)) throw new BundleException(BundleReason.CONFLICTING_KEY);
-                if (existing != null) return new Installed(h, true);
-                store.install(h.conversation, h.epoch, key, h.notAfter);
-                return new Installed(h, false);
+                synchronized (store) { // steps 9-10 as one transaction within this process
+                    byte[] existing = store.keyFor(h.conversation, h.epoch);
+                    boolean conflict = existing != null && !same(existing, key);
+                    if (existing != null) Arrays.fill(existing, (byte) 0);
+                    if (conflict || store.storedElsewhere(h.kid, h.conversation, h.epoch)) throw new BundleException(BundleReason.CONFLICTING_KEY);
+                    if (existing != null) return new Installed(h, true);
+                    store.install(h.conversation, h.epoch, key, h.notAfter);
+                    return new Installed(h, false);
+                }
             } catch (BundleKeyStore.Locked e) {
                 throw new BundleException(BundleReason.STORE_LOCKED);
             }
