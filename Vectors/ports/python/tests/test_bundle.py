@@ -247,3 +247,52 @@ def test_a_registration_round_trips_and_bad_ones_are_refused():
                 text.replace('"publicKey":"', '"publicKey":"=')]:
         with pytest.raises(RegistrationError):
             registration_public_key(bad)
+
+
+def _largest_complete_body(sealer, options_for):
+    """The longest ASCII body that still seals complete (not truncated) with these options."""
+    lo, hi = 1, 4000
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        sealed = sealer(Content("conv-1", "m-1", NOW, body="x" * mid), K, options_for)
+        lo, hi = (mid, hi) if sealed.path == "complete" else (lo, mid - 1)
+    return lo
+
+
+def test_an_in_band_bundle_is_counted_first_and_sits_next_to_the_envelope():
+    from pushseal import APNsOptions, FCMOptions
+    text = bundle()
+    plain, carrying = APNsOptions(), APNsOptions(key_bundle=text)
+    sealer = Sealer().seal_apns
+    sealed = sealer(Content("conv-1", "m-1", NOW, body="hi"), K, carrying)
+    body = sealed.body.decode()
+    assert body.endswith(f'"pushseal":"{sealed.wire}","pushseal-bundle":"{text}"}}')
+    assert sealed.sizes.limited == sealed.sizes.payload == len(sealed.body)
+    assert json.loads(body)["pushseal-bundle"] == text
+    store = MemoryKeyStore()
+    open_bundle(json.loads(body)["pushseal-bundle"], DEVICE_SK, [PROVIDER_PK], store, NOW)
+    assert open_payload(sealed.body, store, clock=lambda: NOW).content.body == "hi"  # the receiver ignores the member
+    # The body that just fits without the bundle is truncated to make room for it, within 4096 bytes.
+    n = _largest_complete_body(sealer, plain)
+    assert sealer(Content("conv-1", "m-1", NOW, body="x" * n), K, plain).path == "complete"
+    squeezed = sealer(Content("conv-1", "m-1", NOW, body="x" * n), K, carrying)
+    assert squeezed.path == "truncated" and len(squeezed.body) <= 4096
+    assert _largest_complete_body(sealer, carrying) < n
+
+
+def test_an_in_band_bundle_in_an_fcm_message():
+    from pushseal import FCMOptions
+    text = bundle()
+    sealed = Sealer().seal_fcm(Content("conv-1", "m-1", NOW, body="hi"), K, FCMOptions("tok", key_bundle=text))
+    message = json.loads(sealed.body)
+    assert list(message["message"]["data"]) == ["pushseal", "pushseal-bundle"]
+    assert message["message"]["data"]["pushseal-bundle"] == text
+    assert sealed.sizes.limited == len("pushseal") + len(sealed.wire) + len("pushseal-bundle") + len(text)
+
+
+def test_an_in_band_bundle_must_carry_the_sealing_key():
+    from pushseal import APNsOptions, SealError
+    for text, detail in ((bundle(key=OTHER_K), "the bundle carries key"), ("AQ", "malformed_bundle")):
+        with pytest.raises(SealError) as e:
+            Sealer().seal_apns(Content("conv-1", "m-1", NOW, body="hi"), K, APNsOptions(key_bundle=text))
+        assert e.value.code == "invalid_option" and detail in e.value.detail
