@@ -70,8 +70,11 @@ export type Placeholder =
 export interface APNsOptions {
   placeholder?: Placeholder; sound?: string; threadId?: typeof OPAQUE | string | null; category?: string;
   interruptionLevel?: 'passive' | 'active' | 'time-sensitive' | 'critical'; relevanceScore?: number;
+  /** A key bundle's text carried in band as "pushseal-bundle" (SPEC §16.7), counted first. */
+  keyBundle?: string;
 }
-export interface FCMOptions { token: string; priority?: 'high' | 'normal'; ttl?: number; }
+/** `keyBundle`: a key bundle's text carried in band as data "pushseal-bundle" (SPEC §16.7), counted first. */
+export interface FCMOptions { token: string; priority?: 'high' | 'normal'; ttl?: number; keyBundle?: string; }
 export interface Sizes { content: number; padded: number; envelope: number; wire: number; payload: number; limited: number; limit: number; }
 export interface SealedPayload {
   body: Buffer; text: string; path: 'complete' | 'truncated' | 'content_free'; sizes: Sizes; wire: string; content: Content;

@@ -206,3 +206,44 @@ test('a registration round trips and bad ones are refused', () => {
     assert.throws(() => registrationPublicKey(bad), RegistrationError, bad);
   }
 });
+
+function largestCompleteBody(seal) {
+  let [lo, hi] = [1, 4000];
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi + 1) / 2);
+    if (seal('x'.repeat(mid)).path === 'complete') lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
+test('an in-band bundle is counted first and sits next to the envelope', () => {
+  const text = bundle();
+  const seal = (body, options) => new Sealer().sealAPNs({ cid: 'conv-1', mid: 'm-1', ts: NOW, body }, K, options);
+  const sealed = seal('hi', { keyBundle: text });
+  assert.ok(sealed.text.endsWith(`"pushseal":"${sealed.wire}","pushseal-bundle":"${text}"}`));
+  assert.equal(sealed.sizes.limited, sealed.body.length);
+  const store = new MemoryKeyStore();
+  openBundle(JSON.parse(sealed.text)['pushseal-bundle'], { devicePrivateKey: device.privateKey, pinnedProviderKeys: [provider.publicKey], store, now: NOW });
+  assert.equal(openPayload(sealed.body, store, { clock: () => NOW }).content.body, 'hi');
+  const n = largestCompleteBody((b) => seal(b, {}));
+  const squeezed = seal('x'.repeat(n), { keyBundle: text });
+  assert.equal(squeezed.path, 'truncated');
+  assert.ok(squeezed.body.length <= 4096);
+  assert.ok(largestCompleteBody((b) => seal(b, { keyBundle: text })) < n);
+});
+
+test('an in-band bundle in an FCM message', () => {
+  const text = bundle();
+  const sealed = new Sealer().sealFCM({ cid: 'conv-1', mid: 'm-1', ts: NOW, body: 'hi' }, K, { token: 'tok', keyBundle: text });
+  const data = JSON.parse(sealed.text).message.data;
+  assert.deepEqual(Object.keys(data), ['pushseal', 'pushseal-bundle']);
+  assert.equal(data['pushseal-bundle'], text);
+  assert.equal(sealed.sizes.limited, 'pushseal'.length + sealed.wire.length + 'pushseal-bundle'.length + text.length);
+});
+
+test('an in-band bundle must carry the sealing key', () => {
+  for (const [text, detail] of [[bundle({ key: OTHER_K }), 'the bundle carries key'], ['AQ', 'malformed_bundle']]) {
+    assert.throws(() => new Sealer().sealAPNs({ cid: 'conv-1', mid: 'm-1', ts: NOW, body: 'hi' }, K, { keyBundle: text }),
+      (e) => e.code === 'invalid_option' && e.detail.includes(detail));
+  }
+});
