@@ -6,6 +6,8 @@ import dev.pushseal.BundleKeyStore;
 import dev.pushseal.BundleReason;
 import dev.pushseal.Content;
 import dev.pushseal.DeviceRegistration;
+import dev.pushseal.FCMOptions;
+import dev.pushseal.PushSealException;
 import dev.pushseal.Hpke;
 import dev.pushseal.HpkeException;
 import dev.pushseal.KeyBundle;
@@ -48,6 +50,16 @@ public final class BundleTest {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < n; i++) b.append(s);
         return b.toString().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    static int largestComplete(Sealer sealer, APNsOptions options) throws Exception {
+        int lo = 1, hi = 4000;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) / 2;
+            if (sealer.sealAPNs(Content.builder("conv-1", "m-1", NOW).body(new String(repeat("x", mid), StandardCharsets.US_ASCII)).build(), K, options).path.equals("complete")) lo = mid;
+            else hi = mid - 1;
+        }
+        return lo;
     }
 
     static byte[] hex(String s) {
@@ -261,6 +273,33 @@ public final class BundleTest {
                     throw new AssertionError("accepted " + bad);
                 } catch (IllegalArgumentException expected) {
                     // refused
+                }
+            }
+        });
+        PushSealTest.test("an in-band bundle is counted first and sits next to the envelope", () -> {
+            String text = bundle(NOW + 3600);
+            Sealer sealer = new Sealer();
+            SealedPayload sealed = sealer.sealAPNs(Content.builder("conv-1", "m-1", NOW).body("hi").build(), K, new APNsOptions().withKeyBundle(text));
+            String body = new String(sealed.body(), StandardCharsets.UTF_8);
+            check(body.endsWith("\"pushseal\":\"" + sealed.wire + "\",\"pushseal-bundle\":\"" + text + "\"}"), "member after the envelope: " + body);
+            check(sealed.limitedBytes == sealed.body().length, "limited == payload bytes");
+            MemoryKeyStore store = new MemoryKeyStore();
+            KeyBundle.open(text, DEVICE.privateKey(), Collections.singletonList(PROVIDER.publicKey()), store, NOW);
+            Receiver r = new Receiver(store, Receiver.DEFAULT_MAX_AGE, Receiver.DEFAULT_MAX_FUTURE_SKEW, () -> NOW, null);
+            check(r.open(sealed.body()).content.body.equals("hi"), "the receiver ignores the member");
+            int plain = largestComplete(sealer, new APNsOptions()), carrying = largestComplete(sealer, new APNsOptions().withKeyBundle(text));
+            check(carrying < plain, "less room with the bundle");
+            SealedPayload squeezed = sealer.sealAPNs(Content.builder("conv-1", "m-1", NOW).body(new String(repeat("x", plain), StandardCharsets.US_ASCII)).build(), K, new APNsOptions().withKeyBundle(text));
+            check(squeezed.path.equals("truncated") && squeezed.body().length <= 4096, "truncated to make room");
+            SealedPayload fcm = sealer.sealFCM(Content.builder("conv-1", "m-1", NOW).body("hi").build(), K, new FCMOptions("tok").withKeyBundle(text));
+            check(new String(fcm.body(), StandardCharsets.UTF_8).contains("\"data\":{\"pushseal\":\"" + fcm.wire + "\",\"pushseal-bundle\":\"" + text + "\"}"), "FCM data member");
+            check(fcm.limitedBytes == 8 + fcm.wire.length() + 15 + text.length(), "FCM counts name and value");
+            for (String other : Arrays.asList(KeyBundle.seal(OTHER_K, "conv-1", 2, NOW, PROVIDER.privateKey(), DEVICE.publicKey()), "AQ")) {
+                try {
+                    sealer.sealAPNs(Content.builder("conv-1", "m-1", NOW).body("hi").build(), K, new APNsOptions().withKeyBundle(other));
+                    throw new AssertionError("sealed with a bundle of another key");
+                } catch (PushSealException e) {
+                    check(e.getCode().equals("invalid_option"), e.getCode());
                 }
             }
         });
