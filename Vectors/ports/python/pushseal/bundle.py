@@ -39,12 +39,12 @@ __all__ = [
 BUNDLE_VERSION = 0x01
 BUNDLE_INFO = b"pushseal v1 key bundle"
 NO_EXPIRY = 0xFFFFFFFFFFFFFFFF
-_FIXED = 1 + 16 + 16 + 8 + 8 + 16 + 2  # header without the cid: 67 bytes
+_HEADER = 1 + 16 + 16 + 8 + 8 + 16  # B: 65 bytes
 _ENC = 32
-_CT = 48
+_OVERHEAD = _HEADER + _ENC + 32 + 16  # |bundle| = 145 + n (K and the tag around the sealed cid)
 _MAX_CID = 256
 _MAX_63 = (1 << 63) - 1
-MAX_TEXT = 538  # characters of the longest bundle text (403 bytes)
+MAX_TEXT = 535  # characters of the longest bundle text (401 bytes)
 
 
 class BundleReason(str, Enum):
@@ -128,27 +128,26 @@ def registration_public_key(registration: Union[str, bytes]) -> bytes:
 
 
 class BundleHeader(NamedTuple):
-    """The bundle header B (the HPKE associated data)."""
+    """The bundle header B (65 bytes, the HPKE associated data). The conversation id is not in it:
+    it is sealed together with K."""
 
     provider_key_id: bytes
     device_key_id: bytes
     epoch: int
     not_after: int  # the key's last live second (Unix time, inclusive); NO_EXPIRY for no limit
     kid: bytes
-    conversation: str
 
     def encode(self) -> bytes:
         """B, byte for byte."""
-        cid = self.conversation.encode("utf-8")
         return (bytes([BUNDLE_VERSION]) + self.provider_key_id + self.device_key_id + self.epoch.to_bytes(8, "big")
-                + self.not_after.to_bytes(8, "big") + self.kid + len(cid).to_bytes(2, "big") + cid)
+                + self.not_after.to_bytes(8, "big") + self.kid)
 
 
 def parse_bundle(bundle: Union[str, bytes]) -> Tuple[BundleHeader, bytes, bytes, bytes]:
     """(header, header bytes B, enc, ct) of a bundle (its text or its bytes), after steps 1-3 of
-    the checks: ``malformed_bundle`` (text longer than 538 characters or not strict base64url),
-    ``unsupported_bundle_version`` (checked before the length), ``malformed_bundle`` (length,
-    cid length, epoch 0 or above 2^63 - 1, notAfter above 2^63 - 1 and not NO_EXPIRY, cid not UTF-8)."""
+    the checks: ``malformed_bundle`` (text longer than 535 characters or not strict base64url),
+    ``unsupported_bundle_version`` (checked before the length), ``malformed_bundle`` (length not
+    146...401 bytes, epoch 0 or above 2^63 - 1, notAfter above 2^63 - 1 and not NO_EXPIRY)."""
     if isinstance(bundle, str):
         data = b64url_decode(bundle) if len(bundle) <= MAX_TEXT else None
     else:
@@ -157,20 +156,12 @@ def parse_bundle(bundle: Union[str, bytes]) -> Tuple[BundleHeader, bytes, bytes,
         raise BundleError(BundleReason.MALFORMED_BUNDLE)
     if data[0] != BUNDLE_VERSION:
         raise BundleError(BundleReason.UNSUPPORTED_BUNDLE_VERSION)
-    if len(data) < _FIXED:
-        raise BundleError(BundleReason.MALFORMED_BUNDLE)
-    n = int.from_bytes(data[65:67], "big")
     epoch, not_after = int.from_bytes(data[33:41], "big"), int.from_bytes(data[41:49], "big")
-    if (not 1 <= n <= _MAX_CID or len(data) != _FIXED + n + _ENC + _CT or not 1 <= epoch <= _MAX_63
+    if (not 1 <= len(data) - _OVERHEAD <= _MAX_CID or not 1 <= epoch <= _MAX_63
             or (not_after > _MAX_63 and not_after != NO_EXPIRY)):
         raise BundleError(BundleReason.MALFORMED_BUNDLE)
-    try:
-        conversation = data[67:67 + n].decode("utf-8")
-    except UnicodeDecodeError:
-        raise BundleError(BundleReason.MALFORMED_BUNDLE) from None
-    header = BundleHeader(data[1:17], data[17:33], epoch, not_after, data[49:65], conversation)
-    end = _FIXED + n
-    return header, data[:end], data[end:end + _ENC], data[end + _ENC:]
+    header = BundleHeader(data[1:17], data[17:33], epoch, not_after, data[49:65])
+    return header, data[:_HEADER], data[_HEADER:_HEADER + _ENC], data[_HEADER + _ENC:]
 
 
 def seal_bundle(key: bytes, conversation: str, epoch: int, not_after: Optional[int], provider_private_key: bytes,
@@ -189,22 +180,23 @@ def seal_bundle(key: bytes, conversation: str, epoch: int, not_after: Optional[i
     if not 1 <= len(conversation.encode("utf-8")) <= _MAX_CID:
         raise ValueError("the conversation must be 1-256 bytes of UTF-8")
     header = BundleHeader(provider_key_id(public_key(provider_private_key)), device_key_id(device_public_key),
-                          epoch, not_after, key_id(key), conversation).encode()
+                          epoch, not_after, key_id(key)).encode()
     enc, ctx = setup_sender(device_public_key, BUNDLE_INFO, sk_s=provider_private_key, test_ikm_e=test_ikm_e)
-    return b64url_encode(header + enc + ctx.seal(header, key))
+    return b64url_encode(header + enc + ctx.seal(header, bytes(key) + conversation.encode("utf-8")))
 
 
 class InstalledBundle(NamedTuple):
     """A bundle that passed every check and whose key is in the store."""
 
     header: BundleHeader
+    conversation: str  # opened from the sealed part
     already_installed: bool  # the same key was already stored for (conversation, epoch)
 
 
 class BundleKeyStore:
     """What :func:`open_bundle` needs from the device's key store. Each method raises
     :class:`StoreLocked` when the store cannot be used now. ``open_bundle`` calls ``key_for``,
-    ``location_of`` and then ``install`` (steps 9-10): a store shared between threads or processes
+    ``location_of`` and then ``install`` (steps 10-11): a store shared between threads or processes
     must run each ``open_bundle`` call as one transaction (e.g. under one lock)."""
 
     def key_for(self, conversation: str, epoch: int) -> Optional[bytes]:
@@ -250,29 +242,34 @@ def open_bundle(bundle: Union[str, bytes], device_private_key: bytes, pinned_pro
                 store: BundleKeyStore, now: int) -> InstalledBundle:
     """Checks a bundle in the specified order and installs its key (idempotent). Raises
     BundleError with the first failed check's reason; installs nothing then."""
-    header, b, enc, ct = parse_bundle(bundle)
-    if header.device_key_id != device_key_id(public_key(device_private_key)):
+    header, b, enc, ct = parse_bundle(bundle)                                             # steps 1-3
+    if header.device_key_id != device_key_id(public_key(device_private_key)):            # step 4
         raise BundleError(BundleReason.WRONG_DEVICE)
     provider = next((bytes(p) for p in pinned_provider_keys if provider_key_id(p) == header.provider_key_id), None)
-    if provider is None:
+    if provider is None:                                                                  # step 5
         raise BundleError(BundleReason.UNKNOWN_PROVIDER)
-    try:
-        key = setup_receiver(enc, device_private_key, BUNDLE_INFO, pk_s=provider).open(b, ct)
+    try:                                                                                  # step 6
+        pt = setup_receiver(enc, device_private_key, BUNDLE_INFO, pk_s=provider).open(b, ct)
     except HPKEError:
         raise BundleError(BundleReason.BUNDLE_AUTHENTICATION_FAILED) from None
-    if len(key) != 32 or not constant_time.bytes_eq(key_id(key), header.kid):
+    key = pt[:32]
+    try:                                                                                  # step 7
+        conversation = pt[32:].decode("utf-8")
+    except UnicodeDecodeError:
+        raise BundleError(BundleReason.MALFORMED_BUNDLE) from None
+    if not constant_time.bytes_eq(key_id(key), header.kid):                               # step 8
         raise BundleError(BundleReason.KID_MISMATCH)
-    if header.not_after != NO_EXPIRY and now > header.not_after:
+    if header.not_after != NO_EXPIRY and now > header.not_after:                          # step 9
         raise BundleError(BundleReason.BUNDLE_EXPIRED)
-    place = (header.conversation, header.epoch)
-    try:
+    place = (conversation, header.epoch)
+    try:                                                                                  # steps 10-11
         existing = store.key_for(*place)
         where = store.location_of(header.kid)
         if (existing is not None and not constant_time.bytes_eq(existing, key)) or (where is not None and where != place):
             raise BundleError(BundleReason.CONFLICTING_KEY)
         if existing is not None:
-            return InstalledBundle(header, True)
-        store.install(header.conversation, header.epoch, key, header.not_after)
+            return InstalledBundle(header, conversation, True)
+        store.install(conversation, header.epoch, key, header.not_after)
     except StoreLocked:
         raise BundleError(BundleReason.STORE_LOCKED) from None
-    return InstalledBundle(header, False)
+    return InstalledBundle(header, conversation, False)
