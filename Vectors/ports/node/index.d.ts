@@ -119,9 +119,9 @@ export declare class BundleError extends PushSealError { readonly reason: Bundle
 export declare class StoreLocked extends PushSealError { constructor(); }
 /** notAfter of a key without a time limit (2^64 − 1). */
 export declare const NO_EXPIRY: bigint;
-/** The bundle header (the HPKE associated data). */
+/** The bundle header (65 bytes, the HPKE associated data); the conversation id is sealed with K, not in it. */
 export interface BundleHeader {
-  providerKeyId: Buffer; deviceKeyId: Buffer; epoch: bigint; notAfter: bigint; kid: Buffer; conversation: string;
+  providerKeyId: Buffer; deviceKeyId: Buffer; epoch: bigint; notAfter: bigint; kid: Buffer;
 }
 /** What openBundle needs from the device's key store; each method throws StoreLocked when it cannot be used. */
 export interface BundleKeyStore {
@@ -150,7 +150,7 @@ export declare function sealBundle(bundle: {
 /** Checks a bundle in the specified order and installs its key (idempotent). Throws BundleError. */
 export declare function openBundle(bundle: string | Uint8Array, device: {
   devicePrivateKey: Uint8Array; pinnedProviderKeys: Iterable<Uint8Array>; store: BundleKeyStore; now: number | bigint;
-}): { header: BundleHeader; alreadyInstalled: boolean };
+}): { header: BundleHeader; conversation: string; alreadyInstalled: boolean };
 /** The registration suite string of SPEC §16.1. */
 export declare const REGISTRATION_SUITE: 'pushseal-v1-x25519';
 /** A device registration was refused; the message says why. */

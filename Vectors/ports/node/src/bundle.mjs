@@ -14,13 +14,13 @@ export const BUNDLE_VERSION = 0x01;
 export const BUNDLE_INFO = Buffer.from('pushseal v1 key bundle', 'ascii');
 /** notAfter of a key without a time limit (2^64 − 1). */
 export const NO_EXPIRY = 0xFFFFFFFFFFFFFFFFn;
-const FIXED = 67; // the header without the cid
+const HEADER = 65; // B
 const ENC = 32;
-const CT = 48;
+const OVERHEAD = HEADER + ENC + 32 + 16; // |bundle| = 145 + n (K and the tag around the sealed cid)
 const MAX_CID = 256;
 const MAX_63 = (1n << 63n) - 1n;
-/** The longest bundle text, in characters (403 bytes). */
-export const MAX_TEXT = 538;
+/** The longest bundle text, in characters (401 bytes). */
+export const MAX_TEXT = 535;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -90,23 +90,23 @@ export function registrationPublicKey(registration) {
   return pk;
 }
 
-/** The bundle header B (the HPKE associated data), byte for byte. epoch and notAfter are bigints. */
-export function encodeBundleHeader({ providerKeyId: p, deviceKeyId: d, epoch, notAfter, kid, conversation }) {
-  const cid = Buffer.from(conversation, 'utf8');
+/**
+ * The bundle header B (65 bytes, the HPKE associated data), byte for byte. epoch and notAfter are
+ * bigints. The conversation id is not in it: it is sealed together with K.
+ */
+export function encodeBundleHeader({ providerKeyId: p, deviceKeyId: d, epoch, notAfter, kid }) {
   const numbers = Buffer.alloc(16);
   numbers.writeBigUInt64BE(BigInt(epoch), 0);
   numbers.writeBigUInt64BE(BigInt(notAfter), 8);
-  const n = Buffer.alloc(2);
-  n.writeUInt16BE(cid.length);
-  return Buffer.concat([Buffer.from([BUNDLE_VERSION]), p, d, numbers, kid, n, cid]);
+  return Buffer.concat([Buffer.from([BUNDLE_VERSION]), p, d, numbers, kid]);
 }
 
 /**
  * Parses a bundle (its text or its bytes) after steps 1-3 of the checks:
  * { header, headerBytes, enc, ciphertext }. Throws BundleError malformed_bundle (text longer than
- * 538 characters or not strict base64url), unsupported_bundle_version (checked before the length),
- * malformed_bundle (length, cid length, epoch 0 or above 2^63 - 1, notAfter above 2^63 - 1 and not
- * NO_EXPIRY, cid not UTF-8).
+ * 535 characters or not strict base64url), unsupported_bundle_version (checked before the length),
+ * malformed_bundle (length not 146...401 bytes, epoch 0 or above 2^63 - 1, notAfter above 2^63 - 1
+ * and not NO_EXPIRY).
  */
 export function parseBundle(bundle) {
   let data;
@@ -114,18 +114,13 @@ export function parseBundle(bundle) {
   else data = Buffer.from(bundle);
   if (!data || data.length === 0) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
   if (data[0] !== BUNDLE_VERSION) throw new BundleError(BundleReason.UNSUPPORTED_BUNDLE_VERSION);
-  if (data.length < FIXED) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
-  const n = data.readUInt16BE(65);
+  const n = data.length - OVERHEAD;
+  if (n < 1 || n > MAX_CID) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
   const epoch = data.readBigUInt64BE(33);
   const notAfter = data.readBigUInt64BE(41);
-  if (n < 1 || n > MAX_CID || data.length !== FIXED + n + ENC + CT || epoch < 1n || epoch > MAX_63 || (notAfter > MAX_63 && notAfter !== NO_EXPIRY)) {
-    throw new BundleError(BundleReason.MALFORMED_BUNDLE);
-  }
-  let conversation;
-  try { conversation = STRICT_UTF8.decode(data.subarray(FIXED, FIXED + n)); } catch { throw new BundleError(BundleReason.MALFORMED_BUNDLE); }
-  const end = FIXED + n;
-  const header = { providerKeyId: data.subarray(1, 17), deviceKeyId: data.subarray(17, 33), epoch, notAfter, kid: data.subarray(49, 65), conversation };
-  return { header, headerBytes: data.subarray(0, end), enc: data.subarray(end, end + ENC), ciphertext: data.subarray(end + ENC) };
+  if (epoch < 1n || epoch > MAX_63 || (notAfter > MAX_63 && notAfter !== NO_EXPIRY)) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
+  const header = { providerKeyId: data.subarray(1, 17), deviceKeyId: data.subarray(17, 33), epoch, notAfter, kid: data.subarray(49, 65) };
+  return { header, headerBytes: data.subarray(0, HEADER), enc: data.subarray(HEADER, HEADER + ENC), ciphertext: data.subarray(HEADER + ENC) };
 }
 
 function int63(value, name, min) {
@@ -150,10 +145,15 @@ export function sealBundle({ key, conversation, epoch, notAfter = null, provider
   const headerBytes = encodeBundleHeader({
     providerKeyId: providerKeyId(publicKey(providerPrivateKey)), deviceKeyId: deviceKeyId(devicePublicKey),
     epoch: int63(epoch, 'epoch', 1n), notAfter: notAfter === null ? NO_EXPIRY : int63(notAfter, 'notAfter', 0n),
-    kid: keyId(key), conversation,
+    kid: keyId(key),
   });
   const { enc, context } = setupSender(devicePublicKey, BUNDLE_INFO, { senderPrivateKey: providerPrivateKey, testIkmE });
-  return b64urlEncode(Buffer.concat([headerBytes, enc, context.seal(headerBytes, Buffer.from(key))]));
+  const pt = Buffer.concat([Buffer.from(key), Buffer.from(conversation, 'utf8')]);
+  try {
+    return b64urlEncode(Buffer.concat([headerBytes, enc, context.seal(headerBytes, pt)]));
+  } finally {
+    pt.fill(0);
+  }
 }
 
 const sameBytes = (a, b) => a.length === b.length && timingSafeEqual(a, b);
@@ -162,7 +162,7 @@ const sameBytes = (a, b) => a.length === b.length && timingSafeEqual(a, b);
  * An in-memory key store: installs bundles ({keyFor, locationOf, install}) and is a receiver key
  * source (lookup), so a notification sealed under an installed key opens. For tests and examples;
  * a real app keeps keys in protected storage. A store throws StoreLocked when it cannot be used.
- * openBundle calls keyFor, locationOf and then install (steps 9-10) synchronously, so within one
+ * openBundle calls keyFor, locationOf and then install (steps 10-11) synchronously, so within one
  * process they are atomic; a store shared between processes must make them one transaction.
  */
 export class MemoryKeyStore {
@@ -190,38 +190,41 @@ export class MemoryKeyStore {
 
 /**
  * Checks a bundle in the specified order and installs its key (idempotent): returns
- * { header, alreadyInstalled }. Throws BundleError with the first failed check's reason and
- * installs nothing then. `now`: seconds since 1970 (number or bigint). The store's install()
- * must copy the key: the opened key is wiped when this returns.
+ * { header, conversation, alreadyInstalled }. Throws BundleError with the first failed check's
+ * reason and installs nothing then. `now`: seconds since 1970 (number or bigint). The store's
+ * install() must copy the key: the opened plaintext is wiped when this returns.
  */
 export function openBundle(bundle, { devicePrivateKey, pinnedProviderKeys, store, now }) {
-  const { header, headerBytes, enc, ciphertext } = parseBundle(bundle);
-  if (!header.deviceKeyId.equals(deviceKeyId(publicKey(devicePrivateKey)))) throw new BundleError(BundleReason.WRONG_DEVICE);
+  const { header, headerBytes, enc, ciphertext } = parseBundle(bundle); // steps 1-3
+  if (!header.deviceKeyId.equals(deviceKeyId(publicKey(devicePrivateKey)))) throw new BundleError(BundleReason.WRONG_DEVICE); // step 4
   const provider = [...pinnedProviderKeys].find((p) => providerKeyId(p).equals(header.providerKeyId));
-  if (provider === undefined) throw new BundleError(BundleReason.UNKNOWN_PROVIDER);
-  let key;
-  try {
-    key = setupReceiver(enc, devicePrivateKey, BUNDLE_INFO, { senderPublicKey: Buffer.from(provider) }).open(headerBytes, ciphertext);
+  if (provider === undefined) throw new BundleError(BundleReason.UNKNOWN_PROVIDER); // step 5
+  let pt;
+  try { // step 6
+    pt = setupReceiver(enc, devicePrivateKey, BUNDLE_INFO, { senderPublicKey: Buffer.from(provider) }).open(headerBytes, ciphertext);
   } catch (e) {
     if (e instanceof HPKEError) throw new BundleError(BundleReason.BUNDLE_AUTHENTICATION_FAILED);
     throw e;
   }
   try {
-    if (!sameBytes(keyId(key), header.kid)) throw new BundleError(BundleReason.KID_MISMATCH);
-    if (header.notAfter !== NO_EXPIRY && BigInt(now) > header.notAfter) throw new BundleError(BundleReason.BUNDLE_EXPIRED);
-    try {
-      const existing = store.keyFor(header.conversation, header.epoch);
+    const key = pt.subarray(0, 32);
+    let conversation;
+    try { conversation = STRICT_UTF8.decode(pt.subarray(32)); } catch { throw new BundleError(BundleReason.MALFORMED_BUNDLE); } // step 7
+    if (!sameBytes(keyId(key), header.kid)) throw new BundleError(BundleReason.KID_MISMATCH); // step 8
+    if (header.notAfter !== NO_EXPIRY && BigInt(now) > header.notAfter) throw new BundleError(BundleReason.BUNDLE_EXPIRED); // step 9
+    try { // steps 10-11
+      const existing = store.keyFor(conversation, header.epoch);
       const where = store.locationOf(header.kid);
-      const elsewhere = where !== null && (where.conversation !== header.conversation || BigInt(where.epoch) !== header.epoch);
+      const elsewhere = where !== null && (where.conversation !== conversation || BigInt(where.epoch) !== header.epoch);
       if ((existing !== null && !sameBytes(Buffer.from(existing), key)) || elsewhere) throw new BundleError(BundleReason.CONFLICTING_KEY);
-      if (existing !== null) return { header, alreadyInstalled: true };
-      store.install(header.conversation, header.epoch, key, header.notAfter);
+      if (existing !== null) return { header, conversation, alreadyInstalled: true };
+      store.install(conversation, header.epoch, key, header.notAfter);
     } catch (e) {
       if (e instanceof StoreLocked) throw new BundleError(BundleReason.STORE_LOCKED);
       throw e;
     }
-    return { header, alreadyInstalled: false };
+    return { header, conversation, alreadyInstalled: false };
   } finally {
-    key.fill(0); // the store keeps its own copy
+    pt.fill(0); // the store keeps its own copy
   }
 }

@@ -114,17 +114,19 @@ test('the all-zero shared secret is refused', () => {
 
 test('a bundle installs and its key opens a notification', () => {
   const text = bundle();
-  assert.equal(b64urlDecode(text).length, 147 + 'conv-1'.length);
+  assert.equal(b64urlDecode(text).length, 145 + 'conv-1'.length);
+  assert.ok(!b64urlDecode(text).includes(Buffer.from('conv-1'))); // the conversation id is sealed
   const { header, headerBytes, enc, ciphertext } = parseBundle(text);
   assert.deepEqual(header.providerKeyId, providerKeyId(provider.publicKey));
   assert.deepEqual(header.deviceKeyId, deviceKeyId(device.publicKey));
-  assert.deepEqual([header.epoch, header.notAfter, header.conversation], [2n, BigInt(NOW + 3600), 'conv-1']);
+  assert.deepEqual([header.epoch, header.notAfter], [2n, BigInt(NOW + 3600)]);
   assert.deepEqual(header.kid, keyId(K));
   assert.deepEqual(encodeBundleHeader(header), headerBytes);
-  assert.deepEqual([enc.length, ciphertext.length], [32, 48]);
+  assert.deepEqual([headerBytes.length, enc.length, ciphertext.length], [65, 32, 32 + 6 + 16]);
   const store = new MemoryKeyStore();
   const first = openBundle(text, { devicePrivateKey: device.privateKey, pinnedProviderKeys: [stranger.publicKey, provider.publicKey], store, now: NOW });
   assert.equal(first.alreadyInstalled, false);
+  assert.equal(first.conversation, 'conv-1');
   assert.deepEqual(store.keyFor('conv-1', 2), K);
   const again = openBundle(bundle(), { devicePrivateKey: device.privateKey, pinnedProviderKeys: [provider.publicKey], store, now: NOW });
   assert.equal(again.alreadyInstalled, true);
@@ -143,12 +145,12 @@ test('no expiry and the expiry boundary', () => {
 test('each check in order', () => {
   const text = bundle();
   const data = b64urlDecode(text);
-  for (const bad of ['', '!!!', 'AQ=', 'AB', b64urlEncode(Buffer.alloc(67, 1)), b64urlEncode(Buffer.alloc(66, 1)), `AQ${'A'.repeat(537)}`, `${text}A`,
-    b64urlEncode(Buffer.concat([data, Buffer.alloc(1)])), edit(text, 66, 7), edit(text, 67, 0xff), edit(edit(text, 66, 0), 65, 0),
+  for (const bad of ['', '!!!', 'AQ=', 'AB', b64urlEncode(Buffer.alloc(145, 1)), b64urlEncode(Buffer.alloc(48, 1)), `AQ${'A'.repeat(534)}`, `${text}!`,
+    b64urlEncode(Buffer.concat([Buffer.from([1]), Buffer.alloc(400)])), b64urlEncode(data.subarray(0, 145)),
     edit(text, 40, 0), edit(text, 33, 0x80), edit(text, 41, 0x80)]) {
     assert.equal(reason(bad), BundleReason.MALFORMED_BUNDLE, bad);
   }
-  for (const other of ['AAAA', 'Ag', b64urlEncode(Buffer.concat([Buffer.from([2]), Buffer.alloc(401)]))]) {
+  for (const other of ['AAAA', 'Ag', b64urlEncode(Buffer.concat([Buffer.from([2]), Buffer.alloc(400)]))]) {
     assert.equal(reason(other), BundleReason.UNSUPPORTED_BUNDLE_VERSION);
   }
   assert.equal(reason(edit(text, 0, 2)), BundleReason.UNSUPPORTED_BUNDLE_VERSION);
@@ -156,7 +158,9 @@ test('each check in order', () => {
   assert.equal(reason(text, { devicePrivateKey: stranger.privateKey }), BundleReason.WRONG_DEVICE);
   assert.equal(reason(text, { pinned: [stranger.publicKey] }), BundleReason.UNKNOWN_PROVIDER);
   assert.equal(reason(text, { pinned: [] }), BundleReason.UNKNOWN_PROVIDER);
-  for (const at of [40, data.length - 1, data.length - 80]) assert.equal(reason(edit(text, at, data[at] ^ 1)), BundleReason.BUNDLE_AUTHENTICATION_FAILED);
+  for (const at of [40, data.length - 1, 65, 97]) assert.equal(reason(edit(text, at, data[at] ^ 1)), BundleReason.BUNDLE_AUTHENTICATION_FAILED);
+  assert.equal(reason(b64urlEncode(Buffer.concat([data, Buffer.alloc(1)]))), BundleReason.BUNDLE_AUTHENTICATION_FAILED); // a longer cid
+  assert.equal(reason(b64urlEncode(data.subarray(0, data.length - 1))), BundleReason.BUNDLE_AUTHENTICATION_FAILED); // a shorter cid
   const forged = Buffer.from(b64urlDecode(bundle({ providerPrivateKey: stranger.privateKey })));
   providerKeyId(provider.publicKey).copy(forged, 1);
   assert.equal(reason(b64urlEncode(forged)), BundleReason.BUNDLE_AUTHENTICATION_FAILED);
@@ -165,10 +169,20 @@ test('each check in order', () => {
 
 test('kid mismatch needs an authentic bundle with another kid', () => {
   const header = encodeBundleHeader({
-    providerKeyId: providerKeyId(provider.publicKey), deviceKeyId: deviceKeyId(device.publicKey), epoch: 2n, notAfter: BigInt(NOW + 3600), kid: keyId(OTHER_K), conversation: 'conv-1',
+    providerKeyId: providerKeyId(provider.publicKey), deviceKeyId: deviceKeyId(device.publicKey), epoch: 2n, notAfter: BigInt(NOW + 3600), kid: keyId(OTHER_K),
   });
   const { enc, context } = setupSender(device.publicKey, BUNDLE_INFO, { senderPrivateKey: provider.privateKey });
-  assert.equal(reason(b64urlEncode(Buffer.concat([header, enc, context.seal(header, K)]))), BundleReason.KID_MISMATCH);
+  assert.equal(reason(b64urlEncode(Buffer.concat([header, enc, context.seal(header, Buffer.concat([K, Buffer.from('conv-1')]))]))), BundleReason.KID_MISMATCH);
+});
+
+test('a sealed conversation id that is not UTF-8 is malformed after opening', () => {
+  const header = encodeBundleHeader({
+    providerKeyId: providerKeyId(provider.publicKey), deviceKeyId: deviceKeyId(device.publicKey), epoch: 2n, notAfter: BigInt(NOW + 3600), kid: keyId(K),
+  });
+  const { enc, context } = setupSender(device.publicKey, BUNDLE_INFO, { senderPrivateKey: provider.privateKey });
+  const text = b64urlEncode(Buffer.concat([header, enc, context.seal(header, Buffer.concat([K, Buffer.from('conv-'), Buffer.from([0xff])]))]));
+  assert.equal(reason(text), BundleReason.MALFORMED_BUNDLE);
+  assert.equal(reason(text, { devicePrivateKey: stranger.privateKey }), BundleReason.WRONG_DEVICE); // the header checks come first
 });
 
 test('conflicting keys are refused and nothing is installed', () => {
