@@ -3,7 +3,7 @@ package dev.pushseal;
 /**
  * What {@link KeyBundle#open} needs from the device's key store. Each method throws
  * {@link Locked} when the store cannot be used now (reported as {@code store_locked}).
- * {@code open} calls {@code keyFor}, {@code storedElsewhere} and then {@code install} (steps 9-10)
+ * {@code open} calls {@code keyFor}, {@code storedElsewhere} and then {@code install} (steps 10-11)
  * while holding the store's monitor ({@code synchronized (store)}), so a store used only through
  * {@code open} in one process needs nothing more; a store shared with other processes must make
  * them one transaction.

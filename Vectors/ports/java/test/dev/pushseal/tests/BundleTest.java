@@ -62,6 +62,21 @@ public final class BundleTest {
         return lo;
     }
 
+    /** An authentic bundle whose header names {@code kid} and whose sealed part is K || cid. */
+    static String handSealed(byte[] kid, byte[] cid) throws HpkeException {
+        byte[] b = new KeyBundle.Header(KeyBundle.providerKeyId(PROVIDER.publicKey()), KeyBundle.deviceKeyId(DEVICE.publicKey()), 2, NOW + 3600, kid).encode();
+        Hpke.Sender s = Hpke.setupSender(DEVICE.publicKey(), "pushseal v1 key bundle".getBytes(StandardCharsets.US_ASCII), PROVIDER.privateKey(), null);
+        byte[] pt = new byte[32 + cid.length];
+        System.arraycopy(K, 0, pt, 0, 32);
+        System.arraycopy(cid, 0, pt, 32, cid.length);
+        byte[] ct = s.context.seal(b, pt, 0);
+        byte[] all = new byte[b.length + 32 + ct.length];
+        System.arraycopy(b, 0, all, 0, b.length);
+        System.arraycopy(s.enc, 0, all, b.length, 32);
+        System.arraycopy(ct, 0, all, b.length + 32, ct.length);
+        return PushSeal.base64url(all);
+    }
+
     static byte[] hex(String s) {
         byte[] b = new byte[s.length() / 2];
         for (int i = 0; i < b.length; i++) b[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
@@ -155,16 +170,18 @@ public final class BundleTest {
         });
         PushSealTest.test("a bundle installs and its key opens a notification", () -> {
             String text = bundle(NOW + 3600);
-            check(PushSeal.fromBase64url(text).length == 147 + 6, "147 + n bytes");
+            check(PushSeal.fromBase64url(text).length == 145 + 6, "145 + n bytes");
+            check(!new String(PushSeal.fromBase64url(text), StandardCharsets.ISO_8859_1).contains("conv-1"), "the conversation id is sealed");
             KeyBundle.Parsed p = KeyBundle.parse(text);
             check(Arrays.equals(p.header.providerKeyId(), KeyBundle.providerKeyId(PROVIDER.publicKey())), "provider key id");
             check(Arrays.equals(p.header.deviceKeyId(), KeyBundle.deviceKeyId(DEVICE.publicKey())), "device key id");
             check(Arrays.equals(p.header.kid(), PushSeal.keyId(K)), "kid");
-            check(p.header.epoch == 2 && p.header.notAfter == NOW + 3600 && p.header.conversation.equals("conv-1"), "header fields");
-            check(Arrays.equals(p.header.encode(), p.headerBytes()) && p.enc().length == 32 && p.ciphertext().length == 48, "layout");
+            check(p.header.epoch == 2 && p.header.notAfter == NOW + 3600, "header fields");
+            check(Arrays.equals(p.header.encode(), p.headerBytes()) && p.headerBytes().length == 65 && p.enc().length == 32
+                    && p.ciphertext().length == 32 + 6 + 16, "layout");
             MemoryKeyStore store = new MemoryKeyStore();
             KeyBundle.Installed first = KeyBundle.open(text, DEVICE.privateKey(), Arrays.asList(STRANGER.publicKey(), PROVIDER.publicKey()), store, NOW);
-            check(!first.alreadyInstalled && Arrays.equals(store.keyFor("conv-1", 2), K), "installed");
+            check(!first.alreadyInstalled && first.conversation.equals("conv-1") && Arrays.equals(store.keyFor("conv-1", 2), K), "installed");
             KeyBundle.Installed again = KeyBundle.open(bundle(NOW + 3600), DEVICE.privateKey(), Collections.singletonList(PROVIDER.publicKey()), store, NOW);
             check(again.alreadyInstalled, "already installed");
             SealedPayload sealed = new Sealer().sealAPNs(Content.builder("conv-1", "m-1", NOW).body("after rotation").build(), K, new APNsOptions());
@@ -181,15 +198,15 @@ public final class BundleTest {
         PushSealTest.test("each check in order", () -> {
             String text = bundle(NOW + 3600);
             byte[] data = PushSeal.fromBase64url(text);
-            byte[] ones = new byte[67], tooShort = new byte[66], two = new byte[402];
+            byte[] ones = new byte[145], tooShort = new byte[48], tooLong = new byte[401], two = new byte[401];
+            tooLong[0] = 1;
             Arrays.fill(ones, (byte) 1);
             Arrays.fill(tooShort, (byte) 1);
             two[0] = 2;
-            StringBuilder long539 = new StringBuilder("AQ");
-            while (long539.length() < 539) long539.append('A');
-            for (String bad : Arrays.asList("", "!!!", "AQ=", "AB", PushSeal.base64url(ones), PushSeal.base64url(tooShort), long539.toString(), text + "A",
-                    PushSeal.base64url(Arrays.copyOf(data, data.length + 1)), edit(text, 66, 7), edit(text, 67, 0xff), edit(edit(text, 66, 0), 65, 0),
-                    edit(text, 40, 0), edit(text, 33, 0x80), edit(text, 41, 0x80))) {
+            StringBuilder long536 = new StringBuilder("AQ");
+            while (long536.length() < 536) long536.append('A');
+            for (String bad : Arrays.asList("", "!!!", "AQ=", "AB", PushSeal.base64url(ones), PushSeal.base64url(tooShort), PushSeal.base64url(tooLong),
+                    long536.toString(), text + "!", PushSeal.base64url(Arrays.copyOf(data, 145)), edit(text, 40, 0), edit(text, 33, 0x80), edit(text, 41, 0x80))) {
                 check(reason(bad) == BundleReason.MALFORMED_BUNDLE, "malformed: " + bad);
             }
             for (String other : Arrays.asList("AAAA", "Ag", PushSeal.base64url(two))) {
@@ -201,9 +218,11 @@ public final class BundleTest {
             check(reason(text, new MemoryKeyStore(), NOW, STRANGER.privateKey(), pinned) == BundleReason.WRONG_DEVICE, "wrong device");
             check(reason(text, new MemoryKeyStore(), NOW, DEVICE.privateKey(), Collections.singletonList(STRANGER.publicKey())) == BundleReason.UNKNOWN_PROVIDER, "unknown provider");
             check(reason(text, new MemoryKeyStore(), NOW, DEVICE.privateKey(), Collections.<byte[]>emptyList()) == BundleReason.UNKNOWN_PROVIDER, "no pins");
-            for (int at : new int[] {40, data.length - 1, data.length - 80}) {
+            for (int at : new int[] {40, data.length - 1, 65, 97}) {
                 check(reason(edit(text, at, data[at] ^ 1)) == BundleReason.BUNDLE_AUTHENTICATION_FAILED, "authentication " + at);
             }
+            check(reason(PushSeal.base64url(Arrays.copyOf(data, data.length + 1))) == BundleReason.BUNDLE_AUTHENTICATION_FAILED, "a longer cid");
+            check(reason(PushSeal.base64url(Arrays.copyOf(data, data.length - 1))) == BundleReason.BUNDLE_AUTHENTICATION_FAILED, "a shorter cid");
             byte[] forged = PushSeal.fromBase64url(KeyBundle.seal(K, "conv-1", 2, NOW + 3600, STRANGER.privateKey(), DEVICE.publicKey()));
             System.arraycopy(KeyBundle.providerKeyId(PROVIDER.publicKey()), 0, forged, 1, 16);
             check(reason(PushSeal.base64url(forged)) == BundleReason.BUNDLE_AUTHENTICATION_FAILED, "forged by a stranger");
@@ -211,15 +230,13 @@ public final class BundleTest {
             check(reason(bundle(NOW), new MemoryKeyStore(), NOW + 1, DEVICE.privateKey(), pinned) == BundleReason.BUNDLE_EXPIRED, "expired by a second");
         });
         PushSealTest.test("kid mismatch needs an authentic bundle with another kid", () -> {
-            byte[] b = new KeyBundle.Header(KeyBundle.providerKeyId(PROVIDER.publicKey()), KeyBundle.deviceKeyId(DEVICE.publicKey()), 2, NOW + 3600,
-                    PushSeal.keyId(OTHER_K), "conv-1").encode();
-            Hpke.Sender s = Hpke.setupSender(DEVICE.publicKey(), "pushseal v1 key bundle".getBytes(StandardCharsets.US_ASCII), PROVIDER.privateKey(), null);
-            byte[] ct = s.context.seal(b, K, 0);
-            byte[] all = new byte[b.length + 80];
-            System.arraycopy(b, 0, all, 0, b.length);
-            System.arraycopy(s.enc, 0, all, b.length, 32);
-            System.arraycopy(ct, 0, all, b.length + 32, 48);
-            check(reason(PushSeal.base64url(all)) == BundleReason.KID_MISMATCH, "kid mismatch");
+            check(reason(handSealed(PushSeal.keyId(OTHER_K), "conv-1".getBytes(StandardCharsets.UTF_8))) == BundleReason.KID_MISMATCH, "kid mismatch");
+        });
+        PushSealTest.test("a sealed conversation id that is not UTF-8 is malformed after opening", () -> {
+            String text = handSealed(PushSeal.keyId(K), new byte[] {'c', 'o', 'n', 'v', (byte) 0xff});
+            check(reason(text) == BundleReason.MALFORMED_BUNDLE, "malformed after opening");
+            check(reason(text, new MemoryKeyStore(), NOW, STRANGER.privateKey(), Collections.singletonList(PROVIDER.publicKey())) == BundleReason.WRONG_DEVICE,
+                    "the header checks come first");
         });
         PushSealTest.test("conflicting keys are refused and nothing is installed", () -> {
             Object[][] stored = {{"conv-1", 2L, OTHER_K}, {"conv-1", 1L, K}, {"conv-2", 2L, K}};
