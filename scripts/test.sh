@@ -22,7 +22,7 @@ if [[ $status -ne 0 ]] || ! grep -qE '^✔ Test run with [0-9]+ tests? .*passed'
     exit 1
 fi
 
-echo "== ports against Vectors/pushseal-v1.json, pushseal-v1-provider.json and pushseal-v1-store.json"
+echo "== ports against the receiver, provider, key-store and bundle vectors and RFC 9180 A.2 (HPKE)"
 Vectors/ports/run-all.sh
 
 echo "== round trips: pushseal seal/open <-> the three ports"

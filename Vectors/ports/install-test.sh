@@ -7,7 +7,8 @@
 # directory, `npm pack` + `npm install` of the tarball, offline) and Java (the jar from
 # build.sh on the classpath; Kotlin too when kotlinc is installed) it runs the program of
 # Docs/PORTING.md §5 from a temporary directory (and compiles the Kotlin snippet of §3): it must open a payload sealed by `pushseal seal`
-# and print its title and body, and `pushseal open` must accept the reply it seals. Then it runs
+# and print its title and body, and `pushseal open` must accept the reply it seals; the key bundle
+# programs of §6.4 must install a bundle and open that payload with it. Then it runs
 # each package's own tests and vector runner against the installed copy. Ends with
 # "N passed, N failed"; exit status 1 on any failure.
 set -uo pipefail
@@ -30,7 +31,9 @@ check() {  # label, then a command whose success is the check
 
 key="AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"
 now="$(date +%s)"
-vectors=("$root/Vectors/pushseal-v1.json" "$root/Vectors/pushseal-v1-provider.json" "$root/Vectors/pushseal-v1-store.json")
+hpke="$("$here/hpke-vectors.sh")" || exit 1
+wycheproof="${PUSHSEAL_WYCHEPROOF_DIR:-$(dirname "$hpke")/../wycheproof}"
+vectors=("$root/Vectors/pushseal-v1.json" "$root/Vectors/pushseal-v1-provider.json" "$root/Vectors/pushseal-v1-store.json" "$root/Vectors/pushseal-v1-bundles.json" "$hpke")
 printf '{"cid":"conv-install","mid":"m-1","ts":%s,"title":"Ana","body":"Hello 👋🏽 from Swift"}\n' "$now" \
     | "$bin" seal --key "$key" > "$tmp/swift-payload.json" || { echo "install-test: pushseal seal failed" >&2; exit 1; }
 
@@ -40,7 +43,7 @@ import re, sys, pathlib
 text = pathlib.Path(sys.argv[1]).read_text()
 out = pathlib.Path(sys.argv[2]); out.mkdir()
 found = re.findall(r"<!-- test: (\S+) -->\n```\w+\n(.*?)```", text, re.S)
-assert len(found) == 5, f"expected 5 test examples in PORTING.md, found {len(found)}"
+assert len(found) == 9, f"expected 9 test examples in PORTING.md, found {len(found)}"
 for name, code in found:
     (out / name).write_text(code)
 PY
@@ -55,15 +58,27 @@ round_trip() {  # name, command...
         || { cat "$tmp/run-$name/opened.json"; return 1; }
 }
 
+# Runs a key bundle example (PORTING.md §6.4): it seals K to a new device key, installs the bundle
+# and opens the Swift payload with the store.
+bundle_example() {  # name, command...
+    local name="$1"; shift
+    ( cd "$tmp/run-$name" && "$@" "$key" "$now" < "$tmp/swift-payload.json" > bundle-stdout.txt 2> bundle-stderr.txt ) \
+        || { cat "$tmp/run-$name/bundle-stderr.txt"; return 1; }
+    [ "$(cat "$tmp/run-$name/bundle-stderr.txt")" = "$(printf 'installed\nAna Hello 👋🏽 from Swift')" ] \
+        || { echo "did not install the bundle and print the decrypted title and body:"; cat "$tmp/run-$name/bundle-stderr.txt"; return 1; }
+}
+
 echo "== python: a fresh virtual environment"
 mkdir -p "$tmp/run-python"
 python3 -m venv "$tmp/venv"
 check "python: pip install Vectors/ports/python" "$tmp/venv/bin/pip" install --quiet --disable-pip-version-check "$here/python" pytest mypy
 cp "$tmp/examples/example.py" "$tmp/run-python/"
 check "python: example opens pushseal's payload, pushseal opens its reply" round_trip python "$tmp/venv/bin/python" example.py
-check "python: mypy checks the example against the installed, typed package (py.typed)" bash -c "cd '$tmp/run-python' && '$tmp/venv/bin/mypy' --no-incremental --strict example.py"
+cp "$tmp/examples/bundle_example.py" "$tmp/run-python/"
+check "python: bundle example installs a key bundle and opens pushseal's payload with it" bundle_example python "$tmp/venv/bin/python" bundle_example.py
+check "python: mypy checks the examples against the installed, typed package (py.typed)" bash -c "cd '$tmp/run-python' && '$tmp/venv/bin/mypy' --no-incremental --strict example.py bundle_example.py"
 check "python: the installed package is the one imported" bash -c "cd '$tmp' && '$tmp/venv/bin/python' -c 'import pushseal, sys; assert \"site-packages\" in pushseal.__file__, pushseal.__file__'"
-check "python: pytest against the installed package" bash -c "cd '$tmp' && PUSHSEAL_VECTORS='$root/Vectors' '$tmp/venv/bin/python' -m pytest -q -p no:cacheprovider '$here/python/tests'"
+check "python: pytest against the installed package" bash -c "cd '$tmp' && PUSHSEAL_VECTORS='$root/Vectors' PUSHSEAL_HPKE_VECTORS='$hpke' PUSHSEAL_WYCHEPROOF_DIR='$wycheproof' '$tmp/venv/bin/python' -m pytest -q -p no:cacheprovider '$here/python/tests'"
 check "python: pushseal-vectors-python (console script)" "$tmp/venv/bin/pushseal-vectors-python" "${vectors[@]}"
 
 echo "== node: a fresh directory, npm pack + npm install (offline)"
@@ -72,7 +87,9 @@ printf '{"name":"install-test","private":true,"type":"module"}\n' > "$tmp/run-no
 check "node: npm pack && npm install the tarball" bash -c "cd '$tmp' && npm pack --silent --pack-destination '$tmp' '$here/node' >/dev/null && cd run-node && npm install --offline --no-audit --no-fund --silent '$tmp'/pushseal-*.tgz"
 cp "$tmp/examples/example.mjs" "$tmp/run-node/"
 check "node: example opens pushseal's payload, pushseal opens its reply" round_trip node node example.mjs
-check "node: node --test against the installed package" bash -c "cd '$tmp/run-node/node_modules/pushseal' && cp -r '$here/node/test' . && PUSHSEAL_VECTORS='$root/Vectors' node --test test/"
+cp "$tmp/examples/bundle_example.mjs" "$tmp/run-node/"
+check "node: bundle example installs a key bundle and opens pushseal's payload with it" bundle_example node node bundle_example.mjs
+check "node: node --test against the installed package" bash -c "cd '$tmp/run-node/node_modules/pushseal' && cp -r '$here/node/test' . && PUSHSEAL_VECTORS='$root/Vectors' PUSHSEAL_HPKE_VECTORS='$hpke' PUSHSEAL_WYCHEPROOF_DIR='$wycheproof' node --test test/"
 check "node: pushseal-vectors-node (bin)" "$tmp/run-node/node_modules/.bin/pushseal-vectors-node" "${vectors[@]}"
 
 echo "== java: the jar on the classpath"
@@ -82,12 +99,18 @@ jar="$(ls "$tmp"/java/pushseal-*.jar 2>/dev/null | head -n 1)"
 cp "$tmp/examples/Example.java" "$tmp/run-java/"
 check "java: javac --release 8 Example.java against the jar" javac --release 8 -cp "$jar" -d "$tmp/run-java" "$tmp/run-java/Example.java"
 check "java: example opens pushseal's payload, pushseal opens its reply" round_trip java java -cp "$jar:." Example
+cp "$tmp/examples/BundleExample.java" "$tmp/run-java/"
+check "java: javac --release 8 BundleExample.java against the jar" javac --release 8 -cp "$jar" -d "$tmp/run-java" "$tmp/run-java/BundleExample.java"
+check "java: bundle example installs a key bundle and opens pushseal's payload with it" bundle_example java java -cp "$jar:." BundleExample
 check "java: VectorRunner" java -cp "$jar:$tmp/java/runner" dev.pushseal.VectorRunner "${vectors[@]}"
 if command -v kotlinc >/dev/null; then
     mkdir -p "$tmp/run-kotlin"
     cp "$tmp/examples/Example.kt" "$tmp/examples/Primitives.kt" "$tmp/run-kotlin/"
     check "kotlin: kotlinc Example.kt and PORTING.md §3's Primitives.kt against the jar" bash -c "cd '$tmp/run-kotlin' && kotlinc -nowarn Example.kt Primitives.kt -cp '$jar' -d example.jar 2>&1 | grep -v 'warning: Options -Xverify'; test -f example.jar"
     check "kotlin: example opens pushseal's payload, pushseal opens its reply" round_trip kotlin kotlin -cp "$jar:example.jar" ExampleKt
+    cp "$tmp/examples/BundleExample.kt" "$tmp/run-kotlin/"
+    check "kotlin: kotlinc BundleExample.kt against the jar" bash -c "cd '$tmp/run-kotlin' && kotlinc -nowarn BundleExample.kt -cp '$jar' -d bundle-example.jar 2>&1 | grep -v 'warning: Options -Xverify'; test -f bundle-example.jar"
+    check "kotlin: bundle example installs a key bundle and opens pushseal's payload with it" bundle_example kotlin kotlin -cp "$jar:bundle-example.jar" BundleExampleKt
 else
     failed=$((failed + 1)); echo "FAIL kotlin: kotlinc is not installed (scripts/bootstrap.sh --ports installs Debian's kotlin)"
 fi

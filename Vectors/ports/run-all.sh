@@ -3,8 +3,10 @@
 #
 #   Vectors/ports/run-all.sh [--install-missing] [VECTOR_FILE…]
 #
-# The files default to Vectors/pushseal-v1.json, pushseal-v1-provider.json and pushseal-v1-store.json in this
-# repository (receiver, provider and key-store vectors; each runner tells them apart by their schema). Java is
+# The files default to Vectors/pushseal-v1.json, pushseal-v1-provider.json, pushseal-v1-store.json and
+# pushseal-v1-bundles.json in this repository (receiver, provider, key-store and key bundle vectors;
+# each runner tells them apart by their schema) and RFC 9180's HPKE vectors (found by
+# hpke-vectors.sh: shared/vectors/hpke/ beside the checkout, or PUSHSEAL_HPKE_VECTORS). Java is
 # built by java/build.sh (javac --release 8, the jar, its tests) into a temporary directory.
 # --install-missing installs absent prerequisites (Debian's nodejs and openjdk-17-jdk-headless;
 # the Python packages cryptography and regex with pip); without it a missing prerequisite is an
@@ -19,12 +21,17 @@ files=()
 for arg in "$@"; do
   case "$arg" in
     --install-missing) install=1 ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run-all.sh: error: unknown option $arg" >&2; exit 64 ;;
     *) case "$arg" in /*) files+=("$arg") ;; *) files+=("$PWD/$arg") ;; esac ;;
   esac
 done
-[ "${#files[@]}" -gt 0 ] || files=("$root/Vectors/pushseal-v1.json" "$root/Vectors/pushseal-v1-provider.json" "$root/Vectors/pushseal-v1-store.json")
+if [ "${#files[@]}" -eq 0 ]; then
+  # RFC 9180's own HPKE vectors live beside the checkout (shared/vectors/hpke/ in an ancestor
+  # directory), or at PUSHSEAL_HPKE_VECTORS.
+  hpke="$("$here/hpke-vectors.sh")" || exit 1
+  files=("$root/Vectors/pushseal-v1.json" "$root/Vectors/pushseal-v1-provider.json" "$root/Vectors/pushseal-v1-store.json" "$root/Vectors/pushseal-v1-bundles.json" "$hpke")
+fi
 
 if ! python3 -c 'import cryptography.hazmat.primitives.ciphers.aead, regex' >/dev/null 2>&1; then
   if [ "$install" = 1 ]; then

@@ -7,7 +7,8 @@
 #    all of which Android API 28 has (plus JCE ChaCha20-Poly1305, which Android provides from 28);
 # 2. builds OUTDIR/pushseal-VERSION.jar (META-INF/LICENSE, Implementation-Version in the manifest);
 # 3. compiles the vector runner and CLI (runner/) and the tests (test/) against the jar into
-#    OUTDIR/runner and OUTDIR/test, and runs the tests (dev.pushseal.tests.PushSealTest).
+#    OUTDIR/runner and OUTDIR/test, and runs the tests (dev.pushseal.tests.PushSealTest, and
+#    BundleTest: HPKE against RFC 9180 A.2 and key bundles, which need Java 11+ at run time).
 # Exit status non-zero on any failure.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -25,3 +26,11 @@ javac --release 8 -Xlint:all -encoding UTF-8 -cp "$jar" -d "$out/runner" $(find 
 javac --release 8 -Xlint:all -encoding UTF-8 -cp "$jar:$out/runner" -d "$out/test" $(find "$here/test" -name '*.java')
 echo "== java: $jar"
 java -cp "$jar:$out/test" dev.pushseal.tests.PushSealTest
+# HPKE and key bundles need X25519 (XDH: Java 11+ at run time). BundleTest also runs RFC 9180's
+# vectors (found by ../hpke-vectors.sh), Wycheproof's X25519 cases (PUSHSEAL_WYCHEPROOF_DIR, else
+# beside the HPKE file) and the key bundle vectors of this repository.
+hpke="$("$here/../hpke-vectors.sh")"
+wycheproof="${PUSHSEAL_WYCHEPROOF_DIR:-$(dirname "$hpke")/../wycheproof}"
+java -Dpushseal.hpkeVectors="$hpke" -Dpushseal.bundleVectors="$root/Vectors/pushseal-v1-bundles.json" \
+    -Dpushseal.x25519Vectors="$wycheproof/x25519_test.json" \
+    -cp "$jar:$out/runner:$out/test" dev.pushseal.tests.BundleTest

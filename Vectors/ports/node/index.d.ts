@@ -72,8 +72,11 @@ export type Placeholder =
 export interface APNsOptions {
   placeholder?: Placeholder; sound?: string; threadId?: typeof OPAQUE | string | null; category?: string;
   interruptionLevel?: 'passive' | 'active' | 'time-sensitive' | 'critical'; relevanceScore?: number;
+  /** A key bundle's text carried in band as "pushseal-bundle" (SPEC §16.7), counted first. */
+  keyBundle?: string;
 }
-export interface FCMOptions { token: string; priority?: 'high' | 'normal'; ttl?: number; }
+/** `keyBundle`: a key bundle's text carried in band as data "pushseal-bundle" (SPEC §16.7), counted first. */
+export interface FCMOptions { token: string; priority?: 'high' | 'normal'; ttl?: number; keyBundle?: string; }
 export interface Sizes { content: number; padded: number; envelope: number; wire: number; payload: number; limited: number; limit: number; }
 export interface SealedPayload {
   body: Buffer; text: string; path: 'complete' | 'truncated' | 'content_free'; sizes: Sizes; wire: string; content: Content;
@@ -100,3 +103,61 @@ export declare function opaqueThreadId(key: Uint8Array): string;
 export declare function b64urlEncode(bytes: Uint8Array): string;
 export declare function b64urlDecode(text: string): Buffer | null;
 export declare const version: string;
+
+export { HPKEError } from './hpke';
+
+/** The key bundle reason codes, in the receiver's check order (plus store_locked). */
+export type BundleReasonCode =
+  | 'malformed_bundle' | 'unsupported_bundle_version' | 'wrong_device' | 'unknown_provider'
+  | 'bundle_authentication_failed' | 'kid_mismatch' | 'bundle_expired' | 'conflicting_key' | 'store_locked';
+export declare const BundleReason: Readonly<{
+  MALFORMED_BUNDLE: 'malformed_bundle'; UNSUPPORTED_BUNDLE_VERSION: 'unsupported_bundle_version'; WRONG_DEVICE: 'wrong_device';
+  UNKNOWN_PROVIDER: 'unknown_provider'; BUNDLE_AUTHENTICATION_FAILED: 'bundle_authentication_failed'; KID_MISMATCH: 'kid_mismatch';
+  BUNDLE_EXPIRED: 'bundle_expired'; CONFLICTING_KEY: 'conflicting_key'; STORE_LOCKED: 'store_locked';
+}>;
+/** A key bundle was refused; carries no key material. */
+export declare class BundleError extends PushSealError { readonly reason: BundleReasonCode; }
+/** Thrown by a BundleKeyStore that cannot be used now; reported as store_locked. */
+export declare class StoreLocked extends PushSealError { constructor(); }
+/** notAfter of a key without a time limit (2^64 − 1). */
+export declare const NO_EXPIRY: bigint;
+/** The bundle header (65 bytes, the HPKE associated data); the conversation id is sealed with K, not in it. */
+export interface BundleHeader {
+  providerKeyId: Buffer; deviceKeyId: Buffer; epoch: bigint; notAfter: bigint; kid: Buffer;
+}
+/** What openBundle needs from the device's key store; each method throws StoreLocked when it cannot be used. */
+export interface BundleKeyStore {
+  keyFor(conversation: string, epoch: bigint): Uint8Array | null;
+  locationOf(kid: Uint8Array): { conversation: string; epoch: bigint | number } | null;
+  install(conversation: string, epoch: bigint, key: Uint8Array, notAfter: bigint): void;
+}
+/** An in-memory bundle key store that is also a receiver key source. For tests and examples. */
+export declare class MemoryKeyStore implements BundleKeyStore {
+  keyFor(conversation: string, epoch: bigint | number): Buffer | null;
+  locationOf(kid: Uint8Array): { conversation: string; epoch: bigint } | null;
+  install(conversation: string, epoch: bigint | number, key: Uint8Array, notAfter: bigint | number): void;
+  lookup(kid: Uint8Array): { key: Buffer; conversation: string } | typeof KEY_NOT_FOUND;
+}
+/** HKDF-Expand(PRK = the device's X25519 public key, "pushseal v1 device key id", 16). */
+export declare function deviceKeyId(devicePublicKey: Uint8Array): Buffer;
+/** HKDF-Expand(PRK = the provider's X25519 public key, "pushseal v1 provider key id", 16). */
+export declare function providerKeyId(providerPublicKey: Uint8Array): Buffer;
+/** Parses a bundle; throws BundleError malformed_bundle or unsupported_bundle_version. */
+export declare function parseBundle(bundle: string | Uint8Array): { header: BundleHeader; headerBytes: Buffer; enc: Buffer; ciphertext: Buffer };
+/** The bundle text of `key` for (conversation, epoch), sealed to the device by the provider. `testIkmE`: test vectors only. */
+export declare function sealBundle(bundle: {
+  key: Uint8Array; conversation: string; epoch: number | bigint; notAfter?: number | bigint | null;
+  providerPrivateKey: Uint8Array; devicePublicKey: Uint8Array; testIkmE?: Uint8Array | null;
+}): string;
+/** Checks a bundle in the specified order and installs its key (idempotent). Throws BundleError. */
+export declare function openBundle(bundle: string | Uint8Array, device: {
+  devicePrivateKey: Uint8Array; pinnedProviderKeys: Iterable<Uint8Array>; store: BundleKeyStore; now: number | bigint;
+}): { header: BundleHeader; conversation: string; alreadyInstalled: boolean };
+/** The registration suite string of SPEC §16.1. */
+export declare const REGISTRATION_SUITE: 'pushseal-v1-x25519';
+/** A device registration was refused; the message says why. */
+export declare class RegistrationError extends PushSealError {}
+/** The registration JSON a device sends to its backend next to its push token. */
+export declare function deviceRegistration(devicePublicKey: Uint8Array): string;
+/** The device public key of a registration after the backend's checks; throws RegistrationError. */
+export declare function registrationPublicKey(registration: string | Uint8Array): Buffer;

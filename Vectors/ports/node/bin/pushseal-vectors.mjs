@@ -1,17 +1,19 @@
 #!/usr/bin/env node
 // The vector runner: node bin/pushseal-vectors.mjs FILE…  (or `pushseal-vectors-node`).
-// Runs receiver vectors (pushseal_v1_test_schema) and provider vectors
-// (pushseal_v1_provider_test_schema) through the package. Prints one `FAIL tcId N: …` line per
+// Runs receiver vectors (pushseal_v1_test_schema), provider vectors
+// (pushseal_v1_provider_test_schema), key bundle vectors (pushseal_v1_bundle_test_schema) and the
+// RFC 9180 HPKE file (its base and auth vectors) through the package. Prints one `FAIL tcId N: …` line per
 // mismatch and `N passed, N failed`; exits 1 on any failure, on a missing file or another schema,
 // or when no case ran.
 
 import { createCipheriv, createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { KEY_LOCKED, KEY_NOT_FOUND, OPAQUE, OpenError, Reason, Receiver, Sealer, SealError } from '../src/index.mjs';
 import { encodeContent } from '../src/content.mjs';
 import { parseJSON, toPlain } from '../src/strict-json.mjs';
 import { b64urlDecode, b64urlEncode, keyId, messageKey, opaqueThreadId, openEnvelope, pad, sealEnvelope, unpad } from '../src/wire.mjs';
+import { BUNDLE_SCHEMA, hpkeCases, isHPKEFile, runBundleCase, runHPKECase } from './key-vectors.mjs';
 
 const RECEIVER_SCHEMA = 'pushseal_v1_test_schema';
 const PROVIDER_SCHEMA = 'pushseal_v1_provider_test_schema';
@@ -209,22 +211,31 @@ export function runFile(path) {
     console.log(`FAIL file ${path}: ${e.code ? `cannot read: ${e.code}` : `not strict JSON: ${e.message}`}`);
     return [0, 1];
   }
-  const runner = { [RECEIVER_SCHEMA]: runReceiverCase, [PROVIDER_SCHEMA]: runProviderCase, [STORE_SCHEMA]: runStoreCase }[doc?.schema];
-  const versions = { [RECEIVER_SCHEMA]: 2, [PROVIDER_SCHEMA]: 1, [STORE_SCHEMA]: 1 };
+  if (isHPKEFile(doc)) {
+    const cases = hpkeCases(doc);
+    return runCases(path, runHPKECase, cases, cases.length);
+  }
+  const runner = {
+    [RECEIVER_SCHEMA]: runReceiverCase, [PROVIDER_SCHEMA]: runProviderCase, [STORE_SCHEMA]: runStoreCase, [BUNDLE_SCHEMA]: runBundleCase,
+  }[doc?.schema];
+  const versions = { [RECEIVER_SCHEMA]: 2, [PROVIDER_SCHEMA]: 1, [STORE_SCHEMA]: 1, [BUNDLE_SCHEMA]: 1 };
   if (!runner || doc.schemaVersion !== versions[doc.schema]) {
-    console.log(`FAIL file ${path}: schema is not ${RECEIVER_SCHEMA} version 2, ${PROVIDER_SCHEMA} version 1 or ${STORE_SCHEMA} version 1`);
+    console.log(`FAIL file ${path}: schema is not ${RECEIVER_SCHEMA} version 2, ${PROVIDER_SCHEMA} version 1, ${STORE_SCHEMA} version 1 or ${BUNDLE_SCHEMA} version 1, nor the RFC 9180 file`);
     return [0, 1];
   }
-  const tests = Array.isArray(doc.tests) ? doc.tests : [];
+  return runCases(path, runner, Array.isArray(doc.tests) ? doc.tests : [], doc.numberOfTests);
+}
+
+function runCases(path, runner, tests, expectedCount) {
   if (tests.length === 0) { console.log(`FAIL file ${path}: no test cases found`); return [0, 1]; }
   let passed = 0; let failed = 0;
-  if (doc.numberOfTests !== tests.length) { console.log(`FAIL file ${path}: numberOfTests ${doc.numberOfTests} != ${tests.length} cases`); failed++; }
+  if (expectedCount !== tests.length) { console.log(`FAIL file ${path}: numberOfTests ${expectedCount} != ${tests.length} cases`); failed++; }
   for (const t of tests) {
     let errs;
     try { errs = runner(t); } catch (e) { errs = [`malformed case: ${e.message}`]; }
     if (errs.length) {
       failed++;
-      for (const e of errs) console.log(`FAIL tcId ${t?.tcId ?? '?'}: ${e}`);
+      for (const e of errs) console.log(`FAIL tcId ${t?.tcId ?? t?.mode ?? '?'}: ${e}`);
     } else passed++;
   }
   return [passed, failed];
@@ -233,7 +244,7 @@ export function runFile(path) {
 /** Entry point: returns the exit status. */
 export function main(argv) {
   if (argv.length === 0 || argv[0] === '-h' || argv[0] === '--help') {
-    console.log('usage: pushseal-vectors-node FILE…   (receiver or provider vector files)');
+    console.log('usage: pushseal-vectors-node FILE…   (receiver, provider, bundle or RFC 9180 vector files)');
     return argv.length === 0 ? 64 : 0;
   }
   let passed = 0; let failed = 0;
@@ -245,4 +256,6 @@ export function main(argv) {
   return failed === 0 && passed > 0 ? 0 : 1;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exitCode = main(process.argv.slice(2));
+// Run as a program (also through npm's bin symlink, hence the real path), not when imported by the tests.
+const invoked = process.argv[1] ? pathToFileURL(realpathSync(process.argv[1])).href : '';
+if (import.meta.url === invoked) process.exitCode = main(process.argv.slice(2));

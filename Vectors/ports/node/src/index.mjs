@@ -11,3 +11,8 @@ export {
 } from './provider.mjs';
 export { keyId, messageKey, threadId, opaqueThreadId, b64urlEncode, b64urlDecode } from './wire.mjs';
 export { VERSION as version } from './version.mjs';
+export { HPKEError } from './hpke.mjs';
+export {
+  NO_EXPIRY, BundleReason, BundleError, StoreLocked, MemoryKeyStore, deviceKeyId, providerKeyId, parseBundle, sealBundle, openBundle,
+  REGISTRATION_SUITE, RegistrationError, deviceRegistration, registrationPublicKey,
+} from './bundle.mjs';

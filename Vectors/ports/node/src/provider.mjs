@@ -3,8 +3,9 @@
 
 import { randomBytes } from 'node:crypto';
 import { MAX_CONTENT_BYTES, contentFree, encodeContent, escapedLength, isContentFreeShape, jsonString, validateContent } from './content.mjs';
+import { BundleError, BundleReason, parseBundle } from './bundle.mjs';
 import { ContentError, SealError } from './errors.mjs';
-import { HEADER_BYTES, MAX_ENVELOPE, MIN_ENVELOPE, SALT_BYTES, TAG_BYTES, b64urlEncode, decodedLength, encodedLength, opaqueThreadId, padTo, paddedLength, sealEnvelope } from './wire.mjs';
+import { HEADER_BYTES, MAX_ENVELOPE, MIN_ENVELOPE, SALT_BYTES, TAG_BYTES, b64urlEncode, decodedLength, encodedLength, keyId, opaqueThreadId, padTo, paddedLength, sealEnvelope } from './wire.mjs';
 
 export const DEFAULT_PAD_BLOCK = 256;
 export const MAX_PAD_BLOCK = 4096;
@@ -85,13 +86,40 @@ function apnsFrame(o, key) {
   s += '},"pushseal":"';
   const prefix = Buffer.from(s, 'utf8');
   const suffix = Buffer.from('"}');
-  return { prefix, suffix, overhead: prefix.length + suffix.length, limit: APNS_LIMIT };
+  return carrying({ prefix, suffix, overhead: prefix.length + suffix.length, limit: APNS_LIMIT }, o.keyBundle, true);
 }
 
 function fcmFrame(o) {
   const prefix = Buffer.from(`{"message":{"token":${jsonString(o.token)},"data":{"pushseal":"`, 'utf8');
   const suffix = Buffer.from(`"},"android":{"priority":${jsonString(o.priority ?? 'high')},"ttl":"${o.ttl ?? 2419200}s"}}}`, 'utf8');
-  return { prefix, suffix, overhead: 'pushseal'.length, limit: FCM_DATA_LIMIT };
+  return carrying({ prefix, suffix, overhead: 'pushseal'.length, limit: FCM_DATA_LIMIT }, o.keyBundle, false);
+}
+
+const BUNDLE_MEMBER = 'pushseal-bundle';
+
+// An in-band bundle (SPEC §16.7) must be a bundle of the key the notification is sealed under.
+function checkBundle(bundle, key) {
+  if (bundle === undefined || bundle === null || !key || key.length !== 32) return; // a wrong key is #seal's invalid_key
+  let header;
+  try {
+    if (typeof bundle !== 'string') throw new BundleError(BundleReason.MALFORMED_BUNDLE);
+    ({ header } = parseBundle(bundle));
+  } catch (e) {
+    if (e instanceof BundleError) throw new SealError('invalid_option', `keyBundle: ${e.reason}`);
+    throw e;
+  }
+  if (!header.kid.equals(keyId(key))) {
+    throw new SealError('invalid_option', `keyBundle: the bundle carries key ${header.kid.toString('hex')}, the notification is sealed under ${keyId(key).toString('hex')}`);
+  }
+}
+
+// The frame with the bundle as a "pushseal-bundle" member right after the wire string, counted
+// first: 21 + |text| JSON bytes (APNs), or 15 + |text| data-map bytes (FCM).
+function carrying(frame, bundle, jsonBytes) {
+  if (bundle === undefined || bundle === null) return frame;
+  const added = Buffer.from(`","${BUNDLE_MEMBER}":"${bundle}`, 'ascii');
+  const counted = jsonBytes ? added.length : BUNDLE_MEMBER.length + bundle.length;
+  return { ...frame, suffix: Buffer.concat([added, frame.suffix]), overhead: frame.overhead + counted };
 }
 
 /** The longest prefix of `text` ending at an extended grapheme cluster boundary (Intl.Segmenter)
@@ -129,17 +157,25 @@ export class Sealer {
     this.padBlock = padBlock;
   }
 
-  /** The APNs JSON body (≤ 4096 bytes): {body, text, path, sizes, wire, content}. Throws SealError. */
+  /**
+   * The APNs JSON body (≤ 4096 bytes): {body, text, path, sizes, wire, content}. Throws SealError.
+   * With `options.keyBundle` (a bundle's text) the bundle is carried in band, counted first.
+   */
   sealAPNs(content, key, options = {}, { testSalt } = {}) {
     checkContent(content);
     validateAPNs(options);
+    checkBundle(options.keyBundle, key);
     return this.#seal(content, key, apnsFrame(options, key), testSalt);
   }
 
-  /** The FCM HTTP v1 message (data ≤ 4096 bytes). Throws SealError. */
+  /**
+   * The FCM HTTP v1 message (data ≤ 4096 bytes). Throws SealError. With `options.keyBundle` the
+   * bundle is carried in band as data "pushseal-bundle", counted first.
+   */
   sealFCM(content, key, options, { testSalt } = {}) {
     checkContent(content);
     validateFCM(options ?? {});
+    checkBundle(options.keyBundle, key);
     return this.#seal(content, key, fcmFrame(options), testSalt);
   }
 

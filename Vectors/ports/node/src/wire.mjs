@@ -18,7 +18,7 @@ const INFO_TID = Buffer.from('pushseal v1 thread id', 'ascii');
 
 // HKDF-Expand(PRK = K, info, L <= 32) = first L bytes of HMAC-SHA256(K, info || 0x01).
 // (crypto.hkdfSync would also run Extract: it must not be used here.)
-function hkdfExpand(prk, info, length) {
+export function hkdfExpand(prk, info, length) {
   return createHmac('sha256', prk).update(info).update(Buffer.from([0x01])).digest().subarray(0, length);
 }
 /** kid = HKDF-Expand(K, "pushseal v1 key id", 16). */

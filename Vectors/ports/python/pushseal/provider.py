@@ -14,7 +14,8 @@ import regex
 from .content import MAX_CONTENT_BYTES, Content, escaped_length, json_string
 from .errors import ContentError, SealError
 from .wire import HEADER_BYTES, MAX_ENVELOPE, MIN_ENVELOPE, SALT_BYTES, TAG_BYTES, b64url_encode, decoded_length
-from .wire import encoded_length, opaque_thread_id, pad_to, padded_length, seal_envelope
+from .wire import encoded_length, key_id, opaque_thread_id, pad_to, padded_length, seal_envelope
+from .bundle import BundleError, parse_bundle
 
 __all__ = [
     "OPAQUE", "DEFAULT_PAD_BLOCK", "MAX_PAD_BLOCK", "APNS_LIMIT", "FCM_DATA_LIMIT", "ELLIPSIS", "TextPlaceholder",
@@ -69,6 +70,7 @@ class APNsOptions:
     category: Optional[str] = None
     interruption_level: Optional[str] = None
     relevance_score: Optional[float] = None
+    key_bundle: Optional[str] = None  # a key bundle's text, carried in band as "pushseal-bundle" (SPEC §16.7)
 
     def validate(self) -> None:
         """Raises SealError for options the Swift provider refuses."""
@@ -106,6 +108,7 @@ class FCMOptions:
     token: str
     priority: str = "high"
     ttl: int = 2419200
+    key_bundle: Optional[str] = None  # a key bundle's text, carried in band as data "pushseal-bundle" (SPEC §16.7)
 
     def validate(self) -> None:
         """Raises SealError for a malformed token, priority or time to live."""
@@ -167,16 +170,20 @@ class Sealer:
 
     def seal_apns(self, content: Content, key: bytes, options: APNsOptions = APNsOptions(), *,
                   test_salt: Optional[bytes] = None) -> SealedPayload:
-        """The APNs JSON body (at most 4096 bytes). Raises SealError."""
+        """The APNs JSON body (at most 4096 bytes). Raises SealError. With ``options.key_bundle``
+        the bundle is counted first and the body shortened to make room for it."""
         _validate(content)
         options.validate()
+        _check_bundle(options.key_bundle, key)
         return self._seal(content, key, _apns_frame(options, key), test_salt)
 
     def seal_fcm(self, content: Content, key: bytes, options: FCMOptions, *,
                  test_salt: Optional[bytes] = None) -> SealedPayload:
-        """The FCM HTTP v1 message (data map at most 4096 bytes). Raises SealError."""
+        """The FCM HTTP v1 message (data map at most 4096 bytes). Raises SealError. With
+        ``options.key_bundle`` the bundle is counted first and the body shortened to make room for it."""
         _validate(content)
         options.validate()
+        _check_bundle(options.key_bundle, key)
         return self._seal(content, key, _fcm_frame(options), test_salt)
 
     def _seal(self, content: Content, key: bytes, frame: _Frame, salt: Optional[bytes]) -> SealedPayload:
@@ -289,10 +296,36 @@ def _apns_frame(options: APNsOptions, key: bytes) -> _Frame:
     out.append('},"pushseal":"')
     prefix = "".join(out).encode("utf-8")
     suffix = b'"}'
-    return _Frame(prefix, suffix, len(prefix) + len(suffix), APNS_LIMIT)
+    return _carrying(_Frame(prefix, suffix, len(prefix) + len(suffix), APNS_LIMIT), options.key_bundle, json_bytes=True)
 
 
 def _fcm_frame(options: FCMOptions) -> _Frame:
     prefix = f'{{"message":{{"token":{json_string(options.token)},"data":{{"pushseal":"'.encode("utf-8")
     suffix = f'"}},"android":{{"priority":{json_string(options.priority)},"ttl":"{options.ttl}s"}}}}}}'.encode("utf-8")
-    return _Frame(prefix, suffix, len(_FCM_DATA_KEY), FCM_DATA_LIMIT)
+    return _carrying(_Frame(prefix, suffix, len(_FCM_DATA_KEY), FCM_DATA_LIMIT), options.key_bundle, json_bytes=False)
+
+
+_BUNDLE_MEMBER = "pushseal-bundle"
+
+
+def _check_bundle(bundle: Optional[str], key: bytes) -> None:
+    """An in-band bundle must be a bundle of the key the notification is sealed under."""
+    if bundle is None or len(key) != 32:  # a wrong key is _seal's invalid_key
+        return
+    try:
+        header = parse_bundle(bundle)[0]
+    except BundleError as e:
+        raise SealError("invalid_option", f"keyBundle: {e.reason.value}") from None
+    if header.kid != key_id(key):
+        raise SealError("invalid_option", f"keyBundle: the bundle carries key {header.kid.hex()}, "
+                                          f"the notification is sealed under {key_id(key).hex()}")
+
+
+def _carrying(frame: _Frame, bundle: Optional[str], json_bytes: bool) -> _Frame:
+    """The frame with the bundle as a "pushseal-bundle" member right after the wire string, counted
+    first: 21 + |text| JSON bytes (APNs), or 15 + |text| data-map bytes (FCM)."""
+    if bundle is None:
+        return frame
+    added = f'","{_BUNDLE_MEMBER}":"{bundle}'.encode("ascii")
+    counted = len(added) if json_bytes else len(_BUNDLE_MEMBER) + len(bundle)
+    return _Frame(frame.prefix, added + frame.suffix, frame.overhead + counted, frame.limit)

@@ -1,7 +1,9 @@
 """The vector runner: ``python -m pushseal.vectors FILE…`` (or ``pushseal-vectors-python``).
 
-Runs receiver vectors (``pushseal_v1_test_schema``, SPEC §12) and provider vectors
-(``pushseal_v1_provider_test_schema``, Vectors/README.md) through this package. Prints one
+Runs receiver vectors (``pushseal_v1_test_schema``, SPEC §12), provider vectors
+(``pushseal_v1_provider_test_schema``, Vectors/README.md), key bundle vectors
+(``pushseal_v1_bundle_test_schema``) and the RFC 9180 HPKE file (its base and auth vectors)
+through this package. Prints one
 ``FAIL tcId N: …`` line per mismatch and ``N passed, N failed``; exits 1 on any failure, on a
 file that is missing or in neither schema, or when no case ran."""
 
@@ -12,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List
 
+from . import key_vectors
 from .content import Content
 from .errors import OpenError, Reason, SealError
 from .provider import APNsOptions, FCMOptions, LocalizedPlaceholder, OPAQUE, Sealer, TextPlaceholder
@@ -259,24 +262,31 @@ def run_file(path: Path) -> tuple:
     except JSONError as e:
         print(f"FAIL file {path}: not strict JSON: {e}")
         return 0, 1
+    if key_vectors.is_hpke_file(doc):
+        cases = key_vectors.hpke_cases(doc)
+        return _run_cases(path, doc, key_vectors.run_hpke_case, cases, len(cases))
     schema = doc.get("schema") if isinstance(doc, dict) else None
     runner = {RECEIVER_SCHEMA: run_receiver_case, PROVIDER_SCHEMA: run_provider_case,
-              STORE_SCHEMA: run_store_case}.get(str(schema))
-    versions = {RECEIVER_SCHEMA: 2, PROVIDER_SCHEMA: 1, STORE_SCHEMA: 1}
+              STORE_SCHEMA: run_store_case, key_vectors.BUNDLE_SCHEMA: key_vectors.run_bundle_case}.get(str(schema))
+    versions = {RECEIVER_SCHEMA: 2, PROVIDER_SCHEMA: 1, STORE_SCHEMA: 1, key_vectors.BUNDLE_SCHEMA: 1}
     if runner is None or doc.get("schemaVersion") != versions.get(str(schema)):
-        print(f"FAIL file {path}: schema is not {RECEIVER_SCHEMA} version 2, {PROVIDER_SCHEMA} version 1 "
-              f"or {STORE_SCHEMA} version 1")
+        print(f"FAIL file {path}: schema is not {RECEIVER_SCHEMA} version 2, {PROVIDER_SCHEMA} version 1, "
+              f"{STORE_SCHEMA} version 1 or {key_vectors.BUNDLE_SCHEMA} version 1, nor the RFC 9180 file")
         return 0, 1
-    tests = doc.get("tests")
+    return _run_cases(path, doc, runner, doc.get("tests"), doc.get("numberOfTests"))
+
+
+def _run_cases(path: Path, doc: Any, runner: Any, tests: Any, expected_count: Any) -> tuple:
+    """Runs the cases; returns (passed, failed) after printing their FAIL lines."""
     if not isinstance(tests, list) or not tests:
         print(f"FAIL file {path}: no test cases found")
         return 0, 1
     passed = failed = 0
-    if doc.get("numberOfTests") != len(tests):
-        print(f"FAIL file {path}: numberOfTests {doc.get('numberOfTests')} != {len(tests)} cases")
+    if expected_count != len(tests):
+        print(f"FAIL file {path}: numberOfTests {expected_count} != {len(tests)} cases")
         failed += 1
     for t in tests:
-        tc = t.get("tcId", "?") if isinstance(t, dict) else "?"
+        tc = t.get("tcId", t.get("mode", "?")) if isinstance(t, dict) else "?"
         try:
             errs = runner(t)
         except (KeyError, ValueError, TypeError, AttributeError) as e:

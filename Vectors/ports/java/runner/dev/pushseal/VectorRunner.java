@@ -16,8 +16,9 @@ import java.util.Map;
 
 /**
  * The vector runner (not part of the library jar): {@code java -cp pushseal.jar:runner
- * dev.pushseal.VectorRunner FILE…}. Runs receiver ({@code pushseal_v1_test_schema}) and provider
- * ({@code pushseal_v1_provider_test_schema}) vector files; prints one {@code FAIL tcId N: …} line
+ * dev.pushseal.VectorRunner FILE…}. Runs receiver ({@code pushseal_v1_test_schema}), provider
+ * ({@code pushseal_v1_provider_test_schema}) and key bundle ({@code pushseal_v1_bundle_test_schema})
+ * vector files and the RFC 9180 HPKE file (its base and auth vectors); prints one {@code FAIL tcId N: …} line
  * per mismatch and {@code N passed, N failed}; exits 1 on any failure.
  */
 public final class VectorRunner {
@@ -321,21 +322,30 @@ public final class VectorRunner {
             OUT.println("FAIL file " + path + ": not strict JSON: " + e.getMessage());
             return new int[] {0, 1};
         }
+        if (KeyVectors.isHpkeFile(doc)) {
+            List<Object> cases = KeyVectors.hpkeCases(doc);
+            return runCases(path, "hpke", cases, Long.valueOf(cases.size()));
+        }
         Object schema = doc.get("schema");
         boolean receiver = "pushseal_v1_test_schema".equals(schema), provider = "pushseal_v1_provider_test_schema".equals(schema);
-        boolean store = "pushseal_v1_store_test_schema".equals(schema);
-        if ((!receiver && !provider && !store) || !Long.valueOf(receiver ? 2 : 1).equals(doc.get("schemaVersion"))) {
-            OUT.println("FAIL file " + path + ": schema is not pushseal_v1_test_schema version 2, pushseal_v1_provider_test_schema version 1"
-                    + " or pushseal_v1_store_test_schema version 1");
+        boolean store = "pushseal_v1_store_test_schema".equals(schema), bundle = KeyVectors.BUNDLE_SCHEMA.equals(schema);
+        if ((!receiver && !provider && !store && !bundle) || !Long.valueOf(receiver ? 2 : 1).equals(doc.get("schemaVersion"))) {
+            OUT.println("FAIL file " + path + ": schema is not pushseal_v1_test_schema version 2, pushseal_v1_provider_test_schema version 1,"
+                    + " pushseal_v1_store_test_schema version 1 or " + KeyVectors.BUNDLE_SCHEMA + " version 1, nor the RFC 9180 file");
             return new int[] {0, 1};
         }
         List<Object> tests = doc.get("tests") instanceof List ? (List<Object>) doc.get("tests") : Collections.emptyList();
+        return runCases(path, receiver ? "receiver" : provider ? "provider" : store ? "store" : "bundle", tests, doc.get("numberOfTests"));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static int[] runCases(String path, String kind, List<Object> tests, Object expectedCount) {
         if (tests.isEmpty()) {
             OUT.println("FAIL file " + path + ": no test cases found");
             return new int[] {0, 1};
         }
         int passed = 0, failed = 0;
-        if (!Long.valueOf(tests.size()).equals(doc.get("numberOfTests"))) {
+        if (!Long.valueOf(tests.size()).equals(expectedCount)) {
             OUT.println("FAIL file " + path + ": numberOfTests differs from the number of cases");
             failed++;
         }
@@ -343,7 +353,10 @@ public final class VectorRunner {
             Map<String, Object> t = o instanceof Map ? (Map<String, Object>) o : Collections.<String, Object>emptyMap();
             List<String> errs;
             try {
-                errs = receiver ? runReceiverCase(t) : store ? runStoreCase(t) : runProviderCase(t);
+                errs = kind.equals("receiver") ? runReceiverCase(t) : kind.equals("provider") ? runProviderCase(t)
+                        : kind.equals("store") ? runStoreCase(t) : kind.equals("bundle") ? KeyVectors.runBundleCase(t) : KeyVectors.runHpkeCase(t);
+            } catch (HpkeException e) {
+                errs = Collections.singletonList("hpke: " + e.getCode());
             } catch (CaseError e) {
                 errs = Collections.singletonList("malformed case: " + e.getMessage());
             } catch (RuntimeException e) {
@@ -352,7 +365,7 @@ public final class VectorRunner {
             if (errs.isEmpty()) passed++;
             else {
                 failed++;
-                for (String e : errs) OUT.println("FAIL tcId " + t.get("tcId") + ": " + e);
+                for (String e : errs) OUT.println("FAIL tcId " + (t.containsKey("tcId") ? t.get("tcId") : t.get("mode")) + ": " + e);
             }
         }
         return new int[] {passed, failed};

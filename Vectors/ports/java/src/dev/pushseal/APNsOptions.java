@@ -15,6 +15,7 @@ public final class APNsOptions {
     String sound, category, interruptionLevel, plainThreadId;
     boolean opaqueThreadId = true;
     Double relevanceScore;
+    String keyBundle;
 
     /** Placeholder {@code New message}, opaque thread-id, nothing else. */
     public APNsOptions() {}
@@ -24,6 +25,7 @@ public final class APNsOptions {
         o.title = title; o.body = body; o.locKey = locKey; o.titleLocKey = titleLocKey; o.locArgs = locArgs;
         o.titleLocArgs = titleLocArgs; o.sound = sound; o.category = category; o.interruptionLevel = interruptionLevel;
         o.plainThreadId = plainThreadId; o.opaqueThreadId = opaqueThreadId; o.relevanceScore = relevanceScore;
+        o.keyBundle = keyBundle;
         return o;
     }
 
@@ -48,6 +50,9 @@ public final class APNsOptions {
     /** 0...1, written with at most three decimals. */
     public APNsOptions withRelevanceScore(Double v) { APNsOptions o = copy(); o.relevanceScore = v; return o; }
     /** No thread-id member. */
+    /** A key bundle's text carried in band as the top-level {@code "pushseal-bundle"} member (SPEC §16.7), counted first by the size policy; null: none. */
+    public APNsOptions withKeyBundle(String bundle) { APNsOptions o = copy(); o.keyBundle = bundle; return o; }
+    /** Omit {@code thread-id}. */
     public APNsOptions withoutThreadId() { APNsOptions o = copy(); o.opaqueThreadId = false; o.plainThreadId = null; return o; }
     /** This exact thread-id (visible to Apple: never a conversation id). */
     public APNsOptions withPlainThreadId(String v) { APNsOptions o = copy(); o.opaqueThreadId = false; o.plainThreadId = v; return o; }

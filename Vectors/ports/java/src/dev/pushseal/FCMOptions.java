@@ -2,18 +2,24 @@ package dev.pushseal;
 
 /** An FCM HTTP v1 data message for one registration token. */
 public final class FCMOptions {
-    final String token, priority;
+    final String token, priority, keyBundle;
     final long ttl;
 
     /** High priority, the longest time to live (28 days). */
     public FCMOptions(String token) { this(token, "high", 2419200L); }
 
     /** {@code priority}: {@code high} or {@code normal}; {@code ttl}: 0...2419200 seconds. */
-    public FCMOptions(String token, String priority, long ttl) {
+    public FCMOptions(String token, String priority, long ttl) { this(token, priority, ttl, null); }
+
+    private FCMOptions(String token, String priority, long ttl, String keyBundle) {
         this.token = token;
         this.priority = priority;
         this.ttl = ttl;
+        this.keyBundle = keyBundle;
     }
+
+    /** A key bundle's text carried in band as the data member {@code "pushseal-bundle"} (SPEC §16.7), counted first by the size policy; null: none. */
+    public FCMOptions withKeyBundle(String bundle) { return new FCMOptions(token, priority, ttl, bundle); }
 
     void validate() throws PushSealException {
         boolean ok = token != null && !token.isEmpty() && token.length() <= 4096;

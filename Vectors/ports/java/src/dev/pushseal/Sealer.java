@@ -16,6 +16,7 @@ public final class Sealer {
     public static final int FCM_DATA_LIMIT = 4096;
     private static final String ELLIPSIS = "\u2026";
     private static final SecureRandom RANDOM = new SecureRandom();
+    private static final String BUNDLE_MEMBER = "pushseal-bundle";
 
     private final int padBlock;
 
@@ -28,7 +29,29 @@ public final class Sealer {
         this.padBlock = padBlock;
     }
 
-    /** The APNs JSON body (at most 4096 bytes). */
+    /**
+     * An in-band bundle (SPEC §16.7) must be a bundle of the key the notification is sealed under
+     * ({@code invalid_option} otherwise).
+     */
+    private static void checkBundle(String bundle, byte[] key) throws PushSealException {
+        if (bundle == null) return;
+        byte[] kid;
+        try {
+            kid = KeyBundle.parse(bundle).header.kid();
+        } catch (BundleException e) {
+            throw PushSealException.seal("invalid_option", "keyBundle: " + e.getCode());
+        }
+        if (!java.util.Arrays.equals(kid, Wire.keyId(key))) {
+            throw PushSealException.seal("invalid_option", "keyBundle: the bundle carries key " + Wire.hex(kid) + ", the notification is sealed under " + Wire.hex(Wire.keyId(key)));
+        }
+    }
+
+    /** {@code ","pushseal-bundle":"<text>}: placed right after the wire string; 21 + |text| JSON bytes. */
+    private static byte[] bundleMember(String bundle) {
+        return bundle == null ? new byte[0] : ("\",\"" + BUNDLE_MEMBER + "\":\"" + bundle).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** The APNs JSON body (at most 4096 bytes). With {@link APNsOptions#withKeyBundle} the bundle is counted first. */
     public SealedPayload sealAPNs(Content content, byte[] key, APNsOptions options) throws PushSealException {
         return sealAPNs(content, key, options, null);
     }
@@ -38,8 +61,9 @@ public final class Sealer {
         checkContent(content);
         checkKey(key);
         options.validate();
+        checkBundle(options.keyBundle, key);
         byte[] prefix = options.prefix(key).getBytes(StandardCharsets.UTF_8);
-        byte[] suffix = {'"', '}'};
+        byte[] member = bundleMember(options.keyBundle), suffix = Wire.concat(member, new byte[] {'"', '}'});
         return seal(content, key, prefix, suffix, prefix.length + suffix.length, APNS_LIMIT, testSalt);
     }
 
@@ -53,10 +77,13 @@ public final class Sealer {
         checkContent(content);
         checkKey(key);
         options.validate();
+        checkBundle(options.keyBundle, key);
         byte[] prefix = ("{\"message\":{\"token\":" + Content.jsonString(options.token) + ",\"data\":{\"pushseal\":\"").getBytes(StandardCharsets.UTF_8);
-        byte[] suffix = ("\"},\"android\":{\"priority\":" + Content.jsonString(options.priority) + ",\"ttl\":\"" + options.ttl + "s\"}}}")
-                .getBytes(StandardCharsets.UTF_8);
-        return seal(content, key, prefix, suffix, "pushseal".length(), FCM_DATA_LIMIT, testSalt);
+        byte[] member = bundleMember(options.keyBundle);
+        byte[] suffix = Wire.concat(member, ("\"},\"android\":{\"priority\":" + Content.jsonString(options.priority) + ",\"ttl\":\"" + options.ttl + "s\"}}}")
+                .getBytes(StandardCharsets.UTF_8));
+        int counted = options.keyBundle == null ? 0 : BUNDLE_MEMBER.length() + options.keyBundle.length(); // data-map bytes: name and value
+        return seal(content, key, prefix, suffix, "pushseal".length() + counted, FCM_DATA_LIMIT, testSalt);
     }
 
     private SealedPayload seal(Content content, byte[] key, byte[] prefix, byte[] suffix, int overhead, int limit, byte[] salt)

@@ -71,10 +71,13 @@ final class Wire {
         }
     }
 
-    static byte[] aead(int mode, byte[] key, byte[] aad, byte[] input) {
+    static byte[] aead(int mode, byte[] key, byte[] aad, byte[] input) { return aead(mode, key, new byte[12], aad, input); }
+
+    /** ChaCha20-Poly1305 with this nonce; null when opening fails the tag (nothing is released then). */
+    static byte[] aead(int mode, byte[] key, byte[] nonce, byte[] aad, byte[] input) {
         try {
             Cipher c = chaCha20Poly1305();
-            c.init(mode, new SecretKeySpec(key, "ChaCha20"), new IvParameterSpec(new byte[12]));
+            c.init(mode, new SecretKeySpec(key, "ChaCha20"), new IvParameterSpec(nonce));
             c.updateAAD(aad);
             return c.doFinal(input);
         } catch (AEADBadTagException e) {
