@@ -16,7 +16,7 @@ import PushSealJSON
         "seal-after-rotation", "open-after-rotation", "open-in-flight",
         "seal-content-free", "open-content-free",
         "tampered-payload", "duplicate-delivery",
-        "seal-stale", "open-stale",
+        "seal-stale", "open-stale", "removed-member-forgery",
         "forged-bundle", "expired-bundle",
         "logout-wipe", "seal-after-logout", "open-after-logout",
     ]
@@ -32,6 +32,7 @@ import PushSealJSON
         "tampered-payload": ("fallback", "authentication_failed", false),
         "duplicate-delivery": ("decrypted", nil, true),
         "open-stale": ("fallback", "stale", false),
+        "removed-member-forgery": ("fallback", "retired_key", false),
         "open-after-logout": ("fallback", "unknown_key", false),
     ]
 
@@ -71,9 +72,10 @@ import PushSealJSON
             "truncated · body of", "trunc: true", "content-free ·", "fetch: the app downloads",
             "epoch 2 is current", "(epoch 2)", "sender Carol Diaz (user:carol)",
             "Apple sees  alert \"New message\"", "Google sees no alert", "/ 4,096 bytes",
-            "✓ none in the payload bytes", "removed 3 keys", "✓ all 27 steps behaved as expected.",
+            "✓ none in the payload bytes", "removed 3 keys", "✓ all 28 steps behaved as expected.",
             "installed epoch 1 from a key bundle", "epoch 2 arrives in band", "\"pushseal-bundle\": ", "installed before opening",
             "refused: bundle_authentication_failed", "refused: bundle_expired",
+            "fallback · reason retired_key · epoch 1 retired when epoch 2 arrived in band",
         ] {
             #expect(text.contains(expected), "missing \(expected)\n\(text)")
         }
@@ -192,7 +194,7 @@ import PushSealJSON
 
         let files = try Self.steps(object).flatMap { Self.strings($0["files"]) }
         let payloads = Set(files.filter { $0.hasPrefix("payloads/") })
-        #expect(payloads.count == 9, "\(payloads)")
+        #expect(payloads.count == 10, "\(payloads)")
         let onDisk = try FileManager.default.contentsOfDirectory(atPath: directory + "/payloads")
         #expect(Set(onDisk.map { "payloads/" + $0 }) == payloads)
         for file in payloads.sorted() {

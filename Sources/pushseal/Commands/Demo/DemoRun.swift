@@ -89,6 +89,7 @@ struct DemoRun {
         let stale = try seal(DemoNotifications.stale(now: now), section: .fallbacks)
         try open(stale, step: "open-stale", title: "Open the stale notification", section: .fallbacks,
                  .init(outcome: .fallback, reason: .stale, text: "placeholder"))
+        try removedMemberForgery(.aliceBob)
         try refuseBundle(forged: true)
         try refuseBundle(forged: false)
         try logoutWipe()
@@ -477,6 +478,47 @@ struct DemoRun {
         step.expect("installedKeys", Int64(before), Int64(after))
         step.row("device", "refused: \(reason); nothing installed (\(after) keys, as before)")
         step.detail("reason", .string(reason))
+        steps.append(step)
+    }
+
+    /// A member removed by the rotation still holds epoch 1 and, an hour later, seals a
+    /// notification with it and a fresh `ts`. The device retired epoch 1 when epoch 2 arrived in
+    /// band, so it falls back with `retired_key` instead of showing the forgery (SPEC §3.5).
+    private mutating func removedMemberForgery(_ conversation: DemoConversation) throws(CLIError) {
+        let (provider, sealer) = (self.provider!, self.sealer!)
+        var step = DemoStep(
+            "removed-member-forgery", section: .fallbacks,
+            title: "A member removed by the rotation forges with the old key, an hour later")
+        let items = try Self.perform("listing the provider's keys") { () throws(KeyStoreError) in try provider.items(conversation: conversation.id) }
+        guard let retired = items.first(where: { $0.epoch == 1 }) else { throw .failure("epoch 1 of \(conversation.id) is missing") }
+        let oldKey = try Self.perform("reading key \(retired.keyID)") { () throws(KeyStoreError) in try provider.key(for: retired.keyID) }
+        let later = now + 3_600
+        let forged = NotificationContent(
+            conversationID: conversation.id, messageID: "msg:1099", sentAt: later,
+            title: "Alice Martin", body: "New phone! Send me the door code here")
+        let request = try Self.perform("sealing the forgery") { () throws(ProviderError) in
+            try sealer.seal(forged, with: oldKey.key, options: DemoNotifications.apnsOptions)
+        }
+        fileCount += 1
+        let file = try workspace.writePayload(request.body, named: DemoNotification.fileName(number: fileCount, name: "removed-member-forgery", transport: .apns))
+        let deviceClock: SecondsClock = { later }
+        let laterReceiver = Receiver(
+            keySource: KeyStoreKeySource(
+                directory: workspace.path(DemoWorkspace.deviceStore),
+                masterKey: .keyFile(path: workspace.path(DemoWorkspace.deviceMasterKey)), clock: deviceClock),
+            configuration: ReceiverConfiguration(clock: deviceClock))
+        let result = laterReceiver.open(json: try workspace.read(file))
+        step.expect("outcome", ReceivedNotification.Outcome.fallback.rawValue, result.outcome.rawValue)
+        step.expect("reason", ReasonCode.retiredKey.rawValue, result.reason?.rawValue)
+        step.expect("duplicate", false, result.isDuplicate)
+        step.expect("text", "placeholder", Self.textKind(result, sealed: forged))
+        step.files = [file]
+        step.row("payload", "\(file): epoch 1's key (kid \(retired.keyID)), ts one hour after the rotation")
+        step.row("device", "fallback · reason \(result.reason?.rawValue ?? "none") · epoch 1 retired when epoch 2 arrived in band")
+        step.row("shows", DemoFormat.shown(result))
+        step.detail("received", ReceivedNotificationJSON.value(of: result))
+        step.detail("sentAt", DemoJSON.integer(later))
+        step.detail("retireBy", retired.notAfter.map(DemoJSON.integer) ?? .null)
         steps.append(step)
     }
 
