@@ -17,8 +17,7 @@ enum IdentitySealing {
     /// Format tag of a sealed identity.
     static let format: UInt8 = 0x03
     static let info: [UInt8] = Array("pushseal v1 store identity".utf8)
-    static let saltByteCount = 24
-    private static let zeroNonce = [UInt8](repeating: 0, count: ChaCha20Poly1305.nonceByteCount)
+    static let saltByteCount = ItemSealing.saltByteCount
 
     /// The kinds of identity rows.
     enum Kind: String, CaseIterable {
@@ -67,21 +66,8 @@ enum IdentitySealing {
     /// Seals `secret` (a private key, or nothing for a pinned key) for the row `binding`.
     static func seal(_ secret: UnsafeRawBufferPointer, binding: Binding, masterKey: SecretKey) -> [UInt8] {
         let salt = SystemRandom.bytes(count: saltByteCount)
-        let key = rowKey(masterKey, salt: salt[...])
-        var blob = [format] + salt + [UInt8](repeating: 0, count: secret.count + ChaCha20Poly1305.tagByteCount)
-        let ad = binding.associatedData
-        blob.withUnsafeMutableBytes { out in
-            key.withUnsafeBytes { k in
-                zeroNonce.withUnsafeBytes { nonce in
-                    ad.withUnsafeBytes { aad in
-                        ChaCha20Poly1305.sealDetachedInPlace(
-                            output: UnsafeMutableRawBufferPointer(rebasing: out[(1 + saltByteCount)...]), plaintext: secret,
-                            key: k, nonce: nonce, authenticatedData: aad)
-                    }
-                }
-            }
-        }
-        return blob
+        return ItemSealing.sealAtRest(
+            secret, format: format, salt: salt, rowKey: rowKey(masterKey, salt: salt[...]), associatedData: binding.associatedData)
     }
 
     /// Opens a row: the private key (nil for a pinned row) when the blob authenticates with the
@@ -93,22 +79,7 @@ enum IdentitySealing {
             throw .invalidStore("a \(binding.kind.rawValue) identity row is malformed")
         }
         let key = rowKey(masterKey, salt: blob[1...saltByteCount])
-        let ad = binding.associatedData
-        var opened = false
-        let secret = SecureBytes(count: secretCount) { output in
-            opened = blob.withUnsafeBytes { raw in
-                key.withUnsafeBytes { k in
-                    zeroNonce.withUnsafeBytes { nonce in
-                        ad.withUnsafeBytes { aad in
-                            ChaCha20Poly1305.openInPlace(
-                                output: output, ciphertextAndTag: UnsafeRawBufferPointer(rebasing: raw[(1 + saltByteCount)...]),
-                                key: k, nonce: nonce, authenticatedData: aad)
-                        }
-                    }
-                }
-            }
-        }
-        guard opened else { throw .invalidStore("a \(binding.kind.rawValue) identity row does not authenticate under the master key") }
+        guard let secret = ItemSealing.openAtRest(blob, count: secretCount, rowKey: key, associatedData: binding.associatedData) else { throw .invalidStore("a \(binding.kind.rawValue) identity row does not authenticate under the master key") }
         guard binding.kind.hasPrivateKey else { return nil }
         let pair = try? secret.withUnsafeBytes { try IdentityKeyPair(privateKeyBytes: $0) }
         guard let pair, pair.publicKey == binding.publicKey else {

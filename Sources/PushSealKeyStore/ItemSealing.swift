@@ -98,22 +98,49 @@ package enum ItemSealing {
         let salt = salt ?? SystemRandom.bytes(count: saltByteCount)
         let itemKey = derive(masterKey, info: itemInfo, salt: salt)
         let ad = binding.associatedData
-        var blob = [UInt8](repeating: 0, count: sealedByteCount)
-        blob[0] = itemFormat
-        blob.replaceSubrange(1...saltByteCount, with: salt)
+        return key.withUnsafeBytes { sealAtRest($0, format: itemFormat, salt: salt, rowKey: itemKey, associatedData: ad) }
+    }
+
+    /// The at-rest blob of every sealed row (keys here, identities in ``IdentitySealing``):
+    /// `format || salt || ChaCha20-Poly1305(rowKey, nonce = 12 zero bytes, aad, secret)`. The zero
+    /// nonce is safe because each row key is derived from a fresh salt.
+    static func sealAtRest(
+        _ secret: UnsafeRawBufferPointer, format: UInt8, salt: [UInt8], rowKey: SecretKey, associatedData ad: [UInt8]
+    ) -> [UInt8] {
+        var blob = [format] + salt + [UInt8](repeating: 0, count: secret.count + ChaCha20Poly1305.tagByteCount)
         blob.withUnsafeMutableBytes { out in
-            let sealed = UnsafeMutableRawBufferPointer(rebasing: out[(1 + saltByteCount)...])
-            key.withUnsafeBytes { k in
-                itemKey.withUnsafeBytes { ik in
-                    zeroNonce.withUnsafeBytes { nonce in
-                        ad.withUnsafeBytes { aad in
-                            ChaCha20Poly1305.sealDetachedInPlace(output: sealed, plaintext: k, key: ik, nonce: nonce, authenticatedData: aad)
-                        }
+            let sealed = UnsafeMutableRawBufferPointer(rebasing: out[(1 + salt.count)...])
+            rowKey.withUnsafeBytes { k in
+                zeroNonce.withUnsafeBytes { nonce in
+                    ad.withUnsafeBytes { aad in
+                        ChaCha20Poly1305.sealDetachedInPlace(output: sealed, plaintext: secret, key: k, nonce: nonce, authenticatedData: aad)
                     }
                 }
             }
         }
         return blob
+    }
+
+    /// Opens the ciphertext and tag after a ``sealAtRest(_:format:salt:rowKey:associatedData:)``
+    /// blob's `1 + saltByteCount` header bytes into zeroing storage of `count` bytes; nil when it
+    /// does not authenticate (the caller checks format and length first).
+    static func openAtRest(_ blob: [UInt8], count: Int, rowKey: SecretKey, associatedData ad: [UInt8]) -> SecureBytes? {
+        var opened = false
+        let storage = SecureBytes(count: count) { output in
+            opened = blob.withUnsafeBytes { raw in
+                rowKey.withUnsafeBytes { k in
+                    zeroNonce.withUnsafeBytes { nonce in
+                        ad.withUnsafeBytes { aad in
+                            // On failure the output is left zeroed.
+                            ChaCha20Poly1305.openInPlace(
+                                output: output, ciphertextAndTag: UnsafeRawBufferPointer(rebasing: raw[(1 + saltByteCount)...]),
+                                key: k, nonce: nonce, authenticatedData: aad)
+                        }
+                    }
+                }
+            }
+        }
+        return opened ? storage : nil
     }
 
     /// Opens a row's sealed key. Returns nil unless the blob is well formed, authenticates with
@@ -133,22 +160,7 @@ package enum ItemSealing {
         guard blob.count == sealedByteCount, blob[0] == format else { return nil }
         let salt = Array(blob[1...saltByteCount])
         let itemKey = derive(masterKey, info: itemInfo, salt: salt)
-        var opened = false
-        let storage = SecureBytes(count: ConversationKey.byteCount) { output in
-            opened = blob.withUnsafeBytes { raw in
-                itemKey.withUnsafeBytes { ik in
-                    zeroNonce.withUnsafeBytes { nonce in
-                        ad.withUnsafeBytes { aad in
-                            // On failure the output is left zeroed.
-                            ChaCha20Poly1305.openInPlace(
-                                output: output, ciphertextAndTag: UnsafeRawBufferPointer(rebasing: raw[(1 + saltByteCount)...]),
-                                key: ik, nonce: nonce, authenticatedData: aad)
-                        }
-                    }
-                }
-            }
-        }
-        guard opened else { return nil }
+        guard let storage = openAtRest(blob, count: ConversationKey.byteCount, rowKey: itemKey, associatedData: ad) else { return nil }
         guard let key = try? ConversationKey(SecretKey(storage: storage)) else { return nil }
         // Key commitment at rest: the unsealed K must derive the row's kid (constant time).
         guard keyID.count == KeyID.byteCount else { return nil }

@@ -263,15 +263,13 @@ struct HostileTrialCLITests {
         defer { sandbox.remove() }
         let executable = try #require(PushSealExecutable.path)
         for round in 0..<40 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["store", "init", "--dir", sandbox.path("k\(round % 4)")]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let child = try ChildPipes.spawn(executable, ["store", "init", "--dir", sandbox.path("k\(round % 4)")], environment: nil, feedsInput: false)
+            close(child.output)
+            close(child.errors)
             usleep(UInt32.random(in: 0..<12_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            kill(child.pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
         }
         for store in 0..<4 {
             let directory = sandbox.path("k\(store)")

@@ -1,4 +1,9 @@
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 import PushSealCore
 import Testing
@@ -80,53 +85,122 @@ private let ignoreSIGPIPE: Void = {
 /// nil), and collects everything it writes. Reused by every CLI test, including round trips
 /// (`seal` output as `open` input).
 ///
+/// Spawned with `posix_spawn`, not Foundation's `Process`: on Swift 6.3.1 `Process.run()`
+/// over-reads a `dirent` in `findMaximumOpenFromProcSelfFD()` and crashed the whole test process
+/// in about one full suite run in five (swift-corelibs-foundation pull request 5472).
+///
 /// - Parameters:
 ///   - environment: replaces the child's environment when given (default: inherited).
-///   - currentDirectory: the child's working directory.
 ///   - timeout: the child is killed after this many seconds (a hang fails instead of blocking CI).
 ///   - executable: another program to run instead (`/bin/sh` around `pushseal`, say).
 func runPushSeal(
     _ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String]? = nil,
-    currentDirectory: String? = nil, timeout: Double = 60, executable: String? = nil
+    timeout: Double = 60, executable: String? = nil
 ) throws -> PushSealRun {
     _ = ignoreSIGPIPE
     guard let path = executable ?? PushSealExecutable.path else {
         throw RunPushSealError(description: "the pushseal executable was not found next to the test binary; run 'swift build' first or set PUSHSEAL_EXECUTABLE")
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-    let output = Pipe(), errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    let input: Pipe? = stdin == nil ? nil : Pipe()
-    process.standardInput = input ?? FileHandle.nullDevice
-    try process.run()
+    let child = try ChildPipes.spawn(path, arguments, environment: environment, feedsInput: stdin != nil)
 
     let group = DispatchGroup()
     let collectedOutput = Collected(), collectedErrors = Collected()
-    DispatchQueue.global().async(group: group) {
-        collectedOutput.bytes = Array(output.fileHandleForReading.readDataToEndOfFile())
-    }
-    DispatchQueue.global().async(group: group) {
-        collectedErrors.bytes = Array(errors.fileHandleForReading.readDataToEndOfFile())
-    }
-    if let input, let stdin {
+    DispatchQueue.global().async(group: group) { collectedOutput.bytes = readToEnd(child.output) }
+    DispatchQueue.global().async(group: group) { collectedErrors.bytes = readToEnd(child.errors) }
+    if let input = child.input, let stdin {
         DispatchQueue.global().async(group: group) {
             // The child may exit without reading everything (EPIPE): that is its business.
-            try? input.fileHandleForWriting.write(contentsOf: stdin)
-            try? input.fileHandleForWriting.close()
+            writeAll(stdin, to: input)
+            close(input)
         }
     }
-    let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+    let watchdog = DispatchWorkItem { kill(child.pid, SIGKILL) }
     DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-    process.waitUntilExit()
+    var raw: Int32 = 0
+    while waitpid(child.pid, &raw, 0) < 0 && errno == EINTR {}
     watchdog.cancel()
     group.wait()
-    let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    close(child.output)
+    close(child.errors)
+    // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
+    let status = raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
     return PushSealRun(status: status, stdoutBytes: collectedOutput.bytes, stderrBytes: collectedErrors.bytes)
+}
+
+/// A spawned child's pid and the parent's ends of its standard streams.
+struct ChildPipes {
+    let pid: pid_t
+    /// Write end of the child's standard input (nil: the child reads /dev/null).
+    let input: Int32?
+    let output: Int32
+    let errors: Int32
+
+    /// Serializes making close-on-exec pipes with spawning, so no child spawned here inherits
+    /// another child's pipe (which would keep it open and delay that pipe's end of file).
+    private static let spawnLock = NSLock()
+
+    /// Spawns `path` with `arguments` (and `environment`, or this process's), its standard output
+    /// and error on pipes, its standard input on a pipe when `feedsInput`, else on /dev/null.
+    static func spawn(_ path: String, _ arguments: [String], environment: [String: String]?, feedsInput: Bool) throws -> ChildPipes {
+        spawnLock.lock()
+        defer { spawnLock.unlock() }
+        func closeOnExecPipe() throws -> (read: Int32, write: Int32) {
+            var fds: [Int32] = [0, 0]
+            guard pipe(&fds) == 0, fcntl(fds[0], F_SETFD, FD_CLOEXEC) == 0, fcntl(fds[1], F_SETFD, FD_CLOEXEC) == 0 else {
+                throw RunPushSealError(description: "pipe: \(String(cString: strerror(errno)))")
+            }
+            return (fds[0], fds[1])
+        }
+        let output = try closeOnExecPipe(), errors = try closeOnExecPipe()
+        let input = feedsInput ? try closeOnExecPipe() : nil
+        let nullInput = feedsInput ? -1 : open("/dev/null", O_RDONLY | O_CLOEXEC)
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        // dup2 clears close-on-exec on the child's 0, 1 and 2 only.
+        posix_spawn_file_actions_adddup2(&actions, input?.read ?? nullInput, 0)
+        posix_spawn_file_actions_adddup2(&actions, output.write, 1)
+        posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        defer { for pointer in envp ?? [] { free(pointer) } }
+        var pid = pid_t()
+        let status = envp.map { envp in posix_spawn(&pid, path, &actions, nil, argv, envp) } ?? posix_spawn(&pid, path, &actions, nil, argv, environ)
+
+        for descriptor in [output.write, errors.write, input?.read ?? -1, nullInput] where descriptor >= 0 { close(descriptor) }
+        guard status == 0 else {
+            for descriptor in [output.read, errors.read, input?.write ?? -1] where descriptor >= 0 { close(descriptor) }
+            throw RunPushSealError(description: "cannot start \(path): \(String(cString: strerror(status)))")
+        }
+        return ChildPipes(pid: pid, input: input?.write, output: output.read, errors: errors.read)
+    }
+}
+
+/// Everything readable from `descriptor` until end of file.
+private func readToEnd(_ descriptor: Int32) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { return bytes }
+        bytes += chunk[..<count]
+    }
+}
+
+/// Writes all of `bytes` to `descriptor`, stopping at the first error (EPIPE: the reader left).
+private func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
+    bytes.withUnsafeBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
+    }
 }
 
 /// `runPushSeal` with text on standard input.
