@@ -161,7 +161,7 @@ struct ProviderVectorFileTests {
         #expect(try VectorVerifier.verify(fileBytes: Array(text.utf8)).failed == 1)
     }
 
-    @Test("the cases cover every path, both errors, both transports, the padding cap and many scripts")
+    @Test("the cases cover every path, every error, both transports, the padding cap and many scripts")
     func coverage() throws {
         let cases = ProviderVectorSuite.cases()
         #expect(cases.map(\.tcId) == Array(1...cases.count))
