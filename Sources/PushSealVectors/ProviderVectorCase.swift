@@ -185,10 +185,12 @@ extension ProviderVectorCase {
             if let score = options.relevanceScore {
                 members.append(.init(name: "relevanceScore", value: .number(String(score))))
             }
+            if let bundle = options.keyBundle { members.append(.init(name: "keyBundle", value: .string(bundle.text))) }
         case let .fcm(options):
             members.append(.init(name: "token", value: .string(options.token)))
             members.append(.init(name: "priority", value: .string(options.priority.rawValue)))
             members.append(.init(name: "ttl", value: .number(String(options.timeToLive))))
+            if let bundle = options.keyBundle { members.append(.init(name: "keyBundle", value: .string(bundle.text))) }
         }
         return .object(JSONObject(members: members))
     }

@@ -24,6 +24,8 @@ public enum ProviderVectorSuite {
         ("InvalidContent", "The input violates the content schema: sealing fails with invalid_content."),
         ("OuterFields", "APNs outer fields other than the defaults (thread id, category, level, score, localized placeholder)."),
         ("FCM", "An FCM HTTP v1 message (the limit counts `pushseal` plus the wire string)."),
+        ("KeyBundle", "The options carry an in-band key bundle (`keyBundle`, SPEC §16.7), counted first against the limit; with Truncated, ContentFree or DoesNotFit, the bundle is what causes that path."),
+        ("InvalidOption", "The options are refused: sealing fails with invalid_option."),
     ]
 
     /// The sealing key of every case.
@@ -153,6 +155,7 @@ struct ProviderCaseBuilder {
         definePadding()
         defineContentFree()
         defineErrors()
+        defineKeyBundles()
     }
 
     private mutating func defineComplete() {
@@ -286,5 +289,54 @@ struct ProviderCaseBuilder {
             transport: .apns(Self.standardAPNs), label: "invalid control cid")
         add("A thread with a control character (U+001F)", flags: ["InvalidContent"], input: content(body: "x") { $0.thread = "t\u{1F}" },
             transport: .apns(Self.standardAPNs), label: "invalid control thread")
+    }
+
+    /// A key bundle of `key` for `conversation` (epoch 1), sealed deterministically as the bundle
+    /// vectors seal theirs: device, provider and ephemeral key pairs from DeriveKeyPair of seeded inputs.
+    static func keyBundle(_ key: ConversationKey, conversation: String = "conv-provider", label: String) -> KeyBundle {
+        let ephemeral = try! HybridPublicKeyEncryption.deriveKeyPair(inputKeyMaterial: BundleVectorSuite.ikm("ephemeral provider " + label))
+        return try! KeyBundle.seal(
+            key, conversation: conversation, epoch: 1, notAfter: BundleVectorSuite.notAfter, provider: BundleVectorSuite.standardProvider,
+            devicePublicKey: BundleVectorSuite.standardDevice.publicKey, ephemeral: ephemeral).bundle
+    }
+
+    /// In-band key bundles (SPEC §16.7): the bundle member is counted first, so the truncated,
+    /// content-free and does-not-fit cases take another path without the bundle (a test checks this).
+    private mutating func defineKeyBundles() {
+        let bundle = Self.keyBundle(key, label: "standard")
+        var apns = Self.standardAPNs
+        apns.keyBundle = bundle
+        var fcm = Self.standardFCM
+        fcm.keyBundle = bundle
+        add("A key bundle next to a short message (APNs)", flags: ["Complete", "KeyBundle"], input: content(body: "See you at 8?"),
+            transport: .apns(apns), label: "bundle apns")
+        add("A key bundle next to a short message (FCM data)", flags: ["Complete", "KeyBundle", "FCM"],
+            input: content(body: "See you at 8?"), transport: .fcm(fcm), label: "bundle fcm")
+        let longID = String(repeating: "é", count: 128)  // 256 UTF-8 bytes: the longest bundle, 535 characters
+        var largest = Self.standardAPNs
+        largest.keyBundle = Self.keyBundle(key, conversation: longID, label: "largest")
+        add("The longest key bundle (a 256-byte conversation id, 535 characters)", flags: ["Complete", "KeyBundle"],
+            input: content(body: "See you at 8?", cid: longID), transport: .apns(largest), label: "bundle largest")
+        let emoji = "Sehr gut 👍🏽 — 👨‍👩‍👧‍👦 "
+        add("A 2,736-byte body that fits whole without the bundle is truncated to make room for it (APNs)",
+            flags: ["Truncated", "Grapheme", "KeyBundle"], input: content(body: String(repeating: emoji, count: 57)),
+            transport: .apns(apns), label: "bundle truncated apns")
+        add("A 2,880-byte body that fits whole without the bundle is truncated to make room for it (FCM)",
+            flags: ["Truncated", "Grapheme", "KeyBundle", "FCM"], input: content(body: String(repeating: emoji, count: 60)),
+            transport: .fcm(fcm), label: "bundle truncated fcm")
+        add("A title that fits without the bundle: with it only cid, mid and ts fit (APNs)", flags: ["ContentFree", "KeyBundle"],
+            input: content(body: "Hello", title: String(repeating: "T", count: 2750)), transport: .apns(apns),
+            label: "bundle content-free apns")
+        add("A title that fits without the bundle: with it only cid, mid and ts fit (FCM)", flags: ["ContentFree", "KeyBundle", "FCM"],
+            input: content(body: "Hello", title: String(repeating: "T", count: 2900)), transport: .fcm(fcm),
+            label: "bundle content-free fcm")
+        var long = APNsOptions(placeholder: .text(title: "New message", body: placeholder(length: 3790)), sound: "default")
+        long.keyBundle = bundle
+        add("A placeholder that leaves room for the content-free payload, but not for it and the bundle", flags: ["DoesNotFit", "KeyBundle"],
+            input: content(body: "Hello"), transport: .apns(long), label: "bundle does not fit")
+        var otherKey = Self.standardAPNs
+        otherKey.keyBundle = Self.keyBundle(VectorSuite.key("provider conversation epoch 2"), label: "other key")
+        add("A key bundle of another key than the notification's is refused", flags: ["InvalidOption", "KeyBundle"],
+            input: content(body: "Hello"), transport: .apns(otherKey), label: "bundle other key")
     }
 }

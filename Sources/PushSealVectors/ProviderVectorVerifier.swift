@@ -76,10 +76,23 @@ enum ProviderVectorVerifier {
         return value
     }
 
+    /// The option members of each transport; a case with any other member is malformed, so a
+    /// runner that does not know an option fails the case instead of sealing without it.
+    static let optionMembers: [String: Set<String>] = [
+        "apns": ["placeholder", "sound", "threadId", "plainThreadId", "category", "interruptionLevel", "relevanceScore", "keyBundle"],
+        "fcm": ["token", "priority", "ttl", "keyBundle"],
+    ]
+
     static func transport(_ name: String?, _ object: JSONObject) -> ProviderVectorCase.Transport? {
         func strings(_ value: JSONValue?) -> [String] {
             guard case let .array(items)? = value else { return [] }
             return items.compactMap(\.stringValue)
+        }
+        guard let name, let known = optionMembers[name], object.members.allSatisfy({ known.contains($0.name) }) else { return nil }
+        var keyBundle: KeyBundle?
+        if let member = object["keyBundle"] {
+            guard let text = member.stringValue, let bundle = try? KeyBundle(text: text) else { return nil }
+            keyBundle = bundle
         }
         switch name {
         case "apns":
@@ -107,12 +120,15 @@ enum ProviderVectorVerifier {
                 options.interruptionLevel = parsed
             }
             if case let .number(literal)? = object["relevanceScore"] { options.relevanceScore = Double(literal) }
+            options.keyBundle = keyBundle
             return .apns(options)
         case "fcm":
             guard let token = object["token"]?.stringValue, let priorityName = object["priority"]?.stringValue,
                   let priority = FCMOptions.AndroidPriority(rawValue: priorityName), let ttl = object["ttl"]?.integerValue
             else { return nil }
-            return .fcm(FCMOptions(token: token, priority: priority, timeToLive: ttl))
+            var options = FCMOptions(token: token, priority: priority, timeToLive: ttl)
+            options.keyBundle = keyBundle
+            return .fcm(options)
         default:
             return nil
         }

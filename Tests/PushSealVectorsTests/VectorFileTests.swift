@@ -161,7 +161,7 @@ struct ProviderVectorFileTests {
         #expect(try VectorVerifier.verify(fileBytes: Array(text.utf8)).failed == 1)
     }
 
-    @Test("the cases cover every path, both errors, both transports, the padding cap and many scripts")
+    @Test("the cases cover every path, every error, both transports, the padding cap and many scripts")
     func coverage() throws {
         let cases = ProviderVectorSuite.cases()
         #expect(cases.map(\.tcId) == Array(1...cases.count))
@@ -182,8 +182,54 @@ struct ProviderVectorFileTests {
             }
         }
         #expect(paths == ["complete", "truncated", "content_free"])
-        #expect(errors == ["does_not_fit", "invalid_content"])
+        #expect(errors == ["does_not_fit", "invalid_content", "invalid_option"])
         #expect(cases.filter { $0.flags.contains("Grapheme") }.count >= 50)
         #expect(cases.contains { if case .fcm = $0.transport { $0.flags.contains("Truncated") } else { false } })
+    }
+
+    @Test("a key bundle case on the truncated, content-free or does-not-fit path takes another path without its bundle")
+    func keyBundleCausesThePath() throws {
+        func outcome(_ vector: ProviderVectorCase) -> String {
+            switch vector.seal() {
+            case let .success(sealed): ProviderVectorCase.pathName(sealed.path)
+            case let .failure(error): error.code
+            }
+        }
+        let bundleCases = ProviderVectorSuite.cases().filter { $0.flags.contains("KeyBundle") }
+        var caused: [String: Set<String>] = [:]
+        for vector in bundleCases {
+            var without = vector
+            let transport: String
+            switch vector.transport {
+            case var .apns(options):
+                options.keyBundle = nil
+                without.transport = .apns(options)
+                transport = "apns"
+            case var .fcm(options):
+                options.keyBundle = nil
+                without.transport = .fcm(options)
+                transport = "fcm"
+            }
+            let path = outcome(vector)
+            guard ["truncated", "content_free", "does_not_fit"].contains(path) else { continue }
+            #expect(outcome(without) != path, "tcId \(vector.tcId): \(path) without the bundle too")
+            caused[transport, default: []].insert(path)
+        }
+        #expect(caused["apns"] == ["truncated", "content_free", "does_not_fit"])
+        #expect(caused["fcm"] == ["truncated", "content_free"])
+        #expect(bundleCases.contains { outcome($0) == "invalid_option" })
+    }
+
+    @Test("an option member the verifier does not know fails the case (it is not sealed without it)")
+    func unknownOptionFails() throws {
+        let bytes = Array(try #require(FileManager.default.contents(atPath: committedProviderVectorFile.path)))
+        let text = String(decoding: bytes, as: UTF8.self)
+        for (member, renamed) in [(#""keyBundle":"#, #""keyBundle2":"#), (#""ttl":"#, #""ttl2":"#)] {
+            let range = try #require(text.range(of: member))
+            let edited = text.replacingCharacters(in: range, with: renamed)
+            let report = try VectorVerifier.verify(fileBytes: Array(edited.utf8))
+            #expect(report.failed == 1)
+            #expect(report.failures.contains { $0.contains("malformed") }, "\(report.failures)")
+        }
     }
 }

@@ -111,9 +111,19 @@ export function runReceiverCase(t) {
   return errs;
 }
 
+// The option members of each transport. Any other member makes the case malformed, so a runner
+// that does not know an option fails the case instead of sealing without it.
+const OPTION_MEMBERS = {
+  apns: ['placeholder', 'sound', 'threadId', 'plainThreadId', 'category', 'interruptionLevel', 'relevanceScore', 'keyBundle'],
+  fcm: ['token', 'priority', 'ttl', 'keyBundle'],
+};
+
 function options(transport, o) {
-  if (transport === 'fcm') return { token: o.token, priority: o.priority, ttl: o.ttl };
-  if (transport !== 'apns') throw new Error(`unknown transport ${transport}`);
+  if (!Object.hasOwn(OPTION_MEMBERS, transport)) throw new Error(`unknown transport ${transport}`);
+  const unknown = Object.keys(o).filter((name) => !OPTION_MEMBERS[transport].includes(name));
+  if (unknown.length > 0) throw new Error(`unknown ${transport} option ${unknown.join(', ')}`);
+  if (o.keyBundle !== undefined && typeof o.keyBundle !== 'string') throw new Error('keyBundle must be a string');
+  if (transport === 'fcm') return { token: o.token, priority: o.priority, ttl: o.ttl, keyBundle: o.keyBundle };
   if (!['opaque', 'omitted', 'plain'].includes(o.threadId)) throw new Error('threadId must be opaque, omitted or plain');
   const p = o.placeholder;
   const placeholder = 'locKey' in p
@@ -121,7 +131,7 @@ function options(transport, o) {
     : { body: p.body, title: p.title };
   return {
     placeholder, sound: o.sound, category: o.category, interruptionLevel: o.interruptionLevel, relevanceScore: o.relevanceScore,
-    threadId: { opaque: OPAQUE, omitted: null, plain: o.plainThreadId }[o.threadId],
+    threadId: { opaque: OPAQUE, omitted: null, plain: o.plainThreadId }[o.threadId], keyBundle: o.keyBundle,
   };
 }
 

@@ -25,3 +25,15 @@ test('a wrong payload byte is caught', () => {
   writeFileSync(path, JSON.stringify(doc));
   assert.deepEqual(runFile(path)[1], 1);
 });
+
+for (const member of ['keyBundle', 'ttl', 'sound']) {
+  test(`an option the runner does not know (${member}) fails its case`, () => {
+    const doc = JSON.parse(readFileSync(provider, 'utf8'));
+    const t = doc.tests.find((c) => member in c.options);
+    t.options[`${member}X`] = t.options[member];
+    delete t.options[member];
+    const path = join(mkdtempSync(join(tmpdir(), 'ps-')), 'p.json');
+    writeFileSync(path, JSON.stringify(doc));
+    assert.deepEqual(runFile(path), [doc.numberOfTests - 1, 1]);
+  });
+}

@@ -140,11 +140,25 @@ def run_receiver_case(t: Dict[str, Any]) -> List[str]:
     return errs
 
 
+# The option members of each transport. Any other member makes the case malformed, so a runner
+# that does not know an option fails the case instead of sealing without it.
+_OPTION_MEMBERS = {
+    "apns": {"placeholder", "sound", "threadId", "plainThreadId", "category", "interruptionLevel", "relevanceScore", "keyBundle"},
+    "fcm": {"token", "priority", "ttl", "keyBundle"},
+}
+
+
 def _options(transport: str, o: Dict[str, Any]) -> Any:
-    if transport == "fcm":
-        return FCMOptions(o["token"], o["priority"], o["ttl"])
-    if transport != "apns":
+    if transport not in _OPTION_MEMBERS:
         raise ValueError(f"unknown transport {transport!r}")
+    unknown = sorted(set(o) - _OPTION_MEMBERS[transport])
+    if unknown:
+        raise ValueError(f"unknown {transport} option {', '.join(unknown)}")
+    bundle = o.get("keyBundle")
+    if bundle is not None and not isinstance(bundle, str):
+        raise ValueError("keyBundle must be a string")
+    if transport == "fcm":
+        return FCMOptions(o["token"], o["priority"], o["ttl"], key_bundle=bundle)
     p = o["placeholder"]
     if "locKey" in p:
         placeholder: Any = LocalizedPlaceholder(p["locKey"], tuple(p.get("locArgs", ())), p.get("titleLocKey"),
@@ -155,7 +169,7 @@ def _options(transport: str, o: Dict[str, Any]) -> Any:
     if o["threadId"] not in ("opaque", "omitted", "plain"):
         raise ValueError("threadId must be opaque, omitted or plain")
     return APNsOptions(placeholder, o.get("sound"), thread, o.get("category"), o.get("interruptionLevel"),
-                       o.get("relevanceScore"))
+                       o.get("relevanceScore"), key_bundle=bundle)
 
 
 def run_provider_case(t: Dict[str, Any]) -> List[str]:

@@ -28,6 +28,16 @@ def test_a_wrong_payload_byte_is_caught(tmp_path, capsys):
     assert "payload differs" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("member", ["keyBundle", "ttl", "sound"])
+def test_an_option_the_runner_does_not_know_fails_its_case(member, tmp_path, capsys):
+    doc = json.loads(PROVIDER.read_text())
+    case = next(t for t in doc["tests"] if member in t["options"])
+    case["options"][member + "X"] = case["options"].pop(member)
+    (tmp_path / "p.json").write_text(json.dumps(doc))
+    assert vectors.run_file(tmp_path / "p.json") == (doc["numberOfTests"] - 1, 1)
+    assert f"unknown {case['transport']} option {member}X" in capsys.readouterr().out
+
+
 def test_a_file_in_another_schema_fails(tmp_path):
     (tmp_path / "x.json").write_text('{"schema":"other","tests":[]}')
     assert vectors.main([str(tmp_path / "x.json")]) == 1

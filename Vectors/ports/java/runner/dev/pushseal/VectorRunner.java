@@ -241,8 +241,30 @@ public final class VectorRunner {
         return b.build();
     }
 
+    /** The option members of each transport. Any other member makes the case malformed, so a runner
+     *  that does not know an option fails the case instead of sealing without it. */
+    static final List<String> APNS_OPTIONS = Arrays.asList(
+            "placeholder", "sound", "threadId", "plainThreadId", "category", "interruptionLevel", "relevanceScore", "keyBundle");
+    static final List<String> FCM_OPTIONS = Arrays.asList("token", "priority", "ttl", "keyBundle");
+
+    /** The {@code keyBundle} option after checking that {@code o} has no other member than {@code known}. */
+    static String checkOptions(Map<String, Object> o, List<String> known, String transport) throws CaseError {
+        for (String name : o.keySet()) {
+            if (!known.contains(name)) throw new CaseError("unknown " + transport + " option " + name);
+        }
+        Object bundle = o.get("keyBundle");
+        if (bundle != null && !(bundle instanceof String)) throw new CaseError("keyBundle must be a string");
+        return (String) bundle;
+    }
+
+    static FCMOptions fcm(Map<String, Object> o) throws CaseError {
+        String bundle = checkOptions(o, FCM_OPTIONS, "fcm");
+        return new FCMOptions((String) o.get("token"), (String) o.get("priority"), (Long) o.get("ttl")).withKeyBundle(bundle);
+    }
+
     @SuppressWarnings("unchecked")
     static APNsOptions apns(Map<String, Object> o) throws CaseError {
+        String bundle = checkOptions(o, APNS_OPTIONS, "apns");
         Map<String, Object> p = (Map<String, Object>) o.get("placeholder");
         APNsOptions options = new APNsOptions();
         if (p.containsKey("locKey")) {
@@ -258,7 +280,7 @@ public final class VectorRunner {
         Object score = o.get("relevanceScore");
         return options.withSound((String) o.get("sound")).withCategory((String) o.get("category"))
                 .withInterruptionLevel((String) o.get("interruptionLevel"))
-                .withRelevanceScore(score == null ? null : ((Number) score).doubleValue());
+                .withRelevanceScore(score == null ? null : ((Number) score).doubleValue()).withKeyBundle(bundle);
     }
 
     @SuppressWarnings("unchecked")
@@ -273,10 +295,11 @@ public final class VectorRunner {
             Sealer sealer = new Sealer((int) longField(t, "padBlock"));
             Content input = content((Map<String, Object>) t.get("input"));
             if ("fcm".equals(t.get("transport"))) {
-                sealed = sealer.sealFCM(input, key, new FCMOptions((String) options.get("token"), (String) options.get("priority"),
-                        (Long) options.get("ttl")), salt);
-            } else {
+                sealed = sealer.sealFCM(input, key, fcm(options), salt);
+            } else if ("apns".equals(t.get("transport"))) {
                 sealed = sealer.sealAPNs(input, key, apns(options), salt);
+            } else {
+                throw new CaseError("unknown transport " + t.get("transport"));
             }
         } catch (PushSealException e) {
             if (!"error".equals(t.get("result")) || !e.getCode().equals(t.get("error"))) {

@@ -128,6 +128,18 @@ public final class BundleTest {
             int[] r = VectorRunner.runFile(file);
             check(r[0] > 0 && r[1] == 0, r[0] + " passed, " + r[1] + " failed");
         });
+        PushSealTest.test("the provider vectors pass; an option the runner does not know fails its case", () -> {
+            String file = System.getProperty("pushseal.providerVectors", "");
+            check(new File(file).isFile(), "the provider vectors (-Dpushseal.providerVectors) exist: " + file);
+            int[] r = VectorRunner.runFile(file);
+            check(r[0] > 0 && r[1] == 0, r[0] + " passed, " + r[1] + " failed");
+            String text = new String(Files.readAllBytes(Paths.get(file)), StandardCharsets.UTF_8);
+            File edited = File.createTempFile("pushseal-provider", ".json");
+            edited.deleteOnExit();
+            Files.write(edited.toPath(), text.replaceFirst("\"keyBundle\": ", "\"keyBundleX\": ").getBytes(StandardCharsets.UTF_8));
+            int[] e = VectorRunner.runFile(edited.getPath());
+            check(e[0] == r[0] - 1 && e[1] == 1, "renamed keyBundle: " + e[0] + " passed, " + e[1] + " failed");
+        });
         PushSealTest.test("X25519 passes Wycheproof and refuses every all-zero result", () -> {
             String file = System.getProperty("pushseal.x25519Vectors", "");
             check(new File(file).isFile(), "Wycheproof's x25519_test.json (-Dpushseal.x25519Vectors) exists: " + file);
