@@ -6,8 +6,8 @@ import Musl
 import Darwin
 #endif
 
-/// Buffered CSPRNG output for values that are public and only need to be unique before use:
-/// the per-notification salts, drawn through ``drawSalt(into:)``.
+/// Buffered CSPRNG output for values that are public and only need to be unique and
+/// unpredictable before use: the per-notification salts, drawn through ``drawSalt(into:)``.
 ///
 /// libsodium 1.0.18's `randombytes_buf` makes one `getrandom` system call per request (about
 /// 0.3 µs here — a third of the AEAD of a 768-byte body). This pool fills one page per thread
