@@ -59,8 +59,9 @@ package enum RandomPool {
     /// the restore differs further. A keyed hash (HMAC-SHA256 under K over the pool bytes,
     /// counter and clock) would also hedge a generator that is *broken* rather than replayed,
     /// but costs two SHA-256 compressions — 0.64–0.72× the whole AEAD of a 768-byte body
-    /// with libsodium 1.0.18 here, about 0.6 µs against a seal budget of ~0.2 µs
-    /// (Docs/PERFORMANCE.md, "Salt hedging"). This costs one clock read, ~30 ns.
+    /// with libsodium 1.0.18 here: `seal.apns.512` fell to 0.83× its speed (0.357 → ~0.30
+    /// against the 0.33 target), where this XOR, one clock read, costs ~2.6 % (paired runs,
+    /// Docs/PERFORMANCE.md §11).
     @inline(__always)
     package static func drawSalt(into salt: UnsafeMutableRawBufferPointer) {
         precondition(salt.count == Envelope.saltByteCount)
