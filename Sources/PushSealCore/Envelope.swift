@@ -122,7 +122,7 @@ public struct Envelope: Sendable, Equatable {
     /// (`content.count < paddedLength`, and the envelope must stay within 4096 bytes).
     public static func seal(content: [UInt8], with key: ConversationKey, paddedLength: Int) -> Envelope {
         var salt = [UInt8](repeating: 0, count: saltByteCount)
-        salt.withUnsafeMutableBytes { SystemRandom.fill($0) }
+        salt.withUnsafeMutableBytes { RandomPool.drawSalt(into: $0) }
         return seal(content: content, with: key, paddedLength: paddedLength, salt: salt)
     }
 

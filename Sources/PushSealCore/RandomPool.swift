@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// Buffered CSPRNG output for values that are public and only need to be unique and
-/// unpredictable before use: the per-notification salts.
+/// unpredictable before use: the per-notification salts, drawn through ``drawSalt(into:)``.
 ///
 /// libsodium 1.0.18's `randombytes_buf` makes one `getrandom` system call per request (about
 /// 0.3 µs here — a third of the AEAD of a 768-byte body). This pool fills one page per thread
@@ -25,10 +25,13 @@ import Darwin
 ///   `randombytes_buf` directly.
 /// - Not for secrets: keys come from `randombytes_buf` directly (``SecretKey/random(byteCount:)``).
 ///   Buffered bytes are future salts, which are public once used; the used bytes are wiped.
-/// - Limitation shared by every user-space random buffer: a virtual machine snapshot that is
-///   restored more than once would hand out the same buffered salts in each copy (at most one
-///   page per thread). Deployments that clone running VMs from snapshots should seal in a fresh
-///   process after each restore.
+/// - Snapshots (salt hedging, Docs/SPEC.md §7.4): a virtual machine snapshot restored more
+///   than once replays this page — and possibly the kernel's generator — in every copy. So a
+///   salt is not the pool bytes themselves: ``drawSalt(into:)`` XORs its first 16 bytes with
+///   this thread's draw counter and the `CLOCK_REALTIME` nanoseconds read for that salt. Two
+///   copies that replay the same pool bytes make different salts unless they read the same
+///   nanosecond; what remains is a clock that was restored too *and* read at the same
+///   nanosecond in both copies (Docs/THREAT-MODEL.md).
 package enum RandomPool {
     /// Bytes in one pool page (header included).
     static let pageByteCount = 4_096
@@ -40,13 +43,48 @@ package enum RandomPool {
     /// Fills `buffer` with CSPRNG bytes, from this thread's pool when possible.
     @inline(__always)
     package static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
-        guard buffer.count > 0 else { return }
+        _ = draw(buffer)
+    }
+
+    /// Fills `salt` (``Envelope/saltByteCount`` bytes) with a fresh salt: pool bytes whose
+    /// first 16 bytes are XORed with `counter || t` (little-endian `UInt64`s), where `counter`
+    /// counts this thread's pool draws (0 without a pool) and `t` is `CLOCK_REALTIME` in
+    /// nanoseconds, read for this salt.
+    ///
+    /// The XOR keeps a salt exactly as uniform as the pool bytes, and it is injective in
+    /// `counter || t`: two salts made from the same pool bytes (a replayed snapshot) differ
+    /// whenever their counters or clock readings differ. One clock suffices: the realtime
+    /// clock is the monotonic clock plus the wall-clock offset, so two copies whose monotonic
+    /// readings differ read different realtime too, and a copy whose wall clock is reset after
+    /// the restore differs further. A keyed hash (HMAC-SHA256 under K over the pool bytes,
+    /// counter and clock) would also hedge a generator that is *broken* rather than replayed,
+    /// but costs two SHA-256 compressions — 0.64–0.72× the whole AEAD of a 768-byte body
+    /// with libsodium 1.0.18 here: `seal.apns.512` fell to 0.83× its speed (0.357 → ~0.30
+    /// against the 0.33 target), where this XOR, one clock read, costs ~2.6 % (paired runs,
+    /// Docs/PERFORMANCE.md §11).
+    @inline(__always)
+    package static func drawSalt(into salt: UnsafeMutableRawBufferPointer) {
+        precondition(salt.count == Envelope.saltByteCount)
+        let counter = draw(salt)
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let nanoseconds = UInt64(bitPattern: Int64(now.tv_sec)) &* 1_000_000_000 &+ UInt64(bitPattern: Int64(now.tv_nsec))
+        let base = salt.baseAddress!
+        base.storeBytes(of: base.loadUnaligned(as: UInt64.self) ^ counter.littleEndian, as: UInt64.self)
+        (base + 8).storeBytes(of: (base + 8).loadUnaligned(as: UInt64.self) ^ nanoseconds.littleEndian, as: UInt64.self)
+    }
+
+    /// Fills `buffer` and returns this thread's draw counter after the draw (0 when the bytes
+    /// came from the system directly).
+    @inline(__always)
+    private static func draw(_ buffer: UnsafeMutableRawBufferPointer) -> UInt64 {
+        guard buffer.count > 0 else { return 0 }
         guard buffer.count <= largestBufferedRequest, let page = currentPage() else {
             SystemRandom.fill(buffer)
-            return
+            return 0
         }
-        // Header: the number of unused bytes, which sit at the end of the page. A page wiped by
-        // fork reads as 0: empty.
+        // Header: the number of unused bytes, which sit at the end of the page (a page wiped
+        // by fork reads as 0: empty), then the draw counter.
         var remaining = page.load(as: Int.self)
         if remaining < buffer.count {
             SystemRandom.fill(UnsafeMutableRawBufferPointer(start: page + 16, count: capacity))
@@ -56,6 +94,23 @@ package enum RandomPool {
         buffer.baseAddress!.copyMemory(from: start, byteCount: buffer.count)
         memset(start, 0, buffer.count)
         page.storeBytes(of: remaining - buffer.count, as: Int.self)
+        let counter = (page + 8).load(as: UInt64.self) &+ 1
+        (page + 8).storeBytes(of: counter, as: UInt64.self)
+        return counter
+    }
+
+    /// Test hook simulating a snapshot: this thread's page as it is now (fill level, counter,
+    /// unused bytes), or nil without a pool.
+    package static func pageStateForTesting() -> [UInt8]? {
+        guard let page = currentPage() else { return nil }
+        return Array(UnsafeRawBufferPointer(start: page, count: pageByteCount))
+    }
+
+    /// Test hook simulating the restore of a snapshot: puts back a page taken by
+    /// ``pageStateForTesting()`` on this thread, so the pool hands out the same bytes again.
+    package static func restorePageForTesting(_ state: [UInt8]) {
+        guard let page = currentPage(), state.count == pageByteCount else { return }
+        state.withUnsafeBytes { page.copyMemory(from: $0.baseAddress!, byteCount: pageByteCount) }
     }
 
     #if os(Linux)

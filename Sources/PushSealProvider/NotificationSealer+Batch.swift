@@ -91,14 +91,14 @@ extension NotificationSealer {
     /// through generic value witnesses).
     ///
     /// One task per core; each sets up its private state once (key copies, the key-provider
-    /// cache, a salt buffer), then claims items (``batchClaimSizes``) until
+    /// cache), then claims items (``batchClaimSizes``) until
     /// none are left. A thread that starts late (waking one takes tens of microseconds on a
     /// virtual machine) finds less or nothing to do instead of leaving a share unfinished.
     @inline(__always)
     func sealBatch<Options: TransportOptions, Output>(
         _ items: [BatchItem<Options>], keyProvider: (any CurrentKeyProvider)?,
         deliver: @Sendable (Int, consuming Result<Output, ProviderError>) -> Void,
-        sealOne: @Sendable (borrowing NotificationContent, ConversationKey, borrowing Options, UnsafeRawBufferPointer?) throws(ProviderError) -> Output
+        sealOne: @Sendable (borrowing NotificationContent, ConversationKey, borrowing Options) throws(ProviderError) -> Output
     ) {
         let count = items.count
         guard count > 0 else { return }
@@ -112,16 +112,7 @@ extension NotificationSealer {
                 var cache: [[UInt8]: Result<ConversationKey, ProviderError>] = [:]
                 // Given keys, each replaced by a copy private to this thread (see below).
                 var privateKeys = PrivateKeyCopies()
-                // Fresh CSPRNG salts for each claim in one call (one per item, never reused);
-                // a deterministic salt source (vectors) derives them per item instead.
-                let saltCount = Envelope.saltByteCount
-                let randomSalts = if case .random = saltSource { true } else { false }
-                var salts = [UInt8](repeating: 0, count: randomSalts ? claimSizes.upperBound * saltCount : 0)
-                defer { salts.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
                 while let claim = claims.next() {
-                    if randomSalts {
-                        salts.withUnsafeMutableBytes { SystemRandom.fill(UnsafeMutableRawBufferPointer(rebasing: $0[0..<claim.count * saltCount])) }
-                    }
                     for index in claim {
                         let item = input + index
                         deliver(index, Result { () throws(ProviderError) -> Output in
@@ -141,13 +132,8 @@ extension NotificationSealer {
                                 cache[id] = lookup
                                 key = try lookup.get()
                             }
-                            guard randomSalts else { return try sealOne(item.pointee.content, key, item.pointee.options, nil) }
-                            let offset = (index - claim.lowerBound) * saltCount
-                            return try salts.withUnsafeBytes { all in
-                                Result { () throws(ProviderError) -> Output in
-                                    try sealOne(item.pointee.content, key, item.pointee.options, UnsafeRawBufferPointer(rebasing: all[offset..<offset + saltCount]))
-                                }
-                            }.get()
+                            // Salts come from the sealer's source: for random salts, this thread's pool.
+                            return try sealOne(item.pointee.content, key, item.pointee.options)
                         })
                     }
                 }

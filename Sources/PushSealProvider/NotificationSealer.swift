@@ -13,8 +13,9 @@ public import PushSealCore
 /// and `trunc: true`; if not even body `…` fits, only `cid`, `mid` and `ts` are sealed. The
 /// padded length is the pad block's multiple, capped at the largest length that still fits.
 ///
-/// Salts are fresh random bytes for every notification. A sealer is a small immutable value:
-/// share it freely between threads.
+/// Salts are fresh random bytes for every notification, hedged so that a virtual machine
+/// snapshot restored twice does not repeat them (SPEC §7.4). A sealer is a small immutable
+/// value: share it freely between threads.
 public struct NotificationSealer: Sendable {
     /// Default pad block.
     public static let defaultPadBlock = 256
@@ -87,24 +88,24 @@ public struct NotificationSealer: Sendable {
 
     // MARK: The transports
 
-    func sealAPNs(_ content: NotificationContent, key: ConversationKey, options: APNsOptions, salt: UnsafeRawBufferPointer?) throws(ProviderError) -> APNsRequest {
+    func sealAPNs(_ content: NotificationContent, key: ConversationKey, options: APNsOptions) throws(ProviderError) -> APNsRequest {
         try SizePolicy.validate(content)
         try options.validate()
         try Self.check(options.keyBundle, key: key)
         let frame = PayloadFrame.apns(options: options, key: key)
-        let sealed = try seal(content, key: key, frame: frame, salt: salt)
+        let sealed = try seal(content, key: key, frame: frame)
         let expiration = options.expirationTime(clock: clock)
         return APNsRequest(
             body: sealed.payload, path: sealed.path, sizes: sealed.sizes, keyID: key.id, topic: options.topic,
             priority: options.priority, expiration: expiration, collapseID: options.collapseID)
     }
 
-    func sealFCM(_ content: NotificationContent, key: ConversationKey, options: FCMOptions, salt: UnsafeRawBufferPointer?) throws(ProviderError) -> FCMMessage {
+    func sealFCM(_ content: NotificationContent, key: ConversationKey, options: FCMOptions) throws(ProviderError) -> FCMMessage {
         try SizePolicy.validate(content)
         try options.validate()
         try Self.check(options.keyBundle ?? options.apns?.keyBundle, key: key)
         let frame = PayloadFrame.fcm(options: options, key: key, clock: clock)
-        let sealed = try seal(content, key: key, frame: frame, salt: salt)
+        let sealed = try seal(content, key: key, frame: frame)
         return FCMMessage(body: sealed.payload, path: sealed.path, sizes: sealed.sizes, keyID: key.id)
     }
 
@@ -151,10 +152,9 @@ public struct NotificationSealer: Sendable {
     /// Plans sizes arithmetically (content and options already validated), then writes `prefix || base64url(E) || suffix`
     /// into one exactly sized buffer: the content is encoded straight into the envelope buffer
     /// (on the stack), padded, sealed in place, and base64url-encoded straight into the output.
-    /// `salt`: 24 bytes to use, or nil for the sealer's salt source (fresh CSPRNG bytes).
-    func seal(_ content: NotificationContent, key: ConversationKey, frame: PayloadFrame, salt: UnsafeRawBufferPointer?) throws(ProviderError) -> Sealed {
-        if let salt, salt.count != Envelope.saltByteCount { throw .invalidSalt(byteCount: salt.count) }
-
+    /// The salt comes from the sealer's salt source: a fresh hedged salt
+    /// (``RandomPool/drawSalt(into:)``) unless the source is deterministic (vectors).
+    func seal(_ content: NotificationContent, key: ConversationKey, frame: PayloadFrame) throws(ProviderError) -> Sealed {
         guard let maximumPadded = frame.maximumPaddedByteCount else {
             throw Self.doesNotFit(content, frame: frame)
         }
@@ -162,14 +162,14 @@ public struct NotificationSealer: Sendable {
         // The whole envelope E on the stack: header, plaintext (then ciphertext), tag.
         return try withUnsafeTemporaryAllocation(byteCount: Envelope.maximumByteCount, alignment: 16) { buffer in
             Result { () throws(ProviderError) -> Sealed in
-                try sealInto(buffer, content, key: key, frame: frame, salt: salt, budget: budget, maximumPadded: maximumPadded)
+                try sealInto(buffer, content, key: key, frame: frame, budget: budget, maximumPadded: maximumPadded)
             }
         }.get()
     }
 
     private func sealInto(
         _ buffer: UnsafeMutableRawBufferPointer, _ content: NotificationContent, key: ConversationKey, frame: PayloadFrame,
-        salt: UnsafeRawBufferPointer?, budget: Int, maximumPadded: Int
+        budget: Int, maximumPadded: Int
     ) throws(ProviderError) -> Sealed {
         let header = Envelope.headerByteCount
         let contentArea = UnsafeMutableRawBufferPointer(rebasing: buffer[header..<header + budget])
@@ -204,7 +204,7 @@ public struct NotificationSealer: Sendable {
         }
         let total = frame.prefix.count + wireLength + frame.suffix.count
         var derivedSalt: [UInt8] = []
-        if salt == nil, case let .derived(derive) = saltSource {
+        if case let .derived(derive) = saltSource {
             derivedSalt = derive(content)
             guard derivedSalt.count == Envelope.saltByteCount else {
                 SecureMemory.wipe(contentArea)
@@ -217,13 +217,12 @@ public struct NotificationSealer: Sendable {
         let plaintext = UnsafeRawBufferPointer(start: e + header, count: padded)
         let envelope = UnsafeMutableRawBufferPointer(start: e, count: envelopeCount)
         withUnsafeTemporaryAllocation(byteCount: Envelope.saltByteCount, alignment: 8) { saltBuffer in
-            if let salt {
-                saltBuffer.copyMemory(from: salt)
-            } else if !derivedSalt.isEmpty {
+            if !derivedSalt.isEmpty {
                 derivedSalt.withUnsafeBytes { saltBuffer.copyMemory(from: $0) }
             } else {
-                // Buffered CSPRNG output (one getrandom per ~170 salts; fork-safe).
-                RandomPool.fill(saltBuffer)
+                // Buffered CSPRNG output (one getrandom per ~170 salts; fork-safe), hedged
+                // against a replayed snapshot by a counter and the clock (SPEC §7.4).
+                RandomPool.drawSalt(into: saltBuffer)
             }
             // Seals in place: the plaintext is overwritten by the ciphertext.
             Envelope.sealInto(envelope, plaintext: plaintext, key: key, salt: UnsafeRawBufferPointer(saltBuffer))

@@ -34,7 +34,7 @@ public protocol TransportOptions: Sendable {
 extension APNsOptions: TransportOptions {
     /// Seals into an ``APNsRequest`` (the sealer's hook).
     public func _seal(_ content: NotificationContent, key: ConversationKey, by sealer: NotificationSealer) throws(ProviderError) -> APNsRequest {
-        try sealer.sealAPNs(content, key: key, options: self, salt: nil)
+        try sealer.sealAPNs(content, key: key, options: self)
     }
 
     /// Seals a batch into ``APNsRequest``s (the sealer's hook).
@@ -42,8 +42,8 @@ extension APNsOptions: TransportOptions {
         batch items: [BatchItem<APNsOptions>], by sealer: NotificationSealer, keyProvider: (any CurrentKeyProvider)?,
         deliver: @Sendable (_ index: Int, _ result: consuming Result<APNsRequest, ProviderError>) -> Void
     ) {
-        sealer.sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (content, key, options, salt) throws(ProviderError) in
-            try sealer.sealAPNs(content, key: key, options: options, salt: salt)
+        sealer.sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (content, key, options) throws(ProviderError) in
+            try sealer.sealAPNs(content, key: key, options: options)
         }
     }
 }
@@ -51,7 +51,7 @@ extension APNsOptions: TransportOptions {
 extension FCMOptions: TransportOptions {
     /// Seals into an ``FCMMessage`` (the sealer's hook).
     public func _seal(_ content: NotificationContent, key: ConversationKey, by sealer: NotificationSealer) throws(ProviderError) -> FCMMessage {
-        try sealer.sealFCM(content, key: key, options: self, salt: nil)
+        try sealer.sealFCM(content, key: key, options: self)
     }
 
     /// Seals a batch into ``FCMMessage``s (the sealer's hook).
@@ -59,8 +59,8 @@ extension FCMOptions: TransportOptions {
         batch items: [BatchItem<FCMOptions>], by sealer: NotificationSealer, keyProvider: (any CurrentKeyProvider)?,
         deliver: @Sendable (_ index: Int, _ result: consuming Result<FCMMessage, ProviderError>) -> Void
     ) {
-        sealer.sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (content, key, options, salt) throws(ProviderError) in
-            try sealer.sealFCM(content, key: key, options: options, salt: salt)
+        sealer.sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (content, key, options) throws(ProviderError) in
+            try sealer.sealFCM(content, key: key, options: options)
         }
     }
 }

@@ -42,6 +42,42 @@ import Darwin
         #expect(Set(results).count == results.count)
     }
 
+    static func salt() -> [UInt8] {
+        var salt = [UInt8](repeating: 0, count: Envelope.saltByteCount)
+        salt.withUnsafeMutableBytes { RandomPool.drawSalt(into: $0) }
+        return salt
+    }
+
+    @Test func saltsFromAReplayedPoolDiffer() throws {
+        _ = Self.salt()   // the pool of this thread is now filled
+        let snapshot = try #require(RandomPool.pageStateForTesting())
+        let raw = Self.draw()
+        RandomPool.restorePageForTesting(snapshot)
+        #expect(Self.draw() == raw)   // the hook replays the bytes (and the draw counter)
+        var salts: [[UInt8]] = []
+        for _ in 0..<100 {
+            RandomPool.restorePageForTesting(snapshot)
+            salts.append(Self.salt())
+        }
+        // Every replay made the same pool bytes into a different salt: the clock differs.
+        #expect(Set(salts).count == salts.count)
+        #expect(salts.allSatisfy { $0[16...] == raw[16...] })
+    }
+
+    @Test func saltsLookUniformlyRandom() {
+        let salts = (0..<4_096).map { _ in Self.salt() }
+        #expect(Set(salts).count == salts.count)
+        for position in 0..<Envelope.saltByteCount {
+            // No fixed or skewed byte: all 256 values occur (each is missed with p ≈ e^-16) and
+            // every bit is set in 45–55 % of the salts (±6 standard deviations).
+            #expect(Set(salts.map { $0[position] }).count == 256, "byte \(position)")
+            for bit in 0..<8 {
+                let ones = salts.count(where: { $0[position] >> bit & 1 == 1 })
+                #expect((1_843...2_253).contains(ones), "byte \(position) bit \(bit): \(ones) of 4096")
+            }
+        }
+    }
+
     #if os(Linux)
     /// A forked child must not hand out the bytes its parent is about to hand out.
     @Test func aForkedChildDrawsOtherBytesThanItsParent() throws {

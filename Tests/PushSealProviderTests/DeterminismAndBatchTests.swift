@@ -40,6 +40,63 @@ struct DeterminismAndBatchTests {
         #expect(wires.count == 50 && salts.count == 50 && ciphertexts.count == 50)
     }
 
+    /// The salt of a sealed APNs body.
+    func salt(of request: APNsRequest) throws -> [UInt8] {
+        let wire = try #require(try JSONParser.parse(request.body).objectValue?["pushseal"]?.stringValue)
+        return try Envelope(wire: wire).salt
+    }
+
+    @Test("A replayed salt pool (a VM snapshot restored twice) still gives two seals under one key different salts")
+    func replayedPoolGivesDistinctSalts() throws {
+        let sealer = try NotificationSealer()
+        _ = try sealer.seal(content, with: key, options: APNsOptions())   // this thread's pool is filled
+        let snapshot = try #require(RandomPool.pageStateForTesting())
+        // The hook replays the pool: the same raw bytes come out twice.
+        var raw1 = [UInt8](repeating: 0, count: 24), raw2 = raw1
+        raw1.withUnsafeMutableBytes { RandomPool.fill($0) }
+        RandomPool.restorePageForTesting(snapshot)
+        raw2.withUnsafeMutableBytes { RandomPool.fill($0) }
+        #expect(raw1 == raw2)
+        // Two "copies" of the snapshot seal under the same key: the salts (so the message keys) differ.
+        RandomPool.restorePageForTesting(snapshot)
+        let first = try sealer.seal(content, with: key, options: APNsOptions())
+        RandomPool.restorePageForTesting(snapshot)
+        let second = try sealer.seal(content, with: key, options: APNsOptions())
+        let salts = [try salt(of: first), try salt(of: second)]
+        #expect(salts[0] != salts[1])
+        #expect(salts[0] != raw1 && salts[1] != raw1)
+        // Only the hedged bytes differ; both open.
+        #expect(salts[0][16...] == raw1[16...] && salts[1][16...] == raw1[16...])
+        for request in [first, second] {
+            let wire = try #require(try JSONParser.parse(request.body).objectValue?["pushseal"]?.stringValue)
+            #expect(try Envelope(wire: wire).openContent(with: key) == content)
+        }
+    }
+
+    @Test("Batches sealed on several threads at once never repeat a salt")
+    func concurrentBatchesNeverRepeatASalt() async throws {
+        let sealer = try NotificationSealer()
+        let key = key
+        let items = (0..<1_500).map { index in
+            BatchItem(content: NotificationContent(conversationID: "c", messageID: "m\(index)", sentAt: 1_700_000_000, body: "b"), key: key, options: APNsOptions())
+        }
+        let salts = try await withThrowingTaskGroup(of: [[UInt8]].self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    try sealer.seal(batch: items).map { result in
+                        let wire = try #require(try JSONParser.parse(result.get().body).objectValue?["pushseal"]?.stringValue)
+                        return try Envelope(wire: wire).salt
+                    }
+                }
+            }
+            var all: [[UInt8]] = []
+            for try await part in group { all += part }
+            return all
+        }
+        #expect(salts.count == 6_000)
+        #expect(Set(salts).count == salts.count)
+    }
+
     /// 10,000 mixed items: valid ones of every size path, items sealed with the provider's current
     /// key, and invalid ones of several kinds.
     func mixedItems<Options>(_ options: (Int, inout SeededGenerator) -> Options) -> [BatchItem<Options>] {

@@ -91,7 +91,7 @@ struct InBandBundleTests {
         let unbundled = PayloadFrame.apns(options: APNsOptions(), key: key)
         #expect(frame.limitedOverhead == unbundled.limitedOverhead + 21 + bundle.text.utf8.count)
         do {
-            let sealed = try sealer.seal(content(body: String(repeating: "y", count: 600)), key: key, frame: frame, salt: nil)
+            let sealed = try sealer.seal(content(body: String(repeating: "y", count: 600)), key: key, frame: frame)
             #expect(sealed.payload.count <= limit)
             #expect(try object(sealed.payload)["pushseal-bundle"]?.stringValue == bundle.text)
             switch sealed.path {
