@@ -24,7 +24,7 @@ import PushSealReceiver
 ///   passes authentication, and then opens to exactly its key and conversation id or fails with
 ///   the step its inputs make it fail;
 /// - the receiver's in-band path: the vector notification with the input as its
-///   `"pushseal-bundle"` member (in the JSON payload, and in a `userInfo` dictionary) opens exactly
+///   `"pushseal-bundle"` member (in the JSON payload, a `userInfo` dictionary and an FCM data map) opens exactly
 ///   as without the member — decrypted, with the same content — and reports the bundle outcome the
 ///   steps above give (`installed`, or the reason).
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -255,13 +255,27 @@ func checkInBand(_ text: String, expected: Expected) {
     for payload in [first, String(last)] {
         checkSameOpening(receiver.open(json: Array(payload.utf8)), expected: expected, path: "JSON payload")
     }
+    var withMember = heldUserInfo()
+    withMember["pushseal-bundle"] = .string(text)
+    checkSameOpening(receiver.open(userInfo: withMember), expected: expected, path: "userInfo")
+    checkSameOpening(receiver.open(fcmData: ["pushseal": heldWire, "pushseal-bundle": text]), expected: expected, path: "FCM data map")
+}
+
+/// The held payload as an iOS `userInfo` dictionary. Made for each input rather than kept in a
+/// global: LeakSanitizer reports the boxes of a global `UserInfoValue` (an indirect enum) as
+/// direct leaks, although the global still holds them.
+func heldUserInfo() -> [String: UserInfoValue] {
     guard case let .dictionary(info) = UserInfoValue(json: try! JSONParser.parse(Array(heldPayload.utf8), maximumDepth: 16)) else {
         fuzzFail("the held payload is not a dictionary")
     }
-    var withMember = info
-    withMember["pushseal-bundle"] = .string(text)
-    checkSameOpening(receiver.open(userInfo: withMember), expected: expected, path: "userInfo")
+    return info
 }
+
+/// The held payload's wire string (for an FCM data map).
+let heldWire: String = {
+    guard case let .string(wire) = heldUserInfo()["pushseal"] else { fuzzFail("the held payload has no wire string") }
+    return wire
+}()
 
 func checkSameOpening(_ result: ReceivedNotification, expected: Expected, path: String) {
     fuzzCheck(result.outcome == .decrypted && result.reason == nil,
