@@ -127,6 +127,8 @@ let package = Package(
         .target(name: "FuzzSupport", path: "Sources/Fuzz/FuzzSupport"),
         .executableTarget(name: "FuzzEnvelope", dependencies: ["PushSealCore", "FuzzSupport"], path: "Sources/Fuzz/FuzzEnvelope"),
         .executableTarget(name: "FuzzContent", dependencies: ["PushSealCore", "PushSealJSON", "FuzzSupport"], path: "Sources/Fuzz/FuzzContent"),
+        .executableTarget(
+            name: "FuzzBundle", dependencies: ["PushSealCore", "PushSealJSON", "PushSealReceiver", "FuzzSupport"], path: "Sources/Fuzz/FuzzBundle"),
         .executableTarget(name: "FuzzOpen", dependencies: ["PushSealCore", "PushSealJSON", "PushSealReceiver", "FuzzSupport"], path: "Sources/Fuzz/FuzzOpen"),
         .executableTarget(
             name: "FuzzProviderSizing", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealReceiver", "FuzzSupport"],

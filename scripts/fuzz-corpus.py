@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerates the seed corpora in Fuzz/Corpus/<Target>/ from Vectors/pushseal-v1.json plus
-hand-made edge cases. Deterministic: same vector file, same files.
+"""Regenerates the seed corpora in Fuzz/Corpus/<Target>/ from Vectors/pushseal-v1.json (and
+FuzzBundle's from Vectors/pushseal-v1-bundles.json) plus hand-made edge cases. Deterministic: same vector file, same files.
 
 Files this script owns are named `vec-*` and `edge-*`; it deletes and rewrites those only.
 Anything else in a corpus directory (crash reproducers, named `regression-*`) is kept.
@@ -16,6 +16,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "Fuzz" / "Corpus"
 VECTORS = json.loads((ROOT / "Vectors" / "pushseal-v1.json").read_text(encoding="utf-8"))["tests"]
+BUNDLE_VECTORS = json.loads((ROOT / "Vectors" / "pushseal-v1-bundles.json").read_text(encoding="utf-8"))["tests"]
 OWNED_PREFIXES = ("vec-", "edge-")
 
 
@@ -321,11 +322,54 @@ def sizing_corpus() -> dict[str, bytes]:
     return files
 
 
+def bundle_corpus() -> dict[str, bytes]:
+    """FuzzBundle reads each input as bundle text and as bundle bytes: every vector bundle in
+    both forms, and edits of a valid one at the limits of SPEC §16.3 / §16.5 steps 1-3."""
+    files: dict[str, bytes] = {}
+    for t in BUNDLE_VECTORS:
+        files[f"vec-{t['tcId']:03d}-text"] = t["bundle"].encode()
+        files[f"vec-{t['tcId']:03d}-bytes"] = bytes.fromhex(t["bundleHex"])
+    valid = bytes.fromhex(BUNDLE_VECTORS[0]["bundleHex"])  # 145 + 14 bytes
+    body = valid[65:]
+
+    def with_field(offset: int, value: int) -> bytes:
+        return valid[:offset] + value.to_bytes(8, "big") + valid[offset + 8:]
+
+    edge = {
+        "empty": b"",
+        "version-2": b"\x02" + valid[1:],
+        "version-0-short": b"\x00",
+        "len-145": valid[:145],
+        "len-146": valid[:146],
+        "len-401": valid + bytes(401 - len(valid)),
+        "len-402": valid + bytes(402 - len(valid)),
+        "epoch-0": with_field(33, 0),
+        "epoch-max": with_field(33, 2**63 - 1),
+        "epoch-2^63": with_field(33, 2**63),
+        "notafter-nolimit": with_field(41, 2**64 - 1),
+        "notafter-max": with_field(41, 2**63 - 1),
+        "notafter-2^63": with_field(41, 2**63),
+        "notafter-2^64-2": with_field(41, 2**64 - 2),
+        "text-535": b64url(valid + bytes(401 - len(valid))),
+        "text-536": b64url(valid + bytes(401 - len(valid))) + b"A",
+        "text-padded": b64url(valid) + b"==",
+        "text-base64-alphabet": base64.b64encode(valid).rstrip(b"="),
+        "text-trailing-bits": b64url(valid)[:-1] + b"B",
+        "text-newline": b64url(valid) + b"\n",
+        "text-quote-backslash": b'"\\' + b64url(valid),
+        "header-only": valid[:65],
+        "enc-swapped": valid[:65] + body[32:64] + body[:32] + body[64:],
+    }
+    files.update({f"edge-{k}": v for k, v in edge.items()})
+    return files
+
+
 def main() -> int:
     write_corpus("FuzzEnvelope", envelope_corpus())
     write_corpus("FuzzContent", content_corpus())
     write_corpus("FuzzOpen", open_corpus())
     write_corpus("FuzzProviderSizing", sizing_corpus())
+    write_corpus("FuzzBundle", bundle_corpus())
     return 0
 
 

@@ -4,7 +4,7 @@
 #
 #   scripts/fuzz.sh [TARGET|all] [SECONDS] [-- EXTRA_LIBFUZZER_ARGS...]
 #
-#   TARGET   FuzzEnvelope, FuzzContent, FuzzOpen, FuzzProviderSizing, or all (default)
+#   TARGET   FuzzEnvelope, FuzzContent, FuzzOpen, FuzzProviderSizing, FuzzBundle, or all (default)
 #   SECONDS  time per target (default 60)
 #
 # Environment:
@@ -25,8 +25,9 @@ declare -A MAX_LEN=(
     [FuzzContent]=4200         # contents are at most 4000 bytes; a little more exercises the limit
     [FuzzOpen]=8192            # APNs bodies are at most 4096 bytes, FCM messages somewhat more
     [FuzzProviderSizing]=4608  # a scenario: content fields and options, enough to overflow 4096
+    [FuzzBundle]=640           # bundle text is at most 535 characters (401 bytes); a little more exercises the limit
 )
-ORDER=(FuzzEnvelope FuzzContent FuzzOpen FuzzProviderSizing)
+ORDER=(FuzzEnvelope FuzzContent FuzzOpen FuzzProviderSizing FuzzBundle)
 
 target="${1:-all}"
 seconds="${2:-60}"
@@ -86,7 +87,7 @@ for name in "${targets[@]}"; do
 
     dict=()
     case "$name" in
-        FuzzEnvelope) dict=(-dict=Fuzz/Dictionaries/base64url.dict) ;;
+        FuzzEnvelope|FuzzBundle) dict=(-dict=Fuzz/Dictionaries/base64url.dict) ;;
         *) dict=(-dict=Fuzz/Dictionaries/json.dict) ;;
     esac
     limit=(-max_total_time="$seconds")

@@ -105,6 +105,9 @@ public enum PushSealNotificationContent {
     public static let sentAtKey = "pushseal-ts"
     /// `userInfo` key: the decrypted extras `x` (`[String: String]`, untrusted).
     public static let extrasKey = "pushseal-x"
+    /// `userInfo` key: the in-band key bundle's outcome (SPEC §16.7), `installed`,
+    /// `already_installed` or the refusal's reason code; absent when the payload carried none.
+    public static let keyBundleKey = "pushseal-key-bundle"
 
     /// The content to hand to the content handler for `notification`, starting from the
     /// request's `original` content (so sound, attachments and interruption level are kept).
@@ -124,6 +127,7 @@ public enum PushSealNotificationContent {
         var userInfo = content.userInfo
         userInfo[outcomeKey] = notification.outcome.rawValue
         if let reason = notification.reason { userInfo[reasonKey] = reason.rawValue }
+        if let bundle = notification.keyBundle { userInfo[keyBundleKey] = bundle.code }
         if notification.outcome == .decrypted {
             userInfo[duplicateKey] = notification.isDuplicate
             userInfo[requiresFetchKey] = notification.requiresFetch

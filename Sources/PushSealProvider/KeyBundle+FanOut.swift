@@ -13,16 +13,21 @@ extension KeyBundle {
         let threads = max(1, min(maximumThreads ?? NotificationSealer.activeProcessorCount, count))
         var results = [Result<KeyBundle, KeyBundleSealingError>](
             repeating: .failure(.invalidField("not sealed")), count: count)
+        // Claims, not one fixed share per thread (NotificationSealer's batch does the same): with
+        // fixed shares the join waits for the slowest thread, one whose processor is slower or
+        // shared with another process; a thread that falls behind now claims less.
+        let claims = BatchClaims(count: count, threads: threads, claimSizes: NotificationSealer.batchClaimSizes)
         results.withUnsafeMutableBufferPointer { output in
             nonisolated(unsafe) let output = output
-            // Contiguous shares: thread t seals devices [t·count/threads, (t+1)·count/threads).
-            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            DispatchQueue.concurrentPerform(iterations: threads) { _ in
                 let privateKey = key.privateCopy()
-                for index in (thread * count / threads)..<((thread + 1) * count / threads) {
-                    output[index] = Result { () throws(KeyBundleSealingError) in
-                        try KeyBundle.seal(
-                            privateKey, conversation: conversation, epoch: epoch, notAfter: notAfter, provider: provider,
-                            devicePublicKey: devicePublicKeys[index])
+                while let claim = claims.next() {
+                    for index in claim {
+                        output[index] = Result { () throws(KeyBundleSealingError) in
+                            try KeyBundle.seal(
+                                privateKey, conversation: conversation, epoch: epoch, notAfter: notAfter, provider: provider,
+                                devicePublicKey: devicePublicKeys[index])
+                        }
                     }
                 }
             }
