@@ -5,7 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import PushSealBench
 import PushSealCLIKit
 import PushSealCore
 import PushSealKeyStore
@@ -60,13 +59,10 @@ package enum PostgreSQLCompanion {
     /// Runs the companion in place of this process with the same arguments; returns only by
     /// throwing (companion missing or not executable).
     static func replaceProcess() throws(CLIError) -> Never {
-        guard let me = currentExecutablePath() else { throw .failure("cannot find the pushseal executable's directory") }
-        let path = FileSystem.directoryName(of: me) + "/" + executableName
-        guard access(path, X_OK) == 0 else {
-            throw .failure(
-                "a PostgreSQL key directory needs \(executableName) next to pushseal (\(path) is missing); pushseal itself does not link libpq",
-                hints: "build or install both products: swift build -c release --product pushseal --product \(executableName) (needs libpq-dev)")
-        }
+        let path = try HelperExecutable.path(
+            executableName, neededBy: "a PostgreSQL key directory",
+            hints: "pushseal itself does not link libpq; \(executableName), its companion that does, runs the commands on a connection URI",
+            "build or install both products: swift build -c release --product pushseal --product \(executableName) (needs libpq-dev)")
         let arguments = [path] + CommandLine.arguments.dropFirst()
         var cArguments = arguments.map { strdup($0) }
         cArguments.append(nil)
