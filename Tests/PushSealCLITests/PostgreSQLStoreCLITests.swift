@@ -136,6 +136,17 @@ import Testing
         #expect(!run.stderr.contains(try TestPostgreSQL.password(uri)))
     }
 
+    @Test func aDatabaseWithoutADirectorySaysHowToCreateOne() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        let uri = try TestPostgreSQL.freshSchemaURI()
+        let run = try runPushSeal(["store", "get", "--dir", uri, "--master-key-file", sandbox.path("k"), "--conversation", "c1"])
+        expectFailure(run, messagePrefix: "no key store: the database at postgresql://pushseal:***@", hint: true)
+        #expect(run.stderrLines.contains { $0.hasPrefix("pushseal: hint: create the key directory with: pushseal store init --dir 'postgresql://pushseal:***@") }, "\(run)")
+        #expect(!run.stderr.contains(try TestPostgreSQL.password(uri)), "\(run)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("k")), "only init creates the master key file")
+    }
+
     @Test func withoutTheCompanionPushsealSaysHowToGetIt() throws {
         let sandbox = try StoreSandbox()
         defer { sandbox.remove() }

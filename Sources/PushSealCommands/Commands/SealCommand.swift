@@ -7,7 +7,7 @@ import PushSealJSON
 /// `pushseal seal`: content JSON in, the exact APNs or FCM payload out.
 enum SealCommand {
     static let store = OptionSpec.option(
-        "store", valueName: "dir", abstract: "Seal with the conversation's current key from this key store directory.")
+        "store", valueName: "dir", abstract: "Seal with the conversation's current key from this key store directory (or PostgreSQL key directory URI).")
     static let salt = OptionSpec.option(
         "salt", valueName: "salt",
         abstract: "A fixed 24-byte salt, base64url: deterministic output for test vectors ONLY (needs --test-vectors-only).",
