@@ -63,12 +63,14 @@ package enum PostgreSQLCompanion {
             executableName, neededBy: "a PostgreSQL key directory",
             hints: "pushseal itself does not link libpq; \(executableName), its companion that does, runs the commands on a connection URI",
             "build or install both products: swift build -c release --product pushseal --product \(executableName) (needs libpq-dev)")
-        let arguments = [path] + CommandLine.arguments.dropFirst()
-        var cArguments = arguments.map { strdup($0) }
-        cArguments.append(nil)
-        execv(path, cArguments)
-        let reason = String(cString: strerror(errno))
-        for pointer in cArguments { free(pointer) }
+        // The arguments exactly as this process got them (bytes, not re-encoded strings).
+        var arguments: [UnsafeMutablePointer<CChar>?] = Array(UnsafeBufferPointer(start: CommandLine.unsafeArgv, count: Int(CommandLine.argc)))
+        arguments.append(nil)
+        let reason = path.withCString { (cPath) -> String in
+            arguments[0] = UnsafeMutablePointer(mutating: cPath)
+            execv(cPath, arguments)
+            return String(cString: strerror(errno))
+        }
         throw .failure("cannot start \(path): \(reason)")
     }
 }
