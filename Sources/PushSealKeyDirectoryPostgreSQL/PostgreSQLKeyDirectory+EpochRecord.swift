@@ -13,11 +13,17 @@ extension PostgreSQLKeyDirectory {
     /// when its tag does not verify.
     static func epochRecord(_ conversation: String, _ connection: PostgreSQLConnection, recordKey: SecretKey) throws(KeyStoreError) -> EpochRecord? {
         let rows = try connection.execute(
-            "SELECT conversation, epoch, kid, removed, tag FROM pushseal_epochs WHERE conversation = $1", [.text(conversation)])
-        guard rows.count == 1 else { return nil }
+            "SELECT \(EpochRecord.columns) FROM pushseal_epochs WHERE conversation = $1", [.text(conversation)])
+        return try checkedEpochRecord(rows, column: 0, recordKey: recordKey)
+    }
+
+    /// The record (its `EpochRecord.columns`) in the first row of `rows` from column `column` on, checked: nil when there is
+    /// none (no row, or a NULL conversation from an outer join).
+    static func checkedEpochRecord(_ rows: PostgreSQLConnection.Rows, column: Int, recordKey: SecretKey) throws(KeyStoreError) -> EpochRecord? {
+        guard rows.count == 1, let conversation = rows.bytes(0, column) else { return nil }
         let record = EpochRecord(
-            conversation: rows.bytes(0, 0) ?? [], epoch: rows.int64(0, 1) ?? -1, kid: rows.bytes(0, 2) ?? [],
-            removed: rows.int64(0, 3) != 0, tag: rows.bytes(0, 4) ?? [])
+            conversation: conversation, epoch: rows.int64(0, column + 1) ?? -1, kid: rows.bytes(0, column + 2) ?? [],
+            removed: rows.int64(0, column + 3) != 0, tag: rows.bytes(0, column + 4) ?? [])
         guard record.isAuthentic(recordKey: recordKey) else { throw .corruptedItem(record.keyID) }
         return record
     }

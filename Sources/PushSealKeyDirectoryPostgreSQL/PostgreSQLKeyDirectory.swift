@@ -159,14 +159,22 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
         try KeyStore.check(conversation: conversation)
         let now = clock()
         let recordKey = epochRecordKey
-        let (rows, record) = try read { connection throws(KeyStoreError) in
-            (
-                try connection.execute(
-                    "SELECT \(Row.columns) FROM pushseal_keys WHERE conversation = $1 ORDER BY epoch DESC LIMIT 1", [.text(conversation)]),
-                try Self.epochRecord(conversation, connection, recordKey: recordKey)
-            )
+        // One statement, so the newest row and the record come from one snapshot (a rotation
+        // committed in between would otherwise look like a rolled-back row).
+        let rows = try read { connection throws(KeyStoreError) in
+            try connection.execute(
+                """
+                SELECT k.*, \(EpochRecord.columns.split(separator: ", ").map { "e.\($0)" }.joined(separator: ", "))
+                FROM (SELECT $1::text AS conversation) AS wanted
+                LEFT JOIN LATERAL (
+                    SELECT \(Row.columns) FROM pushseal_keys WHERE conversation = wanted.conversation ORDER BY epoch DESC LIMIT 1
+                ) AS k ON true
+                LEFT JOIN pushseal_epochs AS e ON e.conversation = wanted.conversation
+                """,
+                [.text(conversation)])
         }
-        let newestRow = rows.count == 1 ? try Row(rows, 0) : nil
+        let newestRow = rows.count == 1 && rows.bytes(0, 0) != nil ? try Row(rows, 0) : nil
+        let record = try Self.checkedEpochRecord(rows, column: Row.columns.split(separator: ", ").count, recordKey: recordKey)
         // The newest epoch comes from the authenticated record, not from the rows (as on SQLite).
         guard let record else {
             // Rows without a record: the record was deleted.
