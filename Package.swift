@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "PushSealKeyDirectoryPostgreSQL", targets: ["PushSealKeyDirectoryPostgreSQL"]),
         .executable(name: "pushseal", targets: ["pushseal"]),
         .executable(name: "pushseal-deliver", targets: ["pushseal-deliver"]),
+        .executable(name: "pushseal-postgres", targets: ["pushseal-postgres"]),
     ],
     targets: [
         // C libraries from the system (Debian: libsodium-dev, libsqlite3-dev), not on Apple
@@ -113,14 +114,25 @@ let package = Package(
         // and a small I/O layer over Glibc/Darwin (no Foundation: cold start matters).
         .target(name: "PushSealCLIKit"),
 
+        // The commands of the `pushseal` tool (its command tree, parsing, diagnostics), shared by
+        // `pushseal` and its PostgreSQL companion `pushseal-postgres` (not a product).
+        .target(
+            name: "PushSealCommands",
+            dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit", "PushSealBench"]),
+
         // The command-line tool.
         // Release builds on Linux link it fully statically (glibc, libsodium, SQLite, the Swift
         // runtime): a cold `pushseal open` then spends no time in the dynamic loader, which was
         // 61 % of its instructions and a third of its wall time (Docs/PERFORMANCE.md §5.3).
         .executableTarget(
             name: "pushseal",
-            dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit", "PushSealBench"],
+            dependencies: ["PushSealCommands"],
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]),
+
+        // The same commands with the PostgreSQL key directory (linked dynamically, with libpq):
+        // `pushseal` runs it, found next to itself, for a `--dir`/`--store` connection URI
+        // (Docs/CLI.md, "Key directories on PostgreSQL").
+        .executableTarget(name: "pushseal-postgres", dependencies: ["PushSealCommands", "PushSealKeyStore", "PushSealKeyDirectoryPostgreSQL"]),
 
         // libFuzzer targets (Docs/FUZZING.md). A plain build makes corpus-replay executables;
         // scripts/fuzz.sh builds them with --sanitize=fuzzer and -DFUZZING, where libFuzzer owns main.
@@ -143,7 +155,7 @@ let package = Package(
         .testTarget(
             name: "PushSealCLITests",
             dependencies: [
-                "PushSealCore", "PushSealJSON", "PushSealCLIKit", "PushSealBench", "pushseal", "pushseal-deliver",
+                "PushSealCore", "PushSealJSON", "PushSealCLIKit", "PushSealBench", "PushSealCommands", "pushseal", "pushseal-deliver", "pushseal-postgres",
                 .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms)),
             ]),
         .testTarget(

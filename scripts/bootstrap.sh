@@ -14,7 +14,7 @@ pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
 pkg-config --exists libcurl 2>/dev/null || missing+=(libcurl4-openssl-dev)
 pkg-config --exists libcrypto 2>/dev/null || missing+=(libssl-dev)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
-# The key directory on PostgreSQL (PushSealKeyDirectoryPostgreSQL): libpq, and the server that
+# The key directory on PostgreSQL (PushSealKeyDirectoryPostgreSQL, pushseal-postgres): libpq, and the server that
 # scripts/with-postgres.sh starts as a throwaway cluster for the tests.
 pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)

@@ -31,7 +31,7 @@ def main(argv):
         return 1
     places = {
         "pushseal --version": subprocess.run([argv[0], "--version"], capture_output=True, text=True).stdout.strip(),
-        "Sources/pushseal/PushSealTool.swift": grep("Sources/pushseal/PushSealTool.swift", r'static let version = "([^"]+)"'),
+        "Sources/PushSealCommands/PushSealTool.swift": grep("Sources/PushSealCommands/PushSealTool.swift", r'static let version = "([^"]+)"'),
         "Vectors/ports/python (pushseal/_version.py)": grep("Vectors/ports/python/pushseal/_version.py", r'__version__ = "([^"]+)"'),
         "Vectors/ports/node/package.json": json.loads((ROOT / "Vectors/ports/node/package.json").read_text())["version"],
         "Vectors/ports/java (PushSeal.VERSION)": grep("Vectors/ports/java/src/dev/pushseal/PushSeal.java", r'VERSION = "([^"]+)"'),

@@ -49,9 +49,10 @@ asan_tests() {
     # The streaming batch's peak-RSS bound is skipped here only: ASan's shadow memory and
     # quarantine make any process's RSS meaningless; the plain run (scripts/test.sh) checks it.
     # scripts/asan-suppressions.txt: one overflow inside Foundation's Process (tests only).
+    # Under scripts/with-postgres.sh: the PostgreSQL key directory tests (library and CLI) need its cluster.
     LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=1${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
     ASAN_OPTIONS="suppressions=$PWD/scripts/asan-suppressions.txt${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
-        scripts/with-push-emulator.sh swift test --scratch-path .build-asan --sanitize=address --disable-xctest \
+        scripts/with-postgres.sh scripts/with-push-emulator.sh swift test --scratch-path .build-asan --sanitize=address --disable-xctest \
         --skip aBatchOfAnySizeStreamsInConstantMemory > "$log" 2>&1
     local status=$?
     grep -E '^✘|^↳|^(✔|✘) Test run|ERROR: AddressSanitizer|ERROR: LeakSanitizer|SUMMARY: |Fatal error' "$log" || true

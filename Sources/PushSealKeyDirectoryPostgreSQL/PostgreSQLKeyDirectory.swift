@@ -56,6 +56,8 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
     public let options: Options
 
     private let masterKey: SecretKey
+    /// Tags the epoch records (``epochRecord(_:_:recordKey:)``).
+    private let epochRecordKey: SecretKey
     private let clock: SecondsClock
     private let lock = Lock()
     private var idle: [PostgreSQLConnection] = []
@@ -84,7 +86,7 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
                     throw .storeNotFound("the database at \(uri) has no PushSeal key directory (create it with create: true / 'pushseal store init')")
                 }
                 let key = try source.load(mayCreate: true)
-                try PostgreSQLSchema.migrate(connection, from: state, verifier: ItemSealing.makeVerifier(masterKey: key))
+                try PostgreSQLSchema.migrate(connection, from: state, verifier: ItemSealing.makeVerifier(masterKey: key), masterKey: key)
                 return (key, true)
             }
             guard state.version <= PostgreSQLSchema.currentVersion else {
@@ -96,11 +98,12 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
             let key = try source.load(mayCreate: false)
             guard ItemSealing.verify(verifier, masterKey: key) else { throw KeyStore.wrongKey(source) }
             if state.version < PostgreSQLSchema.currentVersion {
-                try PostgreSQLSchema.migrate(connection, from: state, verifier: nil)
+                try PostgreSQLSchema.migrate(connection, from: state, verifier: nil, masterKey: key)
             }
             return (key, false)
         }
         self.masterKey = key
+        self.epochRecordKey = ItemSealing.epochRecordKey(masterKey: key)
         self.createdSchema = created
         idle.append(connection)
     }
@@ -119,9 +122,10 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
         let createdAt = clock()
         return try write(conversation: conversation) { connection, retrying throws(KeyStoreError) -> KeyItem in
             if retrying, let earlier = try self.ownEarlierWrite(key, conversation: conversation, connection) { return earlier.item }
-            let epoch = if let epoch { epoch } else { try Self.nextEpoch(conversation, connection) }
+            let epoch = if let epoch { epoch } else { try Self.nextEpoch(conversation, connection, recordKey: self.epochRecordKey) }
             let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: createdAt, notAfter: notAfter)
             try Self.insert(item, sealed: ItemSealing.seal(key, binding: .init(item), masterKey: self.masterKey), connection)
+            try Self.advanceEpochRecord(for: item, connection, recordKey: self.epochRecordKey)
             return item
         }
     }
@@ -137,26 +141,54 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
         let key = supplied ?? ConversationKey.generate()
         return try write(conversation: conversation) { connection, retrying throws(KeyStoreError) -> StoredKey in
             if retrying, let earlier = try self.ownEarlierWrite(key, conversation: conversation, connection) { return earlier }
-            let epoch = try Self.nextEpoch(conversation, connection)
+            let epoch = try Self.nextEpoch(conversation, connection, recordKey: self.epochRecordKey)
             try self.retire(conversation: conversation, at: retireAt, connection)
             let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: now, notAfter: nil)
             try Self.insert(item, sealed: ItemSealing.seal(key, binding: .init(item), masterKey: self.masterKey), connection)
+            try Self.advanceEpochRecord(for: item, connection, recordKey: self.epochRecordKey)
             return StoredKey(key: key, item: item)
         }
     }
 
     /// The conversation's current key: its newest epoch, unsealed and checked, while it is live;
-    /// ``KeyStoreError/itemNotFound`` once it is retired or when the conversation has no keys.
-    /// Never an older epoch (SPEC §3.5: a member removed by the rotation may hold it).
+    /// ``KeyStoreError/itemNotFound`` once it is retired or removed, or when the conversation has
+    /// no keys. Never an older epoch (SPEC §3.5: a member removed by the rotation may hold it):
+    /// the newest epoch is the authenticated epoch record's, so a deleted or rolled-back newest
+    /// row, or a deleted record, is ``KeyStoreError/corruptedItem(_:)``.
     public func currentKey(conversation: String) throws(KeyStoreError) -> StoredKey {
         try KeyStore.check(conversation: conversation)
         let now = clock()
+        let recordKey = epochRecordKey
+        // One statement, so the newest row and the record come from one snapshot (a rotation
+        // committed in between would otherwise look like a rolled-back row).
         let rows = try read { connection throws(KeyStoreError) in
             try connection.execute(
-                "SELECT \(Row.columns) FROM pushseal_keys WHERE conversation = $1 ORDER BY epoch DESC LIMIT 1", [.text(conversation)])
+                """
+                SELECT k.*, \(EpochRecord.columns.split(separator: ", ").map { "e.\($0)" }.joined(separator: ", "))
+                FROM (SELECT $1::text AS conversation) AS wanted
+                LEFT JOIN LATERAL (
+                    SELECT \(Row.columns) FROM pushseal_keys WHERE conversation = wanted.conversation ORDER BY epoch DESC LIMIT 1
+                ) AS k ON true
+                LEFT JOIN pushseal_epochs AS e ON e.conversation = wanted.conversation
+                """,
+                [.text(conversation)])
         }
-        guard rows.count == 1 else { throw .itemNotFound }
-        let newest = try unseal(try Row(rows, 0))
+        let newestRow = rows.count == 1 && rows.bytes(0, 0) != nil ? try Row(rows, 0) : nil
+        let record = try Self.checkedEpochRecord(rows, column: Row.columns.split(separator: ", ").count, recordKey: recordKey)
+        // The newest epoch comes from the authenticated record, not from the rows (as on SQLite).
+        guard let record else {
+            // Rows without a record: the record was deleted.
+            if let newestRow, let id = KeyID(bytes: newestRow.kid) { throw .corruptedItem(id) }
+            throw .itemNotFound
+        }
+        if record.removed {
+            // Removed through the API; a row above the removed epoch would have moved the record.
+            if let newestRow, newestRow.epoch > record.epoch, let id = KeyID(bytes: newestRow.kid) { throw .corruptedItem(id) }
+            throw .itemNotFound
+        }
+        // The newest row must be exactly the recorded one: not deleted, not above it.
+        guard let newestRow, newestRow.epoch == record.epoch, newestRow.kid == record.kid else { throw .corruptedItem(record.keyID) }
+        let newest = try unseal(newestRow)
         guard newest.item.isLive(at: now) else { throw .itemNotFound }
         return newest
     }
@@ -187,37 +219,58 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
         return items
     }
 
-    /// Removes the item with id `keyID`.
+    /// Removes the item with id `keyID` (under its conversation's lock: when it is the newest
+    /// epoch, the epoch record is marked removed).
     public func remove(keyID: KeyID) throws(KeyStoreError) {
-        let removed = try write(conversation: nil) { connection, _ throws(KeyStoreError) -> Int in
-            let rows = try connection.execute("DELETE FROM pushseal_keys WHERE kid = $1 RETURNING conversation", [.bytes(keyID.bytes)])
-            for index in 0..<rows.count {
-                try Self.notify(String(decoding: rows.bytes(index, 0) ?? [], as: UTF8.self), connection)
-            }
+        let owner = try read { connection throws(KeyStoreError) in
+            try connection.execute("SELECT conversation FROM pushseal_keys WHERE kid = $1", [.bytes(keyID.bytes)])
+        }
+        guard owner.count == 1, let name = owner.bytes(0, 0) else { throw .itemNotFound }
+        let conversation = String(decoding: name, as: UTF8.self)
+        let recordKey = epochRecordKey
+        let removed = try write(conversation: conversation) { connection, _ throws(KeyStoreError) -> Int in
+            let rows = try connection.execute(
+                "DELETE FROM pushseal_keys WHERE kid = $1 AND conversation = $2 RETURNING epoch", [.bytes(keyID.bytes), .text(conversation)])
+            if rows.count > 0 { try Self.markRemovedEpochRecord(conversation, connection, recordKey: recordKey) }
             return rows.count
         }
         guard removed > 0 else { throw .itemNotFound }
     }
 
-    /// Removes every epoch of `conversation`; returns how many.
+    /// Removes every epoch of `conversation`, and its epoch record; returns how many.
     @discardableResult
     public func removeConversation(_ conversation: String) throws(KeyStoreError) -> Int {
         try KeyStore.check(conversation: conversation)
         return try write(conversation: conversation) { connection, _ throws(KeyStoreError) -> Int in
-            try connection.execute("DELETE FROM pushseal_keys WHERE conversation = $1 RETURNING epoch", [.text(conversation)]).count
+            let count = try connection.execute("DELETE FROM pushseal_keys WHERE conversation = $1 RETURNING epoch", [.text(conversation)]).count
+            try connection.execute("DELETE FROM pushseal_epochs WHERE conversation = $1", [.text(conversation)])
+            return count
         }
     }
 
-    /// Deletes every item whose not-after time has passed; returns how many.
+    /// Deletes every item whose not-after time has passed; returns how many. Each affected
+    /// conversation is locked (in one order, so purges never deadlock each other) before its rows
+    /// go, and a removed newest epoch marks its epoch record removed.
     @discardableResult
     public func purgeExpired(gracePeriod: Int64 = KeyStore.defaultGracePeriod) throws(KeyStoreError) -> Int {
         guard gracePeriod >= 0 else { throw .invalidArgument("grace period \(gracePeriod) is negative") }
         let (cutoff, overflow) = clock().subtractingReportingOverflow(gracePeriod)
         if overflow { return 0 }
+        let recordKey = epochRecordKey
         return try write(conversation: nil) { connection, _ throws(KeyStoreError) -> Int in
-            let count = try connection.execute(
-                "DELETE FROM pushseal_keys WHERE not_after IS NOT NULL AND not_after < $1 RETURNING epoch", [.int64(cutoff)]
-            ).count
+            let due = try connection.execute(
+                "SELECT DISTINCT conversation COLLATE \"C\" AS c FROM pushseal_keys WHERE not_after IS NOT NULL AND not_after < $1 ORDER BY c",
+                [.int64(cutoff)])
+            var count = 0
+            for index in 0..<due.count {
+                let conversation = String(decoding: due.bytes(index, 0) ?? [], as: UTF8.self)
+                try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text(conversation)])
+                count += try connection.execute(
+                    "DELETE FROM pushseal_keys WHERE conversation = $1 AND not_after IS NOT NULL AND not_after < $2 RETURNING epoch",
+                    [.text(conversation), .int64(cutoff)]
+                ).count
+                try Self.markRemovedEpochRecord(conversation, connection, recordKey: recordKey)
+            }
             if count > 0 { try Self.notify("", connection) }
             return count
         }
@@ -349,9 +402,12 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
         return stored
     }
 
-    private static func nextEpoch(_ conversation: String, _ connection: PostgreSQLConnection) throws(KeyStoreError) -> Int64 {
+    /// The highest epoch of the conversation's rows and its epoch record (so an epoch removed
+    /// through the API is never given out again) + 1, or 1.
+    private static func nextEpoch(_ conversation: String, _ connection: PostgreSQLConnection, recordKey: SecretKey) throws(KeyStoreError) -> Int64 {
         let rows = try connection.execute("SELECT max(epoch) FROM pushseal_keys WHERE conversation = $1", [.text(conversation)])
-        let highest = rows.int64(0, 0)
+        let recorded = try epochRecord(conversation, connection, recordKey: recordKey)?.epoch
+        let highest = [rows.int64(0, 0), recorded].compactMap { $0 }.max()
         if highest == Int64.max { throw .invalidArgument("conversation \(conversation) is at the last epoch") }
         return (highest ?? 0) + 1
     }

@@ -1,3 +1,4 @@
+import PushSealCore
 import PushSealKeyStore
 
 /// The key directory's tables on PostgreSQL, their version and migrations (Docs/KEY-STORE.md).
@@ -7,7 +8,7 @@ import PushSealKeyStore
 /// starting at once create or migrate the schema exactly once.
 enum PostgreSQLSchema {
     /// The newest schema version this code reads and writes.
-    static let currentVersion: Int64 = 1
+    static let currentVersion: Int64 = 2
     /// The advisory lock key taken while creating or migrating ("PSKS").
     static let migrationLock: Int64 = 0x5053_4B53
 
@@ -36,6 +37,18 @@ enum PostgreSQLSchema {
             "CREATE INDEX pushseal_keys_retired ON pushseal_keys (not_after) WHERE not_after IS NOT NULL",
             "INSERT INTO pushseal_schema_version (version) VALUES (0)",
         ],
+        // 1 -> 2: the per-conversation epoch record (Docs/KEY-STORE.md §3.5); its rows are
+        // written by `PostgreSQLKeyDirectory.createEpochRecords`, which needs the master key.
+        [
+            """
+            CREATE TABLE pushseal_epochs (
+                conversation text PRIMARY KEY,
+                epoch        bigint NOT NULL,
+                kid          bytea NOT NULL,
+                removed      bigint NOT NULL,
+                tag          bytea NOT NULL)
+            """,
+        ],
     ]
 
     /// What the database holds, read inside the migrating transaction.
@@ -56,12 +69,13 @@ enum PostgreSQLSchema {
         return State(version: number, verifier: verifier.count == 1 ? verifier.bytes(0, 0) : nil)
     }
 
-    /// Brings the schema from `state.version` to ``currentVersion``; stores `verifier` when the
-    /// tables are created. Inside the transaction holding ``migrationLock``.
-    static func migrate(_ connection: PostgreSQLConnection, from state: State, verifier: [UInt8]?) throws(KeyStoreError) {
+    /// Brings the schema from `state.version` to ``currentVersion`` (the epoch records of version
+    /// 2 tagged under `masterKey`); stores `verifier` when the tables are created. Inside the transaction holding ``migrationLock``.
+    static func migrate(_ connection: PostgreSQLConnection, from state: State, verifier: [UInt8]?, masterKey: SecretKey) throws(KeyStoreError) {
         var version = state.version
         while version < currentVersion {
             for statement in steps[Int(version)] { try connection.execute(statement) }
+            if version == 1 { try PostgreSQLKeyDirectory.createEpochRecords(connection, masterKey: masterKey) }
             version += 1
         }
         if state.version == 0 {

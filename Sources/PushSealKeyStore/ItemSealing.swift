@@ -211,7 +211,7 @@ package enum ItemSealing {
     }
 
     /// The epoch-record key: HKDF-Expand(MK, "pushseal v1 store epoch record", 32).
-    static func epochRecordKey(masterKey: SecretKey) -> SecretKey {
+    package static func epochRecordKey(masterKey: SecretKey) -> SecretKey {
         derive(masterKey, info: epochRecordInfo, salt: [])
     }
 

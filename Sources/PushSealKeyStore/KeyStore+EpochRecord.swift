@@ -6,18 +6,19 @@ import PushSealCore
 /// to an older epoch that a removed member still holds.
 extension KeyStore {
     /// One `epochs` row as stored.
-    struct EpochRecord: Equatable {
-        static let columns = "conversation, epoch, kid, removed, tag"
+    package struct EpochRecord: Equatable {
+        package static let columns = "conversation, epoch, kid, removed, tag"
 
-        var conversation: [UInt8]
-        var epoch: Int64
-        var kid: [UInt8]
+        package var conversation: [UInt8]
+        package var epoch: Int64
+        package var kid: [UInt8]
         /// The newest epoch's key was removed through the API (`remove`, `purgeExpired`): the
         /// conversation has no current key until it is rotated.
-        var removed: Bool
-        var tag: [UInt8]
+        package var removed: Bool
+        package var tag: [UInt8]
 
-        init(conversation: [UInt8], epoch: Int64, kid: [UInt8], removed: Bool, recordKey: SecretKey) {
+        /// A record tagged under `recordKey` (see ``ItemSealing/epochRecordKey(masterKey:)``).
+        package init(conversation: [UInt8], epoch: Int64, kid: [UInt8], removed: Bool, recordKey: SecretKey) {
             self.conversation = conversation
             self.epoch = epoch
             self.kid = kid
@@ -25,6 +26,11 @@ extension KeyStore {
             self.tag = []
             self.tag = ItemSealing.epochRecordTag(
                 conversation: conversation, epoch: epoch, keyID: kid, removed: removed, recordKey: recordKey)
+        }
+
+        /// A record as read from another backend's table (checked with ``isAuthentic(recordKey:)``).
+        package init(conversation: [UInt8], epoch: Int64, kid: [UInt8], removed: Bool, tag: [UInt8]) {
+            (self.conversation, self.epoch, self.kid, self.removed, self.tag) = (conversation, epoch, kid, removed, tag)
         }
 
         init(_ statement: SQLiteStatement) {
@@ -36,7 +42,7 @@ extension KeyStore {
         }
 
         /// Whether the tag authenticates every column (constant-time comparison).
-        func isAuthentic(recordKey: SecretKey) -> Bool {
+        package func isAuthentic(recordKey: SecretKey) -> Bool {
             let expected = ItemSealing.epochRecordTag(
                 conversation: conversation, epoch: epoch, keyID: kid, removed: removed, recordKey: recordKey)
             guard tag.count == expected.count else { return false }
@@ -44,7 +50,7 @@ extension KeyStore {
         }
 
         /// The key id as a ``KeyID`` for errors (a zero id when the column is malformed).
-        var keyID: KeyID { KeyID(bytes: kid) ?? KeyID(bytes: [UInt8](repeating: 0, count: KeyID.byteCount))! }
+        package var keyID: KeyID { KeyID(bytes: kid) ?? KeyID(bytes: [UInt8](repeating: 0, count: KeyID.byteCount))! }
     }
 
     /// The conversation's record, checked: nil when there is none; ``KeyStoreError/corruptedItem(_:)``

@@ -2,22 +2,56 @@ import Foundation
 import PushSealCore
 import Testing
 
-/// A PostgreSQL connection URI where `pushseal` expects a key store directory: a clear error,
-/// never a directory named `postgresql:` created in the working directory, never the password.
+/// A PostgreSQL connection URI where only a SQLite store directory will do (the device's
+/// commands, provider keys, master-key rotation, bundles) or without the master key file it
+/// needs: a usage error, never a directory named `postgresql:` created in the working directory,
+/// never the password.
 @Suite struct ConnectionURITests {
     static let uri = "postgresql://pushseal:hunter2@db.internal/chat?sslmode=require"
 
     @Test(arguments: [
-        ["store", "init", "--dir", uri], ["store", "list", "--dir", uri], ["store", "rotate", "--dir", uri, "--conversation", "c"],
-        ["seal", "--store", uri], ["open", "--store", uri],
+        (["open", "--store", uri], "pushseal open", "store"),
+        (["device", "show", "--dir", uri], "pushseal device show", "dir"),
+        (["device", "init", "--dir", uri], "pushseal device init", "dir"),
+        (["bundle", "install", "--dir", uri], "pushseal bundle install", "dir"),
+        (["store", "rotate-master", "--dir", uri, "--new-master-key-file", "k"], "pushseal store rotate-master", "dir"),
+        (["store", "provider-key", "list", "--dir", uri], "pushseal store provider-key list", "dir"),
     ])
-    func aConnectionURIIsRefusedWithAHint(arguments: [String]) throws {
+    func aDeviceSideCommandRefusesAConnectionURI(arguments: [String], command: String, option: String) throws {
         let cwd = FileManager.default.currentDirectoryPath
-        let run = try runPushSeal(arguments, stdin: "")
-        expectFailure(run, messagePrefix: "--", hint: true)
-        #expect(run.stderrLines.first?.contains("is a PostgreSQL connection URI") == true, "\(run)")
+        let run = try runPushSeal(arguments + ["--master-key-file", "/nonexistent/k"], stdin: "")
+        expectUsageError(run, command: command, message: """
+            '--\(option)' is a PostgreSQL connection URI, but this command works on a SQLite key store directory only; \
+            a PostgreSQL key directory takes 'store init|add|get|list|rotate|remove|purge' and 'seal --store'.
+            """)
         #expect(!run.stderr.contains("hunter2"))
         #expect(!FileManager.default.fileExists(atPath: cwd + "/postgresql:"))
+    }
+
+    @Test(arguments: [
+        (["store", "init", "--dir", uri], "pushseal store init", "dir"),
+        (["store", "list", "--dir", uri], "pushseal store list", "dir"),
+        (["seal", "--store", uri], "pushseal seal", "store"),
+    ])
+    func aConnectionURINeedsAMasterKeyFile(arguments: [String], command: String, option: String) throws {
+        let run = try runPushSeal(arguments, stdin: "")
+        expectUsageError(run, command: command, message: """
+            '--\(option) <uri>' needs '--master-key-file <file>': a PostgreSQL key directory has no directory to keep its master key in.
+            """)
+        #expect(!run.stderr.contains("hunter2"))
+    }
+
+    @Test(arguments: [
+        (["store", "remove", "--dir", uri, "--all"], "pushseal store remove",
+         "'--all' empties a SQLite key store only; on a PostgreSQL key directory remove conversations with '--conversation <cid>'."),
+        (["store", "purge", "--dir", uri, "--prune-duplicate-log"], "pushseal store purge",
+         "'--prune-duplicate-log' prunes a device store's duplicate log; a PostgreSQL key directory has none."),
+    ])
+    func deviceStoreOptionsAreRefusedOnAURI(arguments: [String], command: String, message: String) throws {
+        // Refused by the companion before it connects (db.internal is never contacted).
+        let run = try runPushSeal(arguments + ["--master-key-file", "/nonexistent/k"], stdin: "")
+        expectUsageError(run, command: command, message: message)
+        #expect(!run.stderr.contains("hunter2"))
     }
 }
 

@@ -1,4 +1,4 @@
-@testable import pushseal
+@testable import PushSealCommands
 import PushSealCLIKit
 import Testing
 

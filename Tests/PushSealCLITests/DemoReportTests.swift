@@ -1,5 +1,5 @@
 import Foundation
-@testable import pushseal
+@testable import PushSealCommands
 import PushSealCLIKit
 @_spi(Vectors) import PushSealCore
 import Testing

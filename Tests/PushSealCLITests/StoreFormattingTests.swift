@@ -1,4 +1,4 @@
-@testable import pushseal
+@testable import PushSealCommands
 import PushSealCore
 import PushSealKeyStore
 import Testing

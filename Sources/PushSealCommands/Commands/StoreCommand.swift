@@ -16,6 +16,12 @@ enum StoreCommand {
             Every subcommand takes --dir <dir> and --master-key-file <file> (default: \
             <dir>/master.key, created 0600 by 'store init'). Keys are printed only by \
             'store get', which exists to export them.
+
+            For init, add, get, list, rotate, remove and purge, --dir may instead be a \
+            PostgreSQL connection URI (postgresql://… or postgres://…, with --master-key-file): \
+            the provider key directory shared by many backend nodes. pushseal then runs \
+            pushseal-postgres, the companion next to it that links libpq, with the same \
+            arguments. The URI's password is never printed.
             """,
         subcommands: [
             StoreInitCommand.spec, StoreAddCommand.spec, StoreGetCommand.spec, StoreListCommand.spec,
@@ -46,45 +52,74 @@ enum StoreCommand {
 
     /// Where the store is.
     struct Location {
+        /// The store directory, or a PostgreSQL connection URI (with its password: only ever
+        /// handed to the key directory, never printed; see ``displayName``).
         var directory: String
         var masterKeyFile: String
         /// Whether `--master-key-file` was given (hints repeat it only then).
         var masterKeyFileGiven = false
+        /// The option that named the store (`dir`, or `store` for `seal`).
+        var option = "dir"
 
-        /// The database file, `<dir>/pushseal-keys.sqlite3`.
+        /// Whether `directory` is a PostgreSQL connection URI.
+        var isConnectionURI: Bool { PostgreSQLCompanion.isConnectionURI(directory) }
+
+        /// The directory, or the URI with its password redacted, for messages.
+        var displayName: String { PostgreSQLCompanion.displayName(directory) }
+
+        /// The database file, `<dir>/pushseal-keys.sqlite3` (the redacted URI on PostgreSQL).
         var databaseFile: String {
-            directory.hasSuffix("/") ? directory + KeyStore.fileName : directory + "/" + KeyStore.fileName
+            if isConnectionURI { return displayName }
+            return directory.hasSuffix("/") ? directory + KeyStore.fileName : directory + "/" + KeyStore.fileName
         }
 
-        /// `--dir D` plus `--master-key-file F` when it was given, shell-quoted, for hints.
+        /// `--dir D` plus `--master-key-file F` when it was given, shell-quoted, for hints (a
+        /// URI's password redacted).
         var commandLineOptions: String {
-            var text = "--dir \(ShellQuoting.quote(directory))"
+            var text = "--dir \(ShellQuoting.quote(displayName))"
             if masterKeyFileGiven { text += " --master-key-file \(ShellQuoting.quote(masterKeyFile))" }
             return text
         }
     }
 
-    /// `--dir` and `--master-key-file` (defaulted).
-    static func location(_ arguments: ParsedArguments) throws(CLIError) -> Location {
-        let directory = try arguments.requiredValue("dir")
-        guard !directory.isEmpty else { throw arguments.invalidValue("dir", reason: "empty path") }
-        try refuseConnectionURI(directory, option: "dir")
-        let given = arguments.value("master-key-file")
-        if given?.isEmpty == true { throw arguments.invalidValue("master-key-file", reason: "empty path") }
-        return Location(
-            directory: directory, masterKeyFile: given ?? defaultMasterKeyFile(in: directory), masterKeyFileGiven: given != nil)
+    /// `--dir` and `--master-key-file` (defaulted). With `acceptsURI`, `--dir` may be a
+    /// PostgreSQL connection URI (the provider key directory commands); otherwise a URI is a
+    /// usage error.
+    static func location(_ arguments: ParsedArguments, acceptsURI: Bool = false) throws(CLIError) -> Location {
+        try location(try arguments.requiredValue("dir"), option: "dir", arguments, acceptsURI: acceptsURI)
     }
 
-    /// A PostgreSQL connection URI where a store directory is expected: `pushseal` (fully static,
-    /// no libpq) does not open the PostgreSQL key directory, and must never treat the URI as a
+    /// The store named by `value` (the value of `--<option>`) and `--master-key-file`. A
+    /// connection URI needs `acceptsURI` and `--master-key-file`; in `pushseal` itself it runs
+    /// the PostgreSQL companion in place of this process (``PostgreSQLCompanion``).
+    static func location(_ value: String, option: String, _ arguments: ParsedArguments, acceptsURI: Bool) throws(CLIError) -> Location {
+        guard !value.isEmpty else { throw arguments.invalidValue(option, reason: "empty path") }
+        let given = arguments.value("master-key-file")
+        if given?.isEmpty == true { throw arguments.invalidValue("master-key-file", reason: "empty path") }
+        if PostgreSQLCompanion.isConnectionURI(value) {
+            guard acceptsURI else { throw uriRefusal(option: option) }
+            guard let given else {
+                throw .usage("'--\(option) <uri>' needs '--master-key-file <file>': a PostgreSQL key directory has no directory to keep its master key in.")
+            }
+            if PostgreSQLCompanion.backend == nil { try PostgreSQLCompanion.replaceProcess() }
+            return Location(directory: value, masterKeyFile: given, masterKeyFileGiven: true, option: option)
+        }
+        return Location(directory: value, masterKeyFile: given ?? defaultMasterKeyFile(in: value), masterKeyFileGiven: given != nil, option: option)
+    }
+
+    /// A PostgreSQL connection URI given to a command that works on a SQLite store directory only
+    /// (the device's commands, provider keys, master-key rotation): a usage error, never a
     /// directory path (it would create `./postgresql:/…`).
     static func refuseConnectionURI(_ value: String, option: String) throws(CLIError) {
-        guard value.hasPrefix("postgresql://") || value.hasPrefix("postgres://") else { return }
-        throw .failure(Diagnostic(
-            "--\(option) is a PostgreSQL connection URI; this pushseal opens SQLite key store directories only",
-            hints: [
-                "use the PostgreSQL key directory from Swift: PostgreSQLKeyDirectory(uri:masterKey:) in the PushSealKeyDirectoryPostgreSQL product (Docs/PROVIDER.md §6.1)",
-            ]))
+        guard PostgreSQLCompanion.isConnectionURI(value) else { return }
+        throw uriRefusal(option: option)
+    }
+
+    /// The usage error of ``refuseConnectionURI(_:option:)``.
+    private static func uriRefusal(option: String) -> CLIError {
+        .usage(
+            "'--\(option)' is a PostgreSQL connection URI, but this command works on a SQLite key store directory only; "
+                + "a PostgreSQL key directory takes 'store init|add|get|list|rotate|remove|purge' and 'seal --store'.")
     }
 
     /// `--epoch` as a positive integer.
@@ -125,9 +160,28 @@ enum StoreCommand {
     /// Opens the existing store at `location` (never creates anything); every failure becomes a
     /// diagnostic with hints.
     static func open(_ location: Location, clock: @escaping SecondsClock = systemClock) throws(CLIError) -> KeyStore {
-        try run(location) { () throws(KeyStoreError) in
+        // Never a URI as a path (it would create `./postgresql:/…`).
+        if location.isConnectionURI { throw uriRefusal(option: location.option) }
+        return try run(location) { () throws(KeyStoreError) in
             try KeyStore(directory: location.directory, masterKey: .keyFile(path: location.masterKeyFile), clock: clock)
         }
+    }
+
+    /// Opens the existing provider key directory at `location`: the SQLite store, or with a
+    /// connection URI the PostgreSQL key directory (in `pushseal-postgres`, the only process
+    /// that gets this far with a URI).
+    static func openDirectory(_ location: Location, clock: @escaping SecondsClock = systemClock) throws(CLIError) -> any KeyDirectory {
+        guard location.isConnectionURI else { return try open(location, clock: clock) }
+        return try openPostgreSQL(location, create: false, clock: clock).directory
+    }
+
+    /// The PostgreSQL key directory at `location` (with `create`, created when the database has
+    /// none) and whether this call created it.
+    static func openPostgreSQL(_ location: Location, create: Bool, clock: @escaping SecondsClock = systemClock) throws(CLIError)
+        -> (directory: any KeyDirectory, created: Bool)
+    {
+        guard let backend = PostgreSQLCompanion.backend else { try PostgreSQLCompanion.replaceProcess() }
+        return try run(location) { () throws(KeyStoreError) in try backend.open(location.directory, location.masterKeyFile, create, clock) }
     }
 
     /// Runs `body`, turning a ``KeyStoreError`` into the tool's diagnostic for `location`.

@@ -7,7 +7,7 @@ import PushSealJSON
 /// `pushseal seal`: content JSON in, the exact APNs or FCM payload out.
 enum SealCommand {
     static let store = OptionSpec.option(
-        "store", valueName: "dir", abstract: "Seal with the conversation's current key from this key store directory.")
+        "store", valueName: "dir", abstract: "Seal with the conversation's current key from this key store directory (or PostgreSQL key directory URI).")
     static let salt = OptionSpec.option(
         "salt", valueName: "salt",
         abstract: "A fixed 24-byte salt, base64url: deterministic output for test vectors ONLY (needs --test-vectors-only).",
@@ -91,7 +91,7 @@ enum SealCommand {
         /// `--key` or `--key-file`.
         case key(ConversationKey)
         /// `--store`: the current key of the content's conversation.
-        case store(directory: String, masterKeyFile: String, masterKeyFileGiven: Bool)
+        case store(StoreCommand.Location)
     }
 
     /// The validated command line.
@@ -132,6 +132,9 @@ enum SealCommand {
         }
         if arguments.isPresent("registration") {
             guard case .store = keySource else { throw .usage("'--registration <file>' needs '--store <dir>': the key directory's provider key seals the bundle.") }
+            if case let .store(location) = keySource, location.isConnectionURI {
+                throw .usage("'--registration <file>' needs a SQLite key store directory for '--store': provider keys are not kept on PostgreSQL.")
+            }
             if isBatch { throw .usage("'--registration <file>' cannot be used with '--batch' (one device per payload).") }
         }
         if salt == nil, arguments.flag("test-vectors-only") {
@@ -165,11 +168,8 @@ enum SealCommand {
         let arguments = context.arguments
         let hasDirectKey = arguments.isPresent("key") || arguments.isPresent("key-file")
         if let directory = arguments.value("store") {
-            try StoreCommand.refuseConnectionURI(directory, option: "store")
             guard !hasDirectKey else { throw .usage("Give either a key (--key, --key-file) or '--store <dir>', not both.") }
-            let given = arguments.value("master-key-file")
-            return .store(
-                directory: directory, masterKeyFile: given ?? StoreCommand.defaultMasterKeyFile(in: directory), masterKeyFileGiven: given != nil)
+            return .store(try StoreCommand.location(directory, option: "store", arguments, acceptsURI: true))
         }
         if arguments.isPresent("master-key-file") { throw .usage("'--master-key-file <file>' is only used with '--store <dir>'.") }
         return try ArgumentDecoding.conversationKey(context).map(KeySource.key)
@@ -204,7 +204,7 @@ enum SealCommand {
             throw .failure("\(error)")
         } catch {
             var directory = "<dir>"
-            if case let .store(path, _, _) = options.keySource { directory = ShellQuoting.quote(path) }
+            if case let .store(location) = options.keySource { directory = ShellQuoting.quote(location.displayName) }
             throw .failure(
                 "no key for conversation '\(item.content.conversationID)': \(error)",
                 hints: "add one with: pushseal store add --dir \(directory) --conversation \(ShellQuoting.quote(item.content.conversationID))")
@@ -222,10 +222,9 @@ enum SealCommand {
     /// With `--registration`: the conversation's current key in the `--store` key directory and
     /// its bundle for that device, sealed with the directory's current provider key.
     static func keyBundle(_ context: CommandContext, options: Options, conversation: String) throws(CLIError) -> (key: ConversationKey, bundle: KeyBundle)? {
-        guard let registration = try BundleCommand.registration(context), case let .store(directory, masterKeyFile, given) = options.keySource else {
+        guard let registration = try BundleCommand.registration(context), case let .store(location) = options.keySource else {
             return nil
         }
-        let location = StoreCommand.Location(directory: directory, masterKeyFile: masterKeyFile, masterKeyFileGiven: given)
         let store = try StoreCommand.open(location)
         let (bundle, stored) = try BundleCommand.seal(
             store: store, location: location, conversation: conversation, epoch: nil, providerKeyID: nil, registration: registration)
@@ -256,13 +255,10 @@ enum SealCommand {
         switch source {
         case let .key(key):
             return DirectKey(key: key)
-        case let .store(directory, masterKeyFile, masterKeyFileGiven):
-            do {
-                return KeyStoreKeyProvider(store: try KeyStore(directory: directory, masterKey: .keyFile(path: masterKeyFile)))
-            } catch {
-                throw KeyStoreDiagnostics.error(error, location: StoreCommand.Location(
-                    directory: directory, masterKeyFile: masterKeyFile, masterKeyFileGiven: masterKeyFileGiven))
-            }
+        case let .store(location):
+            // Nothing cached: every lookup reads the directory (SQLite or PostgreSQL), so a
+            // rotation is used from the next line of a long-running --batch on.
+            return CachingKeyProvider(directory: try StoreCommand.openDirectory(location), timeToLive: 0)
         }
     }
 

@@ -29,13 +29,13 @@ enum StoreRotateCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
-        let location = try StoreCommand.location(arguments)
+        let location = try StoreCommand.location(arguments, acceptsURI: true)
         let conversation = try StoreCommand.conversation(arguments)!
         let key = try ArgumentDecoding.conversationKey(context)
         let now = try StoreCommand.now(arguments)
         let label = arguments.value("label")
 
-        let store = try StoreCommand.open(location, clock: StoreCommand.clock(now))
+        let store = try StoreCommand.openDirectory(location, clock: StoreCommand.clock(now))
         do throws(KeyStoreError) {
             let rotated = try store.rotate(conversation: conversation, label: label, key: key)
             StoreCommand.writeItemSummary(rotated.item, to: &context)

@@ -30,7 +30,7 @@ enum StoreGetCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
-        let location = try StoreCommand.location(arguments)
+        let location = try StoreCommand.location(arguments, acceptsURI: true)
         let epoch = try StoreCommand.epoch(arguments)
         let kid = try StoreCommand.keyID(arguments)
         if kid == nil && !arguments.isPresent("conversation") {
@@ -42,7 +42,7 @@ enum StoreGetCommand {
         let conversation = try StoreCommand.conversation(arguments)
         let now = try StoreCommand.now(arguments)
 
-        let store = try StoreCommand.open(location, clock: StoreCommand.clock(now))
+        let store = try StoreCommand.openDirectory(location, clock: StoreCommand.clock(now))
         let stored: StoredKey
         if let kid {
             stored = try fetch(kid, store: store, location: location)
@@ -84,7 +84,7 @@ enum StoreGetCommand {
     }
 
     /// The key with id `kid`; a missing one is reported with the id.
-    private static func fetch(_ kid: KeyID, store: KeyStore, location: StoreCommand.Location) throws(CLIError) -> StoredKey {
+    private static func fetch(_ kid: KeyID, store: any KeyDirectory, location: StoreCommand.Location) throws(CLIError) -> StoredKey {
         do throws(KeyStoreError) {
             return try store.key(for: kid)
         } catch .itemNotFound {

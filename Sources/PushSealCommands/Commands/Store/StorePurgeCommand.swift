@@ -34,7 +34,7 @@ enum StorePurgeCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
-        let location = try StoreCommand.location(arguments)
+        let location = try StoreCommand.location(arguments, acceptsURI: true)
         let now = try StoreCommand.now(arguments)
         let maxAge = try arguments.integer("max-age", in: 0...Int64.max)!
         let maxSkew = try arguments.integer("max-skew", in: 0...Int64.max)!
@@ -46,10 +46,14 @@ enum StorePurgeCommand {
             }
         }
 
-        let store = try StoreCommand.open(location, clock: StoreCommand.clock(now))
+        // The duplicate log is the device's; a provider key directory on PostgreSQL has none.
+        if pruneLog && location.isConnectionURI {
+            throw .usage("'--prune-duplicate-log' prunes a device store's duplicate log; a PostgreSQL key directory has none.")
+        }
+        let store = try StoreCommand.openDirectory(location, clock: StoreCommand.clock(now))
         let removed = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.purgeExpired(gracePeriod: grace) }
         var pruned: Int?
-        if pruneLog {
+        if pruneLog, let store = store as? KeyStore {
             let (window, overflow) = maxAge.addingReportingOverflow(maxSkew)
             pruned = try StoreCommand.run(location) { () throws(KeyStoreError) in
                 try store.pruneDeliveries(olderThan: overflow ? Int64.max : window)

@@ -16,13 +16,9 @@ enum PostgreSQLBenchProcess {
     static let executableName = "pushseal-keydir-worker"
 
     static func run(uri: String) throws(CLIError) -> [UInt8] {
-        guard let me = currentExecutablePath() else { throw .failure("cannot find the pushseal executable's directory") }
-        let path = FileSystem.directoryName(of: me) + "/" + executableName
-        guard access(path, X_OK) == 0 else {
-            throw .failure(
-                "'pushseal bench --postgres' needs \(executableName) next to pushseal (\(path) is missing)",
-                hints: "build both: swift build -c release --product pushseal --product \(executableName)")
-        }
+        let path = try HelperExecutable.path(
+            executableName, neededBy: "'pushseal bench --postgres'",
+            hints: "build both: swift build -c release --product pushseal --product \(executableName)")
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw .failure("cannot create a pipe: \(String(cString: strerror(errno)))") }
         _ = fcntl(pipeEnds[0], F_SETFD, FD_CLOEXEC)

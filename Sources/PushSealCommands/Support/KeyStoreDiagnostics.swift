@@ -29,6 +29,9 @@ enum KeyStoreDiagnostics {
         case let .locked(why):
             return lockedHints(why: why, location: location)
         case .storeNotFound:
+            if location.isConnectionURI {
+                return ["create the key directory with: pushseal store init \(options)", "or check the database (and search_path) the URI names"]
+            }
             return [
                 "create the store with: pushseal store init \(options)",
                 "or check --dir: a key store directory holds \(KeyStore.fileName)",
@@ -56,7 +59,7 @@ enum KeyStoreDiagnostics {
         case .invalidArgument:
             return []
         case .serverUnavailable:
-            return ["check the connection URI given with --dir (host, port, user, password, sslmode) and that the server is running"]
+            return ["check the connection URI given with --\(location.option) (host, port, user, password, sslmode) and that the server is running"]
         case .server:
             return ["the database server refused the statement; its SQLSTATE is explained at https://www.postgresql.org/docs/current/errcodes-appendix.html"]
         }
@@ -105,7 +108,7 @@ enum KeyStoreDiagnostics {
                 return ["a master key file holds exactly \(MasterKeySource.byteCount) raw bytes; \(file) holds \(size) (\(which))"]
             }
             return [
-                "check the master key file \(file) (32 bytes, mode 0600, readable by this user) and the permissions of \(location.directory)",
+                "check the master key file \(file) (32 bytes, mode 0600, readable by this user) and the permissions of \(location.displayName)",
             ]
         case .directory, .other:
             return ["\(file) is not a regular file; a master key file holds exactly \(MasterKeySource.byteCount) raw bytes (\(which))"]
@@ -123,7 +126,7 @@ enum KeyStoreDiagnostics {
         case 5, 6:  // SQLITE_BUSY, SQLITE_LOCKED
             hints = ["another process held the store's lock for more than \(KeyStore.lockWaitSeconds) seconds; try again"]
         case 8:  // SQLITE_READONLY
-            hints = ["this process cannot write the store: check write permission on \(location.directory) and \(database)"]
+            hints = ["this process cannot write the store: check write permission on \(location.displayName) and \(database)"]
         case 10:  // SQLITE_IOERR
             hints = ["an I/O error on \(database): check the disk and the file system"]
         case 11:  // SQLITE_CORRUPT
@@ -131,7 +134,7 @@ enum KeyStoreDiagnostics {
         case 13:  // SQLITE_FULL
             hints = ["the disk holding \(database) is full"]
         case 14:  // SQLITE_CANTOPEN
-            hints = ["cannot open \(database): check that it and \(location.directory) are accessible"]
+            hints = ["cannot open \(database): check that it and \(location.displayName) are accessible"]
         case 26:  // SQLITE_NOTADB
             hints = ["\(database) is not an SQLite database: check --dir"]
         default:

@@ -24,13 +24,9 @@ struct DeliverProcess {
 
     /// Starts the helper with its standard input on a pipe; its output and errors are ours.
     init() throws(CLIError) {
-        guard let me = currentExecutablePath() else { throw .failure("cannot find the pushseal executable's directory") }
-        let path = FileSystem.directoryName(of: me) + "/" + Self.executableName
-        guard access(path, X_OK) == 0 else {
-            throw .failure(
-                "'pushseal send' needs \(Self.executableName) next to pushseal (\(path) is missing)",
-                hints: "build or install both products: swift build --product pushseal --product \(Self.executableName)")
-        }
+        let path = try HelperExecutable.path(
+            Self.executableName, neededBy: "'pushseal send'",
+            hints: "build or install both products: swift build --product pushseal --product \(Self.executableName)")
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw .failure("cannot create a pipe: \(String(cString: strerror(errno)))") }
         _ = fcntl(pipeEnds[1], F_SETFD, FD_CLOEXEC)

@@ -30,7 +30,7 @@ enum StoreRemoveCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
-        let location = try StoreCommand.location(arguments)
+        let location = try StoreCommand.location(arguments, acceptsURI: true)
         let epoch = try StoreCommand.epoch(arguments)
         let kid = try StoreCommand.keyID(arguments)
         let conversation = try StoreCommand.conversation(arguments)
@@ -48,10 +48,14 @@ enum StoreRemoveCommand {
             throw .usage("Say what to remove: '--kid <kid>', '--conversation <cid>' (with an optional '--epoch <n>'), or '--all'.")
         }
 
-        let store = try StoreCommand.open(location)
+        // A PostgreSQL key directory is shared by many nodes: it is never emptied in one go.
+        if all && location.isConnectionURI {
+            throw .usage("'--all' empties a SQLite key store only; on a PostgreSQL key directory remove conversations with '--conversation <cid>'.")
+        }
+        let store = try StoreCommand.openDirectory(location)
         let removed: Int
         if all {
-            removed = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.removeAll() }
+            removed = try StoreCommand.run(location) { () throws(KeyStoreError) in try (store as? KeyStore)?.removeAll() ?? 0 }
         } else if let kid {
             if let conversation {
                 let stored = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
@@ -90,7 +94,7 @@ enum StoreRemoveCommand {
         return .success
     }
 
-    private static func remove(_ kid: KeyID, store: KeyStore, location: StoreCommand.Location) throws(CLIError) {
+    private static func remove(_ kid: KeyID, store: any KeyDirectory, location: StoreCommand.Location) throws(CLIError) {
         do throws(KeyStoreError) {
             try store.remove(keyID: kid)
         } catch .itemNotFound {

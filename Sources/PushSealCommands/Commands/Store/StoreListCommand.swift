@@ -38,10 +38,10 @@ enum StoreListCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
-        let location = try StoreCommand.location(arguments)
+        let location = try StoreCommand.location(arguments, acceptsURI: true)
         let conversation = try StoreCommand.conversation(arguments)
         let now = try StoreCommand.now(arguments) ?? systemClock()
-        let store = try StoreCommand.open(location, clock: { now })
+        let store = try StoreCommand.openDirectory(location, clock: { now })
         let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
         let list = entries(items, now: now)
 

@@ -30,7 +30,7 @@ enum StoreAddCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
-        let location = try StoreCommand.location(arguments)
+        let location = try StoreCommand.location(arguments, acceptsURI: true)
         let conversation = try StoreCommand.conversation(arguments)!
         let givenEpoch = try StoreCommand.epoch(arguments)
         let notAfter = try arguments.integer("not-after", in: 0...NotificationContent.maximumTimestamp)
@@ -38,7 +38,7 @@ enum StoreAddCommand {
         let label = arguments.value("label")
         let key = try ArgumentDecoding.conversationKey(context) ?? ConversationKey.generate()
 
-        let store = try StoreCommand.open(location, clock: StoreCommand.clock(now))
+        let store = try StoreCommand.openDirectory(location, clock: StoreCommand.clock(now))
         do throws(KeyStoreError) {
             // Without --epoch the store picks the next epoch in its write transaction.
             let item = try store.add(key, conversation: conversation, epoch: givenEpoch, label: label, notAfter: notAfter)
@@ -57,9 +57,9 @@ enum StoreAddCommand {
     /// Says which of the two uniqueness rules the new key broke (with an automatic epoch, only
     /// the key itself can be a duplicate).
     private static func duplicate(
-        key kid: KeyID, conversation: String, epoch: Int64?, store: KeyStore, location: StoreCommand.Location
+        key kid: KeyID, conversation: String, epoch: Int64?, store: any KeyDirectory, location: StoreCommand.Location
     ) throws(CLIError) -> CLIError {
-        let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items() }
+        let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: nil) }
         if let existing = items.first(where: { $0.keyID == kid }) {
             return .failure(
                 "the store already holds this key (kid \(kid)) as epoch \(existing.epoch) of conversation \(JSONText.quoted(existing.conversation))",

@@ -1,7 +1,7 @@
 import PushSealCLIKit
 
 /// The `pushseal` command tree (Docs/CLI.md: the forms and outputs are a contract).
-enum PushSealTool {
+package enum PushSealTool {
     /// Printed by `pushseal --version`.
     static let version = "0.2.0"
 
@@ -39,5 +39,5 @@ enum PushSealTool {
         ])
 
     /// The tool: parsing, help, version and diagnostics.
-    static let tool = CommandLineTool(root: root, version: version)
+    package static let tool = CommandLineTool(root: root, version: version)
 }
