@@ -81,9 +81,7 @@ struct HostileTrialTests {
     // MARK: 3. One bounded busy wait for every statement, pragmas included
 
     /// A python3 process holding an EXCLUSIVE lock on `database` for `seconds`.
-    private func holdExclusiveLock(_ database: String, seconds: Double) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    private func holdExclusiveLock(_ database: String, seconds: Double) throws -> Worker {
         let script = """
             import sqlite3, sys, time
             db = sqlite3.connect(sys.argv[1], isolation_level=None)
@@ -92,13 +90,9 @@ struct HostileTrialTests {
             time.sleep(float(sys.argv[2]))
             db.execute("ROLLBACK")
             """
-        process.arguments = ["python3", "-c", script, database, String(seconds)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let line = output.fileHandleForReading.availableData
-        try #require(String(decoding: line, as: UTF8.self).hasPrefix("locked"), "python3 did not take the lock")
-        return process
+        let holder = try Worker(["python3", "-c", script, database, String(seconds)], outputPrefix: database + ".holder", executable: "/usr/bin/env")
+        try #require(holder.waitForOutput(timeout: 30) && holder.outputLines.first == "locked", "python3 did not take the lock: \(holder.errorOutput)")
+        return holder
     }
 
     @Test func aLockHeldForSevenSecondsIsWaitedFor() throws {
@@ -106,7 +100,7 @@ struct HostileTrialTests {
         let store = try makeStore(dir)
         let key = try store.rotate(conversation: "c")
         let holder = try holdExclusiveLock(dir.database, seconds: 7)
-        defer { holder.terminate(); holder.waitUntilExit() }
+        defer { _ = holder.kill9() }
         let started = monotonicSeconds()
         // A new instance: its connection's pragmas run while the lock is held.
         let found = try reopen(dir).currentKey(conversation: "c")
@@ -121,7 +115,7 @@ struct HostileTrialTests {
         let store = try makeStore(dir)
         _ = try store.rotate(conversation: "c")
         let holder = try holdExclusiveLock(dir.database, seconds: Double(KeyStore.lockWaitSeconds) + 10)
-        defer { holder.terminate(); holder.waitUntilExit() }
+        defer { _ = holder.kill9() }
         let started = monotonicSeconds()
         let error = storeError { try store.currentKey(conversation: "c") }
         let waited = monotonicSeconds() - started

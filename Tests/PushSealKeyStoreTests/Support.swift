@@ -201,14 +201,16 @@ let workerPath: String = {
     return (candidates.first ?? ".") + "/pushseal-store-worker"
 }()
 
-/// A spawned worker whose stdout and stderr go to files.
+/// A spawned worker (or, with `executable`, another program) whose stdout and stderr go to files.
+/// Spawned with `posix_spawn`, never Foundation's `Process`, whose `run()` crashes intermittently
+/// on Swift 6.3.1 (swift-corelibs-foundation pull request 5472).
 final class Worker {
     let pid: pid_t
     let stdoutPath: String
     let stderrPath: String
 
     /// Spawns the worker with `arguments`; output goes to `outputPrefix.out` / `.err`.
-    init(_ arguments: [String], outputPrefix: String) throws {
+    init(_ arguments: [String], outputPrefix: String, executable: String = workerPath) throws {
         stdoutPath = outputPrefix + ".out"
         stderrPath = outputPrefix + ".err"
         #if canImport(Glibc)
@@ -222,14 +224,14 @@ final class Worker {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv = ([workerPath] + arguments).map { strdup($0) }
+        let argv = ([executable] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         let status = (argv + [nil]).withUnsafeBufferPointer { buffer in
-            posix_spawn(&pid, workerPath, &actions, nil, UnsafeMutablePointer(mutating: buffer.baseAddress!), environment)
+            posix_spawn(&pid, executable, &actions, nil, UnsafeMutablePointer(mutating: buffer.baseAddress!), environment)
         }
         guard status == 0 else {
-            throw RawDatabase.RawError(message: "posix_spawn \(workerPath): \(String(cString: strerror(status)))")
+            throw RawDatabase.RawError(message: "posix_spawn \(executable): \(String(cString: strerror(status)))")
         }
         self.pid = pid
     }
