@@ -3,7 +3,7 @@ import PushSealCLIKit
 /// The `pushseal` command tree (Docs/CLI.md: the forms and outputs are a contract).
 package enum PushSealTool {
     /// Printed by `pushseal --version`.
-    static let version = "0.2.0"
+    static let version = "0.3.0"
 
     /// The root command.
     static let root = CommandSpec(

@@ -9,7 +9,7 @@ public final class PushSeal {
     private PushSeal() {}
 
     /** The library version (equal to the repository's VERSION file). */
-    public static final String VERSION = "0.2.0";
+    public static final String VERSION = "0.3.0";
 
     /** kid = HKDF-Expand(K, "pushseal v1 key id", 16). */
     public static byte[] keyId(byte[] key) { return Wire.keyId(key); }
