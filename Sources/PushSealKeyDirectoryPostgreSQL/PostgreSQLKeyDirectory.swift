@@ -151,10 +151,10 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
     }
 
     /// The conversation's current key: its newest epoch, unsealed and checked, while it is live;
-    /// ``KeyStoreError/itemNotFound`` once it is retired or removed, or when the conversation has
+    /// `KeyStoreError.itemNotFound` once it is retired or removed, or when the conversation has
     /// no keys. Never an older epoch (SPEC §3.5: a member removed by the rotation may hold it):
     /// the newest epoch is the authenticated epoch record's, so a deleted or rolled-back newest
-    /// row, or a deleted record, is ``KeyStoreError/corruptedItem(_:)``.
+    /// row, or a deleted record, is `KeyStoreError.corruptedItem`.
     public func currentKey(conversation: String) throws(KeyStoreError) -> StoredKey {
         try KeyStore.check(conversation: conversation)
         let now = clock()

@@ -72,10 +72,12 @@ enum FileSystem {
         guard let handle = opendir(directory) else { return [] }
         defer { closedir(handle) }
         var names: [String] = []
+        // The name is read in place, up to its NUL: `entry.pointee.d_name` would copy all 256
+        // bytes of the field, but readdir's record is only `d_reclen` bytes long, and past the
+        // end of its buffer that copy can fault (AddressSanitizer found it; Foundation had the
+        // same bug, swift-corelibs-foundation pull request 5472).
         while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
+            let name = String(cString: (UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!).assumingMemoryBound(to: CChar.self))
             if name != ".", name != ".." { names.append(name) }
         }
         return names

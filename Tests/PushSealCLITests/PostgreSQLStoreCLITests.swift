@@ -153,7 +153,19 @@ import Testing
         let lonely = sandbox.path("pushseal")
         try FileManager.default.copyItem(atPath: try #require(PushSealExecutable.path), toPath: lonely)
         let uri = "postgresql://pushseal:hunter2@db.internal/chat"
-        let run = try runPushSeal(["store", "list", "--dir", uri, "--master-key-file", sandbox.path("k")], executable: lonely)
+        // A child spawned by another test between the copy's open and close may still hold the
+        // copy open for writing for a moment (ETXTBSY, "Text file busy"): retry briefly.
+        var attempt = 0
+        var started: PushSealRun?
+        while started == nil {
+            do {
+                started = try runPushSeal(["store", "list", "--dir", uri, "--master-key-file", sandbox.path("k")], executable: lonely)
+            } catch let error as RunPushSealError where error.description.contains("Text file busy") && attempt < 50 {
+                attempt += 1
+                usleep(100_000)
+            }
+        }
+        let run = try #require(started)
         expectFailure(run, messagePrefix: "a PostgreSQL key directory needs pushseal-postgres next to pushseal", hint: true)
         #expect(run.stderr.contains("--product pushseal-postgres"), "\(run)")
         #expect(!run.stderr.contains("hunter2"))

@@ -54,9 +54,8 @@ public enum FuzzReplay {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            // Read in place (copying `d_name` reads 256 bytes past a short dirent record).
+            let name = String(cString: (UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!).assumingMemoryBound(to: CChar.self))
             guard !name.hasPrefix(".") else { continue }
             let full = path + "/" + name
             var entryInfo = stat()
