@@ -253,9 +253,7 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
     /// go, and a removed newest epoch marks its epoch record removed.
     @discardableResult
     public func purgeExpired(gracePeriod: Int64 = KeyStore.defaultGracePeriod) throws(KeyStoreError) -> Int {
-        guard gracePeriod >= 0 else { throw .invalidArgument("grace period \(gracePeriod) is negative") }
-        let (cutoff, overflow) = clock().subtractingReportingOverflow(gracePeriod)
-        if overflow { return 0 }
+        guard let cutoff = try KeyStore.purgeCutoff(now: clock(), gracePeriod: gracePeriod) else { return 0 }
         let recordKey = epochRecordKey
         return try write(conversation: nil) { connection, _ throws(KeyStoreError) -> Int in
             let due = try connection.execute(

@@ -332,9 +332,7 @@ public final class KeyStore: Sendable {
     /// is delivered late. See Docs/KEY-STORE.md for what makes a purge durable.
     @discardableResult
     public func purgeExpired(gracePeriod: Int64 = KeyStore.defaultGracePeriod) throws(KeyStoreError) -> Int {
-        guard gracePeriod >= 0 else { throw .invalidArgument("grace period \(gracePeriod) is negative") }
-        let (cutoff, overflow) = clock().subtractingReportingOverflow(gracePeriod)
-        if overflow { return 0 }
+        guard let cutoff = try Self.purgeCutoff(now: clock(), gracePeriod: gracePeriod) else { return 0 }
         let recordKey = epochRecordKey
         return try session(.write) { connection throws(KeyStoreError) -> Int in
             try connection.withStatement("DELETE FROM keys WHERE not_after IS NOT NULL AND not_after < ?1") { statement throws(KeyStoreError) in
@@ -348,6 +346,15 @@ public final class KeyStore: Sendable {
     }
 
     // MARK: - Internals
+
+    /// The not-after time below which `purgeExpired(gracePeriod:)` deletes (`now - gracePeriod`),
+    /// for every key directory; nil when that underflows (nothing is that old).
+    /// ``KeyStoreError/invalidArgument(_:)`` for a negative period.
+    package static func purgeCutoff(now: Int64, gracePeriod: Int64) throws(KeyStoreError) -> Int64? {
+        guard gracePeriod >= 0 else { throw .invalidArgument("grace period \(gracePeriod) is negative") }
+        let (cutoff, overflow) = now.subtractingReportingOverflow(gracePeriod)
+        return overflow ? nil : cutoff
+    }
 
     /// One call: open, one transaction that first checks the file is still this store, close.
     func session<R>(
