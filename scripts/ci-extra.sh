@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The hardening checks CI runs after the test suite (.ci/run): every fuzz target for a short
-# bounded time, the Swift tests under AddressSanitizer, and the documentation build.
+# bounded time, the Swift tests under AddressSanitizer, the documentation build, and the
+# file-reading tests from a copy of the repository with nothing above it (scripts/clean-copy-check.sh).
 # Each section runs even when an earlier one failed; the exit status is non-zero if any failed.
 #
 #   scripts/ci-extra.sh
@@ -66,9 +67,14 @@ docs() {
     scripts/docs-check.sh
 }
 
+clean_copy() {
+    scripts/clean-copy-check.sh
+}
+
 section "fuzz: each target for ${fuzz_seconds}s (libFuzzer + AddressSanitizer)" fuzz
 section "swift test under AddressSanitizer" asan_tests
 section "documentation: docc convert --warnings-as-errors" docs
+section "the repository alone: file-reading tests in a copy of the tracked files" clean_copy
 
 echo
 echo "======== ci-extra summary ($(( $(date +%s) - script_start ))s)"

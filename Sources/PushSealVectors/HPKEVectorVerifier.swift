@@ -1,7 +1,7 @@
 import PushSealJSON
 import PushSealCore
 
-/// Runs the RFC 9180 Appendix A.2 file (`../shared/vectors/hpke/`, DHKEM(X25519, HKDF-SHA256),
+/// Runs the RFC 9180 Appendix A.2 file (`Vectors/external/rfc9180/`, DHKEM(X25519, HKDF-SHA256),
 /// HKDF-SHA256, ChaCha20Poly1305) through PushSeal's HPKE: for the base and auth modes, the
 /// derived key pairs, enc, every key-schedule value, every encryption (sealed and opened) and
 /// every export. The psk modes are outside PushSeal's HPKE and are counted as not applicable.

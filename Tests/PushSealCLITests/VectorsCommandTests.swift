@@ -58,15 +58,9 @@ struct VectorsCommandTests {
         let both = try runPushSeal(["vectors", "generate", "--bundles", "--provider"])
         #expect(both.status == 64)
         #expect(both.stderr.contains("Give at most one of '--provider', '--bundles' and '--store'."))
-        let rfc = URL(fileURLWithPath: Self.committed).deletingLastPathComponent().deletingLastPathComponent()
-        var ancestor = rfc.deletingLastPathComponent()
-        var hpke: String?
-        while ancestor.path != "/" {
-            let candidate = ancestor.appendingPathComponent("shared/vectors/hpke/rfc9180-x25519-sha256-chacha20poly1305.json").path
-            if FileManager.default.fileExists(atPath: candidate) { hpke = candidate; break }
-            ancestor = ancestor.deletingLastPathComponent()
-        }
-        let rfcRun = try runPushSeal(["vectors", "verify", try #require(hpke, "missing the RFC 9180 file")])
+        let hpke = URL(fileURLWithPath: Self.committed).deletingLastPathComponent()
+            .appendingPathComponent("external/rfc9180/rfc9180-x25519-sha256-chacha20poly1305.json").path
+        let rfcRun = try runPushSeal(["vectors", "verify", hpke])
         #expect(rfcRun.status == 0)
         #expect(rfcRun.stdout.contains("note: 2 RFC 9180 vectors in psk modes are outside PushSeal's HPKE"))
         #expect(rfcRun.stdout.hasSuffix("2 passed, 0 failed\n"))

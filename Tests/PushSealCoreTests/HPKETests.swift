@@ -8,11 +8,9 @@ import PushSealCore
 struct HPKETests {
     typealias Suite = HybridPublicKeyEncryption
 
-    /// `../shared/vectors/hpke/…` found like the Wycheproof directory (or `PUSHSEAL_HPKE_DIR`).
+    /// RFC 9180 Appendix A.2, vendored in `Vectors/external/rfc9180/`.
     static func rfc9180Vectors() throws -> [[String: Any]] {
-        let directory = ProcessInfo.processInfo.environment["PUSHSEAL_HPKE_DIR"].map { URL(fileURLWithPath: $0) }
-            ?? wycheproofDirectory.deletingLastPathComponent().appendingPathComponent("hpke")
-        let url = directory.appendingPathComponent("rfc9180-x25519-sha256-chacha20poly1305.json")
+        let url = externalVectorsDirectory.appendingPathComponent("rfc9180/rfc9180-x25519-sha256-chacha20poly1305.json")
         guard let data = FileManager.default.contents(atPath: url.path) else { throw TestFailure.missing("RFC 9180 vectors \(url.path)") }
         let root = try JSONSerialization.jsonObject(with: data) as! [String: Any]
         return root["vectors"] as! [[String: Any]]

@@ -4,22 +4,12 @@ import PushSealCore
 /// The repository root, found from this file's path.
 let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-/// `../shared/vectors/wycheproof` beside the checkout (or `PUSHSEAL_WYCHEPROOF_DIR`); for a git
-/// worktree one level further down (`/work/wt/NAME`), the nearest `shared/vectors/wycheproof`
-/// among the checkout's ancestors.
-let wycheproofDirectory: URL = {
-    if let override = ProcessInfo.processInfo.environment["PUSHSEAL_WYCHEPROOF_DIR"] {
-        return URL(fileURLWithPath: override)
-    }
-    let beside = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/vectors/wycheproof")
-    var ancestor = repositoryRoot.deletingLastPathComponent()
-    while ancestor.path != "/" {
-        let candidate = ancestor.appendingPathComponent("shared/vectors/wycheproof")
-        if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-        ancestor = ancestor.deletingLastPathComponent()
-    }
-    return beside
-}()
+/// The vendored external vectors (`Vectors/external/`, listed with their digests in its
+/// `manifest.json`): inside the repository, so a clone with nothing above it runs every test.
+let externalVectorsDirectory: URL = repositoryRoot.appendingPathComponent("Vectors/external")
+
+/// Wycheproof's files (`Vectors/external/wycheproof/`).
+let wycheproofDirectory: URL = externalVectorsDirectory.appendingPathComponent("wycheproof")
 
 enum TestFailure: Error, CustomStringConvertible {
     case missing(String)

@@ -68,15 +68,8 @@ struct BundleVectorFileTests {
 
     @Test("the RFC 9180 A.2 file verifies: base and auth pass, the psk modes are not applicable")
     func rfc9180File() throws {
-        // ../shared/vectors/hpke beside the checkout, or beside one of its ancestors (git worktrees).
-        var candidate = repositoryRoot.deletingLastPathComponent()
-        var found: URL?
-        while candidate.path != "/" {
-            let url = candidate.appendingPathComponent("shared/vectors/hpke/rfc9180-x25519-sha256-chacha20poly1305.json")
-            if FileManager.default.fileExists(atPath: url.path) { found = url; break }
-            candidate = candidate.deletingLastPathComponent()
-        }
-        let file = try #require(found, "missing ../shared/vectors/hpke/rfc9180-x25519-sha256-chacha20poly1305.json")
+        // RFC 9180 A.2, vendored in the repository (Vectors/external/manifest.json has its digest).
+        let file = repositoryRoot.appendingPathComponent("Vectors/external/rfc9180/rfc9180-x25519-sha256-chacha20poly1305.json")
         let bytes = try #require(FileManager.default.contents(atPath: file.path))
         let report = try VectorVerifier.verify(fileBytes: Array(bytes))
         #expect(report.passed == 2 && report.failed == 0 && report.notApplicable == 2, "\(report.failures)")

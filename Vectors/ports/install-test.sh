@@ -31,8 +31,7 @@ check() {  # label, then a command whose success is the check
 
 key="AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"
 now="$(date +%s)"
-hpke="$("$here/hpke-vectors.sh")" || exit 1
-wycheproof="${PUSHSEAL_WYCHEPROOF_DIR:-$(dirname "$hpke")/../wycheproof}"
+hpke="$root/Vectors/external/rfc9180/rfc9180-x25519-sha256-chacha20poly1305.json"
 vectors=("$root/Vectors/pushseal-v1.json" "$root/Vectors/pushseal-v1-provider.json" "$root/Vectors/pushseal-v1-store.json" "$root/Vectors/pushseal-v1-bundles.json" "$hpke")
 printf '{"cid":"conv-install","mid":"m-1","ts":%s,"title":"Ana","body":"Hello 👋🏽 from Swift"}\n' "$now" \
     | "$bin" seal --key "$key" > "$tmp/swift-payload.json" || { echo "install-test: pushseal seal failed" >&2; exit 1; }
@@ -78,7 +77,7 @@ cp "$tmp/examples/bundle_example.py" "$tmp/run-python/"
 check "python: bundle example installs a key bundle and opens pushseal's payload with it" bundle_example python "$tmp/venv/bin/python" bundle_example.py
 check "python: mypy checks the examples against the installed, typed package (py.typed)" bash -c "cd '$tmp/run-python' && '$tmp/venv/bin/mypy' --no-incremental --strict example.py bundle_example.py"
 check "python: the installed package is the one imported" bash -c "cd '$tmp' && '$tmp/venv/bin/python' -c 'import pushseal, sys; assert \"site-packages\" in pushseal.__file__, pushseal.__file__'"
-check "python: pytest against the installed package" bash -c "cd '$tmp' && PUSHSEAL_VECTORS='$root/Vectors' PUSHSEAL_HPKE_VECTORS='$hpke' PUSHSEAL_WYCHEPROOF_DIR='$wycheproof' '$tmp/venv/bin/python' -m pytest -q -p no:cacheprovider '$here/python/tests'"
+check "python: pytest against the installed package" bash -c "cd '$tmp' && PUSHSEAL_VECTORS='$root/Vectors' '$tmp/venv/bin/python' -m pytest -q -p no:cacheprovider '$here/python/tests'"
 check "python: pushseal-vectors-python (console script)" "$tmp/venv/bin/pushseal-vectors-python" "${vectors[@]}"
 
 echo "== node: a fresh directory, npm pack + npm install (offline)"
@@ -89,7 +88,7 @@ cp "$tmp/examples/example.mjs" "$tmp/run-node/"
 check "node: example opens pushseal's payload, pushseal opens its reply" round_trip node node example.mjs
 cp "$tmp/examples/bundle_example.mjs" "$tmp/run-node/"
 check "node: bundle example installs a key bundle and opens pushseal's payload with it" bundle_example node node bundle_example.mjs
-check "node: node --test against the installed package" bash -c "cd '$tmp/run-node/node_modules/pushseal' && cp -r '$here/node/test' . && PUSHSEAL_VECTORS='$root/Vectors' PUSHSEAL_HPKE_VECTORS='$hpke' PUSHSEAL_WYCHEPROOF_DIR='$wycheproof' node --test test/"
+check "node: node --test against the installed package" bash -c "cd '$tmp/run-node/node_modules/pushseal' && cp -r '$here/node/test' . && PUSHSEAL_VECTORS='$root/Vectors' node --test test/"
 check "node: pushseal-vectors-node (bin)" "$tmp/run-node/node_modules/.bin/pushseal-vectors-node" "${vectors[@]}"
 
 echo "== java: the jar on the classpath"

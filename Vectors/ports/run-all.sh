@@ -5,8 +5,8 @@
 #
 # The files default to Vectors/pushseal-v1.json, pushseal-v1-provider.json, pushseal-v1-store.json and
 # pushseal-v1-bundles.json in this repository (receiver, provider, key-store and key bundle vectors;
-# each runner tells them apart by their schema) and RFC 9180's HPKE vectors (found by
-# hpke-vectors.sh: shared/vectors/hpke/ beside the checkout, or PUSHSEAL_HPKE_VECTORS). Java is
+# each runner tells them apart by their schema) and RFC 9180's HPKE vectors (vendored in
+# Vectors/external/rfc9180/). Java is
 # built by java/build.sh (javac --release 8, the jar, its tests) into a temporary directory.
 # --install-missing installs absent prerequisites (Debian's nodejs and openjdk-17-jdk-headless;
 # the Python packages cryptography and regex with pip); without it a missing prerequisite is an
@@ -27,9 +27,7 @@ for arg in "$@"; do
   esac
 done
 if [ "${#files[@]}" -eq 0 ]; then
-  # RFC 9180's own HPKE vectors live beside the checkout (shared/vectors/hpke/ in an ancestor
-  # directory), or at PUSHSEAL_HPKE_VECTORS.
-  hpke="$("$here/hpke-vectors.sh")" || exit 1
+  hpke="$root/Vectors/external/rfc9180/rfc9180-x25519-sha256-chacha20poly1305.json"
   files=("$root/Vectors/pushseal-v1.json" "$root/Vectors/pushseal-v1-provider.json" "$root/Vectors/pushseal-v1-store.json" "$root/Vectors/pushseal-v1-bundles.json" "$hpke")
 fi
 

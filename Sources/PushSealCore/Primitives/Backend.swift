@@ -5,6 +5,7 @@
 //   ChaCha20Poly1305  AEAD seal/open, detached and in place (RFC 8439)
 //   HMACSHA256        one-shot MAC; HMACState (a running, copyable state) and KeyedHMAC (a key's
 //                     precomputed state, held for reuse and wiped when released)
+//   SHA256Digest      SHA-256 of public bytes (file digests)
 //   X25519            key generation, public key, Diffie-Hellman that refuses the all-zero secret
 //   SystemRandom      CSPRNG bytes
 //   SecureMemory      wiping, constant-time equality

@@ -27,12 +27,9 @@ javac --release 8 -Xlint:all -encoding UTF-8 -cp "$jar:$out/runner" -d "$out/tes
 echo "== java: $jar"
 java -cp "$jar:$out/test" dev.pushseal.tests.PushSealTest
 # HPKE and key bundles need X25519 (XDH: Java 11+ at run time). BundleTest also runs RFC 9180's
-# vectors (found by ../hpke-vectors.sh), Wycheproof's X25519 cases (PUSHSEAL_WYCHEPROOF_DIR, else
-# beside the HPKE file), the key bundle vectors of this repository and its provider vectors (an
+# vectors and Wycheproof's X25519 cases (both vendored in Vectors/external/), the key bundle vectors of this repository and its provider vectors (an
 # unknown option member must fail its case).
-hpke="$("$here/../hpke-vectors.sh")"
-wycheproof="${PUSHSEAL_WYCHEPROOF_DIR:-$(dirname "$hpke")/../wycheproof}"
-java -Dpushseal.hpkeVectors="$hpke" -Dpushseal.bundleVectors="$root/Vectors/pushseal-v1-bundles.json" \
+java -Dpushseal.hpkeVectors="$root/Vectors/external/rfc9180/rfc9180-x25519-sha256-chacha20poly1305.json" -Dpushseal.bundleVectors="$root/Vectors/pushseal-v1-bundles.json" \
     -Dpushseal.providerVectors="$root/Vectors/pushseal-v1-provider.json" \
-    -Dpushseal.x25519Vectors="$wycheproof/x25519_test.json" \
+    -Dpushseal.x25519Vectors="$root/Vectors/external/wycheproof/x25519_test.json" \
     -cp "$jar:$out/runner:$out/test" dev.pushseal.tests.BundleTest

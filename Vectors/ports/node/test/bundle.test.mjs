@@ -1,9 +1,9 @@
 // HPKE (RFC 9180 A.2 base and auth) and key bundles through the public API: sealing, every refusal
 // reason in check order, idempotent install, and the installed key opening a notification.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
@@ -14,23 +14,11 @@ import { HPKEError, deriveKeyPair, openAuth, openBase, sealAuth, sealBase, setup
 import { BUNDLE_INFO, encodeBundleHeader } from '../src/bundle.mjs';
 import { runFile } from '../bin/pushseal-vectors.mjs';
 
-function hpkeFile() {
-  if (process.env.PUSHSEAL_HPKE_VECTORS) return process.env.PUSHSEAL_HPKE_VECTORS;
-  const name = 'shared/vectors/hpke/rfc9180-x25519-sha256-chacha20poly1305.json';
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, name))) return join(dir, name);
-    if (dir === dirname(dir)) throw new Error(`${name} beside the checkout (or PUSHSEAL_HPKE_VECTORS)`);
-  }
-}
-
-function wycheproofX25519() {
-  if (process.env.PUSHSEAL_WYCHEPROOF_DIR) return join(process.env.PUSHSEAL_WYCHEPROOF_DIR, 'x25519_test.json');
-  const name = 'shared/vectors/wycheproof/x25519_test.json';
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, name))) return join(dir, name);
-    if (dir === dirname(dir)) throw new Error(`${name} beside the checkout (or PUSHSEAL_WYCHEPROOF_DIR)`);
-  }
-}
+// The vendored external vectors (Vectors/external/, SHA-256 in its manifest.json), found like the
+// repository's own files: PUSHSEAL_VECTORS (the Vectors directory) or this checkout's.
+const vectorsDir = process.env.PUSHSEAL_VECTORS ?? fileURLToPath(new URL('../../..', import.meta.url));
+const hpkeFile = () => join(vectorsDir, 'external/rfc9180/rfc9180-x25519-sha256-chacha20poly1305.json');
+const wycheproofX25519 = () => join(vectorsDir, 'external/wycheproof/x25519_test.json');
 
 const K = Buffer.from([...Array(32).keys()]);
 const OTHER_K = Buffer.from([...Array(32).keys()].map((i) => i + 1));

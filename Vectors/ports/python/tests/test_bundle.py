@@ -16,24 +16,17 @@ from pushseal.hpke import HPKEError, derive_key_pair, open_auth, open_base, seal
 from pushseal.wire import b64url_decode, b64url_encode, key_id
 
 
+# The vendored external vectors (Vectors/external/, SHA-256 in its manifest.json), found like the
+# repository's own files: PUSHSEAL_VECTORS (the Vectors directory) or this checkout's.
+_VECTORS = Path(os.environ.get("PUSHSEAL_VECTORS", Path(__file__).resolve().parents[3]))
+
+
 def _hpke_file() -> Path:
-    if "PUSHSEAL_HPKE_VECTORS" in os.environ:
-        return Path(os.environ["PUSHSEAL_HPKE_VECTORS"])
-    name = "shared/vectors/hpke/rfc9180-x25519-sha256-chacha20poly1305.json"
-    for ancestor in Path(__file__).resolve().parents:
-        if (ancestor / name).is_file():
-            return ancestor / name
-    raise FileNotFoundError(f"{name} beside the checkout (or PUSHSEAL_HPKE_VECTORS)")
+    return _VECTORS / "external/rfc9180/rfc9180-x25519-sha256-chacha20poly1305.json"
 
 
 def _wycheproof_x25519() -> Path:
-    name = "x25519_test.json"
-    if "PUSHSEAL_WYCHEPROOF_DIR" in os.environ:
-        return Path(os.environ["PUSHSEAL_WYCHEPROOF_DIR"]) / name
-    for ancestor in Path(__file__).resolve().parents:
-        if (ancestor / "shared/vectors/wycheproof" / name).is_file():
-            return ancestor / "shared/vectors/wycheproof" / name
-    raise FileNotFoundError(f"shared/vectors/wycheproof/{name} beside the checkout (or PUSHSEAL_WYCHEPROOF_DIR)")
+    return _VECTORS / "external/wycheproof/x25519_test.json"
 
 
 K = bytes(range(32))
