@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The hardening checks CI runs after the test suite (.ci/run): every fuzz target for a short
-# bounded time, the Swift tests under AddressSanitizer, and the documentation build.
+# bounded time, the Swift tests under AddressSanitizer, the documentation build, and the key-lifecycle
+# model (Spin: every property, every mutant; Models/README.md).
 # Each section runs even when an earlier one failed; the exit status is non-zero if any failed.
 #
 #   scripts/ci-extra.sh
@@ -66,9 +67,14 @@ docs() {
     scripts/docs-check.sh
 }
 
+models() {
+    Models/check.sh
+}
+
 section "fuzz: each target for ${fuzz_seconds}s (libFuzzer + AddressSanitizer)" fuzz
 section "swift test under AddressSanitizer" asan_tests
 section "documentation: docc convert --warnings-as-errors" docs
+section "key-lifecycle model: spin, every property and mutant (Models/check.sh)" models
 
 echo
 echo "======== ci-extra summary ($(( $(date +%s) - script_start ))s)"
