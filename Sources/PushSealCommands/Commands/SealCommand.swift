@@ -227,8 +227,9 @@ enum SealCommand {
         }
         let store = try StoreCommand.open(location)
         let (bundle, stored) = try BundleCommand.seal(
-            store: store, location: location, conversation: conversation, epoch: nil, providerKeyID: nil, registration: registration)
-        return (stored.key, bundle)
+            store: store, location: location, conversation: conversation, epoch: nil, providerKeyID: nil, registration: registration,
+            now: StoreCommand.clock(nil)())
+        return (stored.key.deviceKey(for: registration.deviceKeyID), bundle)
     }
 
     /// One notification to seal: the content, its key (nil: the key provider's current key) and

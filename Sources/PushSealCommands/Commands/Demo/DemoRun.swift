@@ -203,15 +203,18 @@ struct DemoRun {
         return bundle
     }
 
-    /// The bundle of a provider key for the device (the directory's current provider key).
-    private func bundle(for stored: StoredKey, notAfter: Int64?? = nil) throws(CLIError) -> KeyBundle {
+    /// The bundle of a provider key's device key for the device (the directory's current provider
+    /// key): since = the epoch's created time, retire-by = its not-after time, expires = now +
+    /// `lifetime` (30 days unless given).
+    private func bundle(for stored: StoredKey, lifetime: Int64 = KeyBundle.defaultLifetime) throws(CLIError) -> KeyBundle {
         let (provider, device) = (self.provider!, self.device!)
         let providerKey = try Self.perform("reading the provider key") { () throws(KeyStoreError) in try provider.providerKey() }
         let registration = try Self.perform("reading the device registration") { () throws(KeyStoreError) in try device.deviceRegistration() }
         return try Self.perform("sealing a key bundle") { () throws(KeyBundleSealingError) in
             try KeyBundle.seal(
-                stored.key, conversation: stored.item.conversation, epoch: stored.item.epoch, notAfter: notAfter ?? stored.item.notAfter,
-                provider: providerKey, devicePublicKey: registration.publicKey)
+                conversationKey: stored.key, conversation: stored.item.conversation, epoch: stored.item.epoch, since: stored.item.createdAt,
+                retireBy: stored.item.notAfter.map { max($0, stored.item.createdAt) }, expires: now + lifetime, provider: providerKey,
+                device: registration)
         }
     }
 
@@ -303,7 +306,7 @@ struct DemoRun {
         step.row("header", "version 1 · kid \(keyID) · random salt: opaque values only")
         if let keyBundle {
             step.expect("keyBundleMember", true, Self.index(of: Array("\"pushseal-bundle\":\"\(keyBundle.text)\"".utf8), in: written) != nil)
-            step.row("key bundle", "\"pushseal-bundle\": \(keyBundle.bytes.count) bytes for this device (epoch \(keyBundle.header.epoch)), counted first against the limit")
+            step.row("key bundle", "\"pushseal-bundle\": \(keyBundle.bytes.count) bytes for this device (its epoch and key sealed), counted first against the limit")
             step.detail("keyBundleBytes", DemoJSON.integer(keyBundle.bytes.count))
         }
         let found = exposure.plaintextFound
@@ -454,17 +457,18 @@ struct DemoRun {
             let attacker = IdentityKeyPair.generate()
             let pinned = try Self.perform("reading the provider key") { () throws(KeyStoreError) in try provider.providerKey() }
             let registration = try Self.perform("reading the device registration") { () throws(KeyStoreError) in try device.deviceRegistration() }
-            let header = try Self.perform("building the header") { () throws(KeyBundleSealingError) in
-                try KeyBundleHeader(providerKeyID: pinned.providerKeyID, deviceKeyID: registration.deviceKeyID, epoch: attackerKey.item.epoch,
-                                    notAfter: nil, keyID: attackerKey.key.id)
-            }
             bundle = try Self.perform("forging a bundle") { () throws(KeyBundleSealingError) in
-                try KeyBundle.seal(
-                    attackerKey.key, header: header, conversationBytes: Array(attackerKey.item.conversation.utf8), sender: attacker,
+                let contents = try KeyBundleContents(
+                    key: attackerKey.key.deviceKey(for: registration.deviceKeyID), conversation: attackerKey.item.conversation,
+                    epoch: attackerKey.item.epoch, since: now, retireBy: nil, expires: now + KeyBundle.defaultLifetime)
+                var plaintext = contents.encoded()
+                defer { plaintext.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
+                return try KeyBundle.seal(
+                    plaintext: plaintext, header: KeyBundleHeader(providerKeyID: pinned.providerKeyID), sender: attacker,
                     devicePublicKey: registration.publicKey, ephemeral: nil).bundle
             }
         } else {
-            bundle = try self.bundle(for: attackerKey, notAfter: .some(now - 3_600))
+            bundle = try self.bundle(for: attackerKey, lifetime: -3_600)
         }
         let reason: String
         do throws(KeyBundleError) {
