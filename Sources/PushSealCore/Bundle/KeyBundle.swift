@@ -242,6 +242,10 @@ package struct KeyBundleInstallPlan: Sendable, Equatable {
     package var notAfter: Int64?
     package var retireEarlierAt: Int64?
     package var record: KeyBundleConversationRecord
+
+    package init(installation: KeyBundleInstallation, notAfter: Int64?, retireEarlierAt: Int64?, record: KeyBundleConversationRecord) {
+        (self.installation, self.notAfter, self.retireEarlierAt, self.record) = (installation, notAfter, retireEarlierAt, record)
+    }
 }
 
 /// The result of installing a valid key bundle.
