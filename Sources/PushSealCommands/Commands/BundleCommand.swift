@@ -50,8 +50,8 @@ enum BundleCommand {
         abstract: "Check a key bundle and install its key into a device store.",
         discussion: """
             Runs the device's checks and installation rules (SPEC §16.5) in one store \
-            transaction. Prints {"outcome":"installed"|"installed_retired"|"already_installed",\
-            "conversation":…,"epoch":…,"kid":…}. A refused bundle is an error naming its reason \
+            transaction. Prints {"outcome":…,"conversation":…,"epoch":…,"kid":…}, the outcome \
+            being installed, installed_retired or already_installed. A refused bundle is an error naming its reason \
             code (malformed_bundle, unsupported_bundle_version, unknown_provider, \
             bundle_authentication_failed, kid_mismatch, bundle_expired, epoch_purged, \
             epoch_out_of_range, conflicting_key, store_locked), exit status 1.
