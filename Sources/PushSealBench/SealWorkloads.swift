@@ -139,6 +139,7 @@ enum PerDeviceWorkloads {
     static func single(contentBytes: Int, key: ConversationKey) -> Workload {
         Workload(
             name: singleName(contentBytes), group: "seal", operationsPerIteration: devices,
+            limit: RawAEAD.encryptName(Fixtures.paddedByteCount(contentByteCount: contentBytes)),
             attributes: [("content_bytes", .integer(contentBytes)), ("devices", .integer(devices))],
             makeWorker: {
                 let sealer = try! NotificationSealer()
@@ -164,6 +165,7 @@ enum PerDeviceWorkloads {
     static func fanOut(contentBytes: Int, key: ConversationKey, cores: Int) -> Workload {
         Workload(
             name: fanOutName(contentBytes), group: "seal", cores: cores, operationsPerIteration: devices,
+            limit: RawAEAD.encryptName(Fixtures.paddedByteCount(contentByteCount: contentBytes), allCores: cores > 1),
             speedupBase: singleName(contentBytes),
             attributes: [("content_bytes", .integer(contentBytes)), ("devices", .integer(devices))],
             makeWorker: {
