@@ -56,7 +56,7 @@
 #define property(name, cond) if :: !(cond) -> printf(name); assert(false) :: else -> skip fi
 
 /* ---- the provider's key directory (SPEC §3.3, §3.5; design "Provider sealing") ---- */
-byte clk;                 /* the one clock, a bounded counter */
+byte clk;                 /* the one clock ("now"), a bounded counter (Spin reserves the name now) */
 byte cur = 1;             /* current epoch */
 byte since[NE];           /* created time of each epoch: when it became current */
 byte ret[NE];             /* retire time (not-after) of each epoch at the provider, INF while current */
@@ -186,7 +186,7 @@ inline install(d, e, g, late, t) {
         hasH[d] = true;
         H[d] = e;
         SH[d] = since[e];
-        /* every earlier epoch of the cid: notAfter := min(notAfter, since, clk) (issue 24 item 4, issue 25 item 5) */
+        /* every earlier epoch of the cid: notAfter := min(notAfter, since, now) (issue 24 item 4, issue 25 item 5) */
         for (k : 1 .. E) {
             if
             :: k < e && held[IX(k, d)] ->
@@ -209,7 +209,7 @@ inline install(d, e, g, late, t) {
         :: else -> skip
         fi
     :: outcome == O_OK && !held[IX(e, d)] && hasH[d] && e < H[d] ->
-        /* epoch < H: installed_retired with notAfter := min(retireBy, S_H, clk) */
+        /* epoch < H: installed_retired with notAfter := min(retireBy, S_H, now) */
         outcome = O_RETIRED;
         held[IX(e, d)] = true;
 #if defined(NO_RETIRE_ON_INSTALL)
