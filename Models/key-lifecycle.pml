@@ -145,7 +145,7 @@ inline install(d, e, g, late, t) {
     :: g != gen[d] -> outcome = O_AUTH
     :: else -> skip
     fi;
-    if  /* step 8: bundle_expired when clk > expires */
+    if  /* step 8: bundle_expired when now > expires */
     :: outcome == O_OK && nd > ex -> outcome = O_EXPIRED
     :: else -> skip
     fi;
