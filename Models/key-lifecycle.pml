@@ -102,7 +102,7 @@ hidden byte opens, match;
 #define O_RANGE 4
 #define O_ALREADY 5
 #define O_INSTALLED 6
-#define O_RETIRED 7
+#define O_RETIRED 7      /* (the trail prints outcomes as these numbers) */
 
 /* Design "Provider sealing" and SPEC §16.7: at every instant the provider seals every bundle it may seal: of
  * every unpurged epoch (current: retireBy none; retired: its not-after; a retired epoch CAN be delivered) for
@@ -260,9 +260,11 @@ inline accept(ad, ae, akd, akg, ats, agen) {
             sentB[BX(ae, ad, gen[ad], 0)] != NONE || sentB[BX(ae, ad, gen[ad], 1)] != NONE);
 #ifndef ATTACKER_HOLDS_K
         /* P1b (C1): the removed member's forgery opens on no device but its own */
+        if :: !(ad == RM || agen) -> printf("TRAIL device %d opens the removed member's notification under epoch %d with ts %d\n", ad, ae, ats) :: else -> skip fi;
         property("VIOLATION P1b forgery only to own device\n", ad == RM || agen);
 #endif
         /* P2 (C2): never accepted with ats after the earliest retirement the provider told this device */
+        if :: !(ad == RM || ats <= gBound[IX(ae, ad)] + SKEW) -> printf("TRAIL device %d opens epoch %d with ts %d; told retirement %d, stored retire-by %d\n", ad, ae, ats, gBound[IX(ae, ad)], na[IX(ae, ad)]) :: else -> skip fi;
         property("VIOLATION P2 sealed after retire-by\n", ad == RM || ats <= gBound[IX(ae, ad)] + SKEW)
     :: else -> skip
     fi
@@ -322,7 +324,7 @@ active proctype World() {
         d_step { checkAll(); skip }
     };
     do
-    :: atomic { clk < MAXT -> clk++; d_step { sealAll(); skip }; checkAll() }
+    :: atomic { clk < MAXT -> clk++; printf("TRAIL tick: now = %d\n", clk); d_step { sealAll(); checkAll(); skip } }
     /* SPEC §3.5, §3.3 (directory, issue 24): rotation retires every earlier epoch at the rotation time; the
      * removal of the removed member is a revocation of its device's registration plus a rotation. */
     :: atomic {
@@ -332,15 +334,16 @@ active proctype World() {
         since[cur] = clk;
         if
         :: skip
-        :: rLast == E -> rLast = cur - 1
+        :: rLast == E -> rLast = cur - 1; printf("TRAIL the removed member's device is revoked\n")
         fi;
+        printf("TRAIL rotate at %d: epoch %d current\n", clk, cur);
         d_step { sealAll(); skip };
         d_step { checkAll(); skip }
     }
     /* SPEC §3.5: the provider purges a retired epoch: no bundle of it is sealed any more */
     :: atomic {
         if :: e = 1 :: e = 2 :: E >= 3 -> e = 3 fi;
-        if :: e < cur && !ppurged[e] -> ppurged[e] = true :: else -> skip fi;
+        if :: e < cur && !ppurged[e] -> ppurged[e] = true; printf("TRAIL provider purges epoch %d\n", e) :: else -> skip fi;
         e = 0
     }
     /* the channel delivers any bundle it ever carried to the device it was sealed to (to another device it
@@ -353,7 +356,10 @@ active proctype World() {
         if :: late = 0 :: late = 1 fi;
         t = sentB[BX(e, d, g, late)];
         if
-        :: t != NONE -> d_step { install(d, e, g, late, t); skip }; d_step { checkAll(); skip }
+        :: t != NONE ->
+            d_step { install(d, e, g, late, t); skip };
+            printf("TRAIL device %d (registration %d, clock %d) gets epoch %d's bundle sealed at %d (retired %d): outcome %d\n", d, g, nd, e, t, late, outcome);
+            d_step { checkAll(); skip }
         :: else -> skip
         fi;
         e = 0; d = 0; g = 0; late = 0; t = 0
@@ -375,6 +381,7 @@ active proctype World() {
                    (held[IX(e, d)] || (nd <= ts + LIFE && (!hasH[d] || e <= H[d] + CAP)));
             install(d, e, g, 0, ts);
             accept(d, e, d, g, ts, true);
+            printf("TRAIL device %d gets the notification of epoch %d, ts %d, with its bundle: bundle outcome %d, opens %d\n", d, e, ts, outcome, opens);
             /* P6 (C6): an honest provider's notification, delivered in time, opens */
             property("VIOLATION P6 genuine notification opens\n", !live || opens);
             checkAll();
@@ -394,6 +401,7 @@ active proctype World() {
             na[IX(e, d)] = INF;
             if :: e > P[d] -> P[d] = e :: else -> skip fi;
             if :: e > gP[d] -> gP[d] = e :: else -> skip fi;
+            printf("TRAIL device %d purges epoch %d\n", d, e);
             d_step { checkAll(); skip }
         :: else -> skip
         fi;
@@ -409,6 +417,7 @@ active proctype World() {
             hasH[d] = false; H[d] = 0; SH[d] = 0; P[d] = 0; gMaxH[d] = 0; gP[d] = 0;
             gen[d]++;
             preg[d] = gen[d];
+            printf("TRAIL device %d: logout wipe, registration %d\n", d, gen[d]);
             d_step { sealAll(); skip };
             d_step { checkAll(); skip }
         :: else -> skip
