@@ -18,6 +18,10 @@ command -v pkg-config >/dev/null || missing+=(pkg-config)
 # scripts/with-postgres.sh starts as a throwaway cluster for the tests.
 pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
+# The key-lifecycle model (Models/check.sh, run by scripts/ci-extra.sh): the Spin model checker, and the C
+# compiler that builds its verifiers.
+command -v spin >/dev/null || missing+=(spin)
+command -v cc >/dev/null || missing+=(gcc)
 # Static archives for the fully static release link of `pushseal` (Package.swift): glibc's
 # libc.a and libstdc++.a (the Swift runtime needs it); the -dev packages above bring
 # libsodium.a and libsqlite3.a.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The hardening checks CI runs after the test suite (.ci/run): every fuzz target for a short
-# bounded time, the Swift tests under AddressSanitizer, the documentation build, and the
-# file-reading tests from a copy of the repository with nothing above it (scripts/clean-copy-check.sh).
+# bounded time, the Swift tests under AddressSanitizer, the documentation build, the key-lifecycle
+# model (Spin: every property, every mutant; Models/README.md), and the file-reading tests from a
+# copy of the repository with nothing above it (scripts/clean-copy-check.sh).
 # Each section runs even when an earlier one failed; the exit status is non-zero if any failed.
 #
 #   scripts/ci-extra.sh
@@ -71,10 +72,15 @@ clean_copy() {
     scripts/clean-copy-check.sh
 }
 
+models() {
+    Models/check.sh
+}
+
 section "fuzz: each target for ${fuzz_seconds}s (libFuzzer + AddressSanitizer)" fuzz
 section "swift test under AddressSanitizer" asan_tests
 section "documentation: docc convert --warnings-as-errors" docs
 section "the repository alone: file-reading tests in a copy of the tracked files" clean_copy
+section "key-lifecycle model: spin, every property and mutant (Models/check.sh)" models
 
 echo
 echo "======== ci-extra summary ($(( $(date +%s) - script_start ))s)"

@@ -329,36 +329,25 @@ def bundle_corpus() -> dict[str, bytes]:
     for t in BUNDLE_VECTORS:
         files[f"vec-{t['tcId']:03d}-text"] = t["bundle"].encode()
         files[f"vec-{t['tcId']:03d}-bytes"] = bytes.fromhex(t["bundleHex"])
-    valid = bytes.fromhex(BUNDLE_VECTORS[0]["bundleHex"])  # 145 + 14 bytes
-    body = valid[65:]
-
-    def with_field(offset: int, value: int) -> bytes:
-        return valid[:offset] + value.to_bytes(8, "big") + valid[offset + 8:]
-
+    valid = bytes.fromhex(BUNDLE_VECTORS[0]["bundleHex"])  # format 2: always 403 bytes
+    body = valid[17:]
     edge = {
         "empty": b"",
-        "version-2": b"\x02" + valid[1:],
+        "version-1": b"\x01" + valid[1:],
+        "version-1-format-1-length": b"\x01" + valid[1:160],
+        "version-3": b"\x03" + valid[1:],
         "version-0-short": b"\x00",
-        "len-145": valid[:145],
-        "len-146": valid[:146],
-        "len-401": valid + bytes(401 - len(valid)),
-        "len-402": valid + bytes(402 - len(valid)),
-        "epoch-0": with_field(33, 0),
-        "epoch-max": with_field(33, 2**63 - 1),
-        "epoch-2^63": with_field(33, 2**63),
-        "notafter-nolimit": with_field(41, 2**64 - 1),
-        "notafter-max": with_field(41, 2**63 - 1),
-        "notafter-2^63": with_field(41, 2**63),
-        "notafter-2^64-2": with_field(41, 2**64 - 2),
-        "text-535": b64url(valid + bytes(401 - len(valid))),
-        "text-536": b64url(valid + bytes(401 - len(valid))) + b"A",
+        "len-402": valid[:402],
+        "len-404": valid + b"\x00",
+        "text-1024": b"A" * 1024,
+        "text-1025": b"A" * 1025,
         "text-padded": b64url(valid) + b"==",
         "text-base64-alphabet": base64.b64encode(valid).rstrip(b"="),
         "text-trailing-bits": b64url(valid)[:-1] + b"B",
         "text-newline": b64url(valid) + b"\n",
         "text-quote-backslash": b'"\\' + b64url(valid),
-        "header-only": valid[:65],
-        "enc-swapped": valid[:65] + body[32:64] + body[:32] + body[64:],
+        "header-only": valid[:17],
+        "enc-swapped": valid[:17] + body[32:64] + body[:32] + body[64:],
     }
     files.update({f"edge-{k}": v for k, v in edge.items()})
     return files

@@ -25,7 +25,7 @@ declare -A MAX_LEN=(
     [FuzzContent]=4200         # contents are at most 4000 bytes; a little more exercises the limit
     [FuzzOpen]=8192            # APNs bodies are at most 4096 bytes, FCM messages somewhat more
     [FuzzProviderSizing]=4608  # a scenario: content fields and options, enough to overflow 4096
-    [FuzzBundle]=640           # bundle text is at most 535 characters (401 bytes); a little more exercises the limit
+    [FuzzBundle]=1100          # a device decodes at most 1024 characters (every bundle is 538); a little more exercises the limit
 )
 ORDER=(FuzzEnvelope FuzzContent FuzzOpen FuzzProviderSizing FuzzBundle)
 

@@ -20,6 +20,7 @@ enum BundleWorkloads {
         let device = IdentityKeyPair.generate()
         let provider = IdentityKeyPair.generate()
         let key = ConversationKey.generate()
+        var registration: DeviceRegistration { try! DeviceRegistration(publicKey: device.publicKey) }
     }
 
     /// The limit of sealing: a fresh X25519 private key, its public key, two shared secrets.
@@ -40,15 +41,16 @@ enum BundleWorkloads {
         })
     }
 
-    /// `KeyBundle.seal`: header, fresh ephemeral key, HPKE auth-mode setup and seal.
+    /// `KeyBundle.seal`: the device key K_d, fresh ephemeral key, HPKE auth-mode setup and seal.
     static func seal(_ ids: Identities) -> Workload {
         Workload(name: sealName, group: "bundle", limit: sealLimitName, makeWorker: {
-            Worker { iterations in
+            let registration = ids.registration
+            return Worker { iterations in
                 var total = 0
                 for _ in 0..<iterations {
                     let bundle = try! KeyBundle.seal(
-                        ids.key, conversation: Fixtures.conversation, epoch: 2, notAfter: nil, provider: ids.provider,
-                        devicePublicKey: ids.device.publicKey)
+                        conversationKey: ids.key, conversation: Fixtures.conversation, epoch: 2, since: Fixtures.sentAt, retireBy: nil,
+                        expires: Fixtures.sentAt + KeyBundle.defaultLifetime, provider: ids.provider, device: registration)
                     total &+= Int(bundle.bytes[100])
                 }
                 return total
@@ -73,12 +75,13 @@ enum BundleWorkloads {
         })
     }
 
-    /// `KeyBundle.open` (parse, both ids, HPKE auth-mode setup and open, kid, expiry): no store.
+    /// `KeyBundle.open` (parse, provider id, HPKE auth-mode setup and open, fields, kid, expiry): no store.
     static func open(_ ids: Identities) -> Workload {
         Workload(name: openName, group: "bundle", limit: openLimitName, makeWorker: {
             let bundles = (0..<16).map { _ in
-                try! KeyBundle.seal(ids.key, conversation: Fixtures.conversation, epoch: 2, notAfter: nil, provider: ids.provider,
-                                    devicePublicKey: ids.device.publicKey).text
+                try! KeyBundle.seal(
+                    conversationKey: ids.key, conversation: Fixtures.conversation, epoch: 2, since: Fixtures.sentAt, retireBy: nil,
+                    expires: Fixtures.sentAt + KeyBundle.defaultLifetime, provider: ids.provider, device: ids.registration).text
             }
             let pinned = [ids.provider.publicKey]
             return Worker { iterations in
@@ -102,13 +105,13 @@ enum BundleWorkloads {
             limit: sealLimitName, speedupBase: allCores ? fanOutName(allCores: false) : nil, maximumIterations: 1 << 12,
             attributes: [("devices", .integer(fanOutDevices))],
             makeWorker: {
-                let devices = (0..<fanOutDevices).map { _ in IdentityKeyPair.generate().publicKey }
+                let devices = (0..<fanOutDevices).map { _ in try! DeviceRegistration(publicKey: IdentityKeyPair.generate().publicKey) }
                 return Worker { iterations in
                     var total = 0
                     for _ in 0..<iterations {
                         let results = KeyBundle.seal(
-                            ids.key, conversation: Fixtures.conversation, epoch: 2, notAfter: nil, provider: ids.provider,
-                            devicePublicKeys: devices, maximumThreads: cores)
+                            conversationKey: ids.key, conversation: Fixtures.conversation, epoch: 2, since: Fixtures.sentAt, retireBy: nil,
+                            expires: Fixtures.sentAt + KeyBundle.defaultLifetime, provider: ids.provider, devices: devices, maximumThreads: cores)
                         total &+= results.count
                     }
                     return total

@@ -12,6 +12,8 @@ public struct ConversationKey: Sendable {
     static let keyIDInfo: [UInt8] = Array("pushseal v1 key id".utf8)
     static let messageKeyInfo: [UInt8] = Array("pushseal v1 message key".utf8)
     static let threadIDInfo: [UInt8] = Array("pushseal v1 thread id".utf8)
+    /// The prefix of the device key derivation's info (SPEC §4.4); the device key id follows it.
+    package static let deviceKeyInfo: [UInt8] = Array("pushseal v1 device conversation key".utf8)
 
     /// Everything the key holds, behind one reference: a key is passed and copied on every seal
     /// and open, and one reference costs one retain/release pair instead of four.
@@ -99,6 +101,23 @@ public struct ConversationKey: Sendable {
     /// The opaque APNs `thread-id`: base64url(HKDF-Expand(K, "pushseal v1 thread id", 16)).
     public var opaqueThreadID: String {
         Base64URL.encode(opaqueThreadIDBytes)
+    }
+
+    /// The key of one device (SPEC §4.4): K_d = HKDF-Expand(K, "pushseal v1 device conversation key"
+    /// || deviceKeyID, 32) = HMAC-SHA256(K, info || 0x01), from the cached HMAC state.
+    ///
+    /// K_d is a PRF output under K, so it is itself a uniform 32-byte key: its kid, message keys and
+    /// thread-id are derived from it exactly as from any conversation key, and the receiver needs
+    /// nothing new (a device's key *is* K_d). Holding K_d reveals neither K nor the key of any other
+    /// device, and the kids and thread-ids of two devices are unrelated. The 51-byte info has a
+    /// length and prefix no other derivation of the spec uses (domain separation).
+    public func deviceKey(for deviceKeyID: KeyID) -> ConversationKey {
+        let material = SecureBytes(count: Self.byteCount) { output in
+            Self.deviceKeyInfo.withUnsafeBytes { info in
+                deviceKeyID.withUnsafeBytes { id in expand(infoParts: [info, id], into: output) }
+            }
+        }
+        return try! ConversationKey(SecretKey(storage: material))
     }
 
     /// HKDF-Expand(K, concatenated info parts, output.count) from the cached HMAC state.

@@ -99,69 +99,123 @@ extension KeyStore {
     // MARK: - Installing bundles (device side)
 
     /// Checks `bundle` against this store's device key and pinned provider keys (SPEC §16.5) and
-    /// installs its key: one write transaction reads the identities, opens the bundle, checks for
-    /// conflicts and inserts, so concurrent installs of one bundle give one `KeyBundleInstallation.installed`.
+    /// installs its key under the installation rules (step 9): one write transaction reads the
+    /// identities and the conversation's bundle record, opens the bundle, applies
+    /// `KeyBundle.installation` and writes the key, the retired earlier epochs and the record, so
+    /// concurrent installs of one bundle give one `KeyBundleInstallation.installed`.
+    /// `expectedKeyID` (in band: the kid of the envelope the bundle rides with) refuses a bundle
+    /// carrying any other key with `KeyBundleError.envelopeMismatch` before anything is written.
     /// A store failure (no device key, locked, damaged) is `KeyBundleError.storeLocked`.
     @discardableResult
-    public func install(_ bundle: KeyBundle) throws(KeyBundleError) -> KeyBundleInstallation {
-        try installReportingConversation(bundle).installation
+    public func install(_ bundle: KeyBundle, expectedKeyID: KeyID? = nil) throws(KeyBundleError) -> KeyBundleInstallation {
+        try installReportingConversation(bundle, expectedKeyID: expectedKeyID).installation
     }
 
-    /// ``install(_:)`` that also returns the conversation the opened bundle named.
-    public func installReportingConversation(_ bundle: KeyBundle) throws(KeyBundleError) -> (installation: KeyBundleInstallation, conversation: String) {
+    /// ``install(_:expectedKeyID:)`` that also returns the opened contents' conversation, epoch and kid.
+    public func installReportingConversation(
+        _ bundle: KeyBundle, expectedKeyID: KeyID? = nil
+    ) throws(KeyBundleError) -> (installation: KeyBundleInstallation, conversation: String, epoch: Int64, keyID: KeyID) {
+        typealias Outcome = (installation: KeyBundleInstallation, conversation: String, epoch: Int64, keyID: KeyID)
         let now = clock()
         let (masterKey, recordKey) = (self.masterKey, self.epochRecordKey)
         var failure: KeyBundleError?
-        let result: (installation: KeyBundleInstallation, conversation: String)?
+        let result: Outcome?
         do {
-            result = try session(.write) { connection throws(KeyStoreError) -> (installation: KeyBundleInstallation, conversation: String)? in
+            result = try session(.write) { connection throws(KeyStoreError) -> Outcome? in
                 let device = try Self.identityRows(.device, connection, masterKey: masterKey).first
                 guard let device = device?.pair else { throw .locked("the store has no device key (pushseal device init)") }
                 let pinned = try Self.identityRows(.pinned, connection, masterKey: masterKey).map(\.publicKey)
-                let opened: KeyBundle.Opened
-                do throws(KeyBundleError) { opened = try bundle.open(device: device, pinnedProviderKeys: pinned, now: now) } catch {
+                let contents: KeyBundleContents
+                do throws(KeyBundleError) {
+                    contents = try bundle.open(device: device, pinnedProviderKeys: pinned, now: now)
+                    if let expectedKeyID, contents.keyID != expectedKeyID { throw .envelopeMismatch(expectedKeyID) }
+                } catch {
                     failure = error
                     return nil
                 }
-                let header = bundle.header
-                var underKeyID: (conversation: String, epoch: Int64)?
-                if let row = try Self.fetchRow(connection, kid: header.keyID) {
-                    let stored = try Self.unseal(row, masterKey: masterKey)
-                    underKeyID = (stored.item.conversation, stored.item.epoch)
+                let cid = Array(contents.conversation.utf8)
+                let stored = try Self.bundleRecord(cid, connection, recordKey: recordKey)
+                let record: KeyBundleConversationRecord
+                if let stored { record = stored } else { record = try Self.initialBundleRecord(cid, connection) }
+                var underKeyID: (row: Row, conversation: String, epoch: Int64, notAfter: Int64?)?
+                if let row = try Self.fetchRow(connection, kid: contents.keyID) {
+                    let item = try Self.unseal(row, masterKey: masterKey).item
+                    underKeyID = (row, item.conversation, item.epoch, item.notAfter)
                 }
                 let forEpoch = try connection.withStatement(
                     "SELECT kid FROM keys WHERE conversation = ?1 AND epoch = ?2"
                 ) { statement throws(KeyStoreError) -> KeyID? in
-                    try statement.bind(1, text: opened.conversation)
-                    try statement.bind(2, header.epoch)
+                    try statement.bind(1, textBytes: cid)
+                    try statement.bind(2, contents.epoch)
                     return try statement.step() ? KeyID(bytes: statement.bytes(0)) : nil
                 }
-                let installation: KeyBundleInstallation
-                do throws(KeyBundleError) { installation = try KeyBundle.installation(
-                    of: header, conversation: opened.conversation, storedUnderKeyID: underKeyID, storedForEpoch: forEpoch) } catch {
+                let plan: KeyBundleInstallPlan
+                do throws(KeyBundleError) {
+                    plan = try KeyBundle.installation(
+                        of: contents, record: record, storedUnderKeyID: underKeyID.map { ($0.conversation, $0.epoch, $0.notAfter) },
+                        storedForEpoch: forEpoch, now: now)
+                } catch {
                     failure = error
                     return nil
                 }
-                if installation == .installed {
-                    let item = KeyItem(
-                        keyID: opened.key.id, conversation: opened.conversation, epoch: header.epoch, label: nil, createdAt: now,
-                        notAfter: header.notAfter)
-                    // A newer epoch than any the device knows retires the earlier ones now, as the
-                    // provider's rotation did (SPEC §16.6): a member removed by that rotation can no
-                    // longer forge notifications dated after this moment (`retired_key`).
-                    if try Self.nextEpoch(opened.conversation, connection, recordKey: recordKey) <= header.epoch {
-                        try Self.retire(conversation: opened.conversation, at: now, connection, masterKey: masterKey)
+                switch plan.installation {
+                case .alreadyInstalled:
+                    if let underKeyID, plan.notAfter != underKeyID.notAfter {
+                        try Self.setNotAfter(plan.notAfter, of: underKeyID.row, connection, masterKey: masterKey)
                     }
-                    try Self.insert(item, sealed: ItemSealing.seal(opened.key, binding: .init(item), masterKey: masterKey), connection)
+                case .installed, .installedRetired:
+                    if let retireAt = plan.retireEarlierAt {
+                        try Self.retireEpochs(of: contents.conversation, below: contents.epoch, at: retireAt, connection, masterKey: masterKey)
+                    }
+                    let item = KeyItem(
+                        keyID: contents.keyID, conversation: contents.conversation, epoch: contents.epoch, label: nil, createdAt: now,
+                        notAfter: plan.notAfter)
+                    try Self.insert(item, sealed: ItemSealing.seal(contents.key, binding: .init(item), masterKey: masterKey), connection)
                     try Self.advanceEpochRecord(for: item, connection, recordKey: recordKey)
                 }
-                return (installation, opened.conversation)
+                if stored != plan.record { try Self.writeBundleRecord(cid, plan.record, connection, recordKey: recordKey) }
+                return (plan.installation, contents.conversation, contents.epoch, contents.keyID)
             }
         } catch {
             throw .storeLocked("\(error)")
         }
         if let failure { throw failure }
         return result!
+    }
+
+    /// The conversation's bundle record (high-water epoch, its since time, purge tombstone), or
+    /// nil when the device installed nothing for it. ``KeyStoreError/corruptedItem(_:)`` when edited.
+    public func bundleRecord(conversation: String) throws(KeyStoreError) -> KeyBundleConversationRecord? {
+        try Self.check(conversation: conversation)
+        let recordKey = epochRecordKey
+        return try session(.read) { connection throws(KeyStoreError) in
+            try Self.bundleRecord(Array(conversation.utf8), connection, recordKey: recordKey)
+        }
+    }
+
+    /// The logout wipe of a device store (SPEC §16.5, `store remove --all`): in one transaction,
+    /// every key, epoch record, bundle record and duplicate-log entry is deleted and the device key
+    /// is replaced by a fresh one, so no bundle sealed before the wipe can open on this device
+    /// (it lands on `bundle_authentication_failed`). Returns how many keys were removed and the new
+    /// registration, which the app must send to its backend. Pinned provider keys stay.
+    /// ``KeyStoreError/itemNotFound`` when the store has no device key (use ``removeAll()``).
+    public func wipeDevice() throws(KeyStoreError) -> (removed: Int, registration: DeviceRegistration) {
+        let pair = IdentityKeyPair.generate()
+        let createdAt = clock()
+        let binding = IdentitySealing.Binding(kind: .device, id: pair.deviceKeyID.bytes, publicKey: pair.publicKey, createdAt: createdAt)
+        let sealed = IdentitySealing.seal(pair, binding: binding, masterKey: masterKey)
+        let removed = try session(.write) { connection throws(KeyStoreError) -> Int in
+            try connection.execute("DELETE FROM identities WHERE kind = 'device'")
+            guard connection.changes > 0 else { throw .itemNotFound }
+            try connection.execute("DELETE FROM keys")
+            let removed = connection.changes
+            try connection.execute("DELETE FROM epochs")
+            try connection.execute("DELETE FROM bundle_records")
+            try connection.execute("DELETE FROM deliveries")
+            try Self.insertIdentityRow(binding, sealed: sealed, connection)
+            return removed
+        }
+        return (removed, try! DeviceRegistration(publicKey: pair.publicKey))
     }
 
     // MARK: - Rows
@@ -182,20 +236,23 @@ extension KeyStore {
         let createdAt = clock()
         let binding = IdentitySealing.Binding(kind: kind, id: id.bytes, publicKey: publicKey, createdAt: createdAt)
         let sealed = IdentitySealing.seal(pair, binding: binding, masterKey: masterKey)
-        try session(.write) { connection throws(KeyStoreError) in
-            try connection.withStatement(
-                "INSERT OR IGNORE INTO identities (kind, id, public_key, created_at, sealed) VALUES (?1, ?2, ?3, ?4, ?5)"
-            ) { statement throws(KeyStoreError) in
-                try statement.bind(1, text: kind.rawValue)
-                try statement.bind(2, blob: id.bytes)
-                try statement.bind(3, blob: publicKey)
-                try statement.bind(4, createdAt)
-                try statement.bind(5, blob: sealed)
-                _ = try statement.step()
-            }
-            if connection.changes == 0 { throw .duplicateItem }
-        }
+        try session(.write) { connection throws(KeyStoreError) in try Self.insertIdentityRow(binding, sealed: sealed, connection) }
         return createdAt
+    }
+
+    /// Inserts one sealed identity row; ``KeyStoreError/duplicateItem`` when it exists.
+    private static func insertIdentityRow(_ binding: IdentitySealing.Binding, sealed: [UInt8], _ connection: SQLiteConnection) throws(KeyStoreError) {
+        try connection.withStatement(
+            "INSERT OR IGNORE INTO identities (kind, id, public_key, created_at, sealed) VALUES (?1, ?2, ?3, ?4, ?5)"
+        ) { statement throws(KeyStoreError) in
+            try statement.bind(1, text: binding.kind.rawValue)
+            try statement.bind(2, blob: binding.id)
+            try statement.bind(3, blob: binding.publicKey)
+            try statement.bind(4, binding.createdAt)
+            try statement.bind(5, blob: sealed)
+            _ = try statement.step()
+        }
+        if connection.changes == 0 { throw .duplicateItem }
     }
 
     private func removeIdentity(_ kind: IdentitySealing.Kind, _ id: KeyID) throws(KeyStoreError) {

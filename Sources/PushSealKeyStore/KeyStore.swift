@@ -321,6 +321,7 @@ public final class KeyStore: Sendable {
             try connection.execute("DELETE FROM keys")
             let removed = connection.changes
             try connection.execute("DELETE FROM epochs")
+            try connection.execute("DELETE FROM bundle_records")
             try connection.execute("DELETE FROM deliveries")
             return removed
         }
@@ -335,6 +336,7 @@ public final class KeyStore: Sendable {
         guard let cutoff = try Self.purgeCutoff(now: clock(), gracePeriod: gracePeriod) else { return 0 }
         let recordKey = epochRecordKey
         return try session(.write) { connection throws(KeyStoreError) -> Int in
+            try Self.recordPurgeTombstones(before: cutoff, connection, recordKey: recordKey)
             try connection.withStatement("DELETE FROM keys WHERE not_after IS NOT NULL AND not_after < ?1") { statement throws(KeyStoreError) in
                 try statement.bind(1, cutoff)
                 _ = try statement.step()

@@ -9,14 +9,18 @@ enum Schema {
     /// `PRAGMA application_id`: "PSKS" (PushSeal key store).
     static let applicationID: Int64 = 0x5053_4B53
     /// The newest format this code reads and writes.
-    static let currentVersion: Int64 = 4
+    static let currentVersion: Int64 = 5
 
     /// The SQL of each migration step: `steps[n]` takes a file from version n to n + 1. Version 0
     /// is an empty (never initialized) database. Version 2 changed no table, only how keys are
     /// sealed (every column bound into the associated data, Docs/KEY-STORE.md §3): its step
     /// reseals the rows (``resealVersion1Items(_:masterKey:)``). Version 3 adds the
     /// per-conversation epoch record (Docs/KEY-STORE.md §3.5), filled from the newest rows; version 4
-    /// the identities of key bundles (SPEC §16.1). Every step runs inside the
+    /// the identities of key bundles (SPEC §16.1); version 5 the device's per-conversation bundle
+    /// records (high-water epoch, its since time, purge tombstone; SPEC §16.5 step 9), filled from
+    /// the newest rows of a device store, and on a key directory the epochs whose K went out in
+    /// format-1 bundles (`shared_epochs`, refused for per-device sealing;
+    /// ``KeyStore/createBundleRecords(_:masterKey:)``). Every step runs inside the
     /// migrating `BEGIN IMMEDIATE` transaction together with the `user_version` update.
     static let steps: [String] = [
         // 0 -> 1
@@ -67,6 +71,21 @@ enum Schema {
             PRIMARY KEY (kind, id)
         );
         CREATE UNIQUE INDEX one_device_key ON identities (kind) WHERE kind = 'device';
+        """,
+        // 4 -> 5: the device's per-conversation bundle records (KeyStore.createBundleRecords)
+        """
+        CREATE TABLE bundle_records (
+            conversation     TEXT PRIMARY KEY NOT NULL,
+            high_water       INTEGER NOT NULL CHECK (high_water >= 0),
+            high_water_since INTEGER NOT NULL CHECK (high_water_since >= 0),
+            purged_through   INTEGER NOT NULL CHECK (purged_through >= 0),
+            tag              BLOB NOT NULL CHECK (length(tag) = 32)
+        ) WITHOUT ROWID;
+        CREATE TABLE shared_epochs (
+            conversation TEXT NOT NULL,
+            epoch        INTEGER NOT NULL,
+            PRIMARY KEY (conversation, epoch)
+        ) WITHOUT ROWID;
         """,
     ]
 
@@ -145,6 +164,7 @@ enum Schema {
             if !steps[Int(version)].isEmpty { try connection.execute(steps[Int(version)]) }
             if version == 1 { try resealVersion1Items(connection, masterKey: masterKey) }
             if version == 2 { try KeyStore.createEpochRecords(connection, masterKey: masterKey) }
+            if version == 4 { try KeyStore.createBundleRecords(connection, masterKey: masterKey) }
             version += 1
         }
         if header.isUninitialized {

@@ -2,14 +2,15 @@ import Dispatch
 public import PushSealCore
 
 extension KeyBundle {
-    /// Seals one conversation key to many devices at once (a rotation's fan-out), on every core
-    /// (or `maximumThreads`): one result per device public key, in order. Each bundle has its own
-    /// fresh ephemeral key; a bad device key fails only its own result.
+    /// Seals epoch `epoch` of a conversation to many devices at once (a rotation's fan-out), on
+    /// every core (or `maximumThreads`): one result per device, in order, each carrying that
+    /// device's key K_d derived from `conversationKey` (``ConversationKey/deviceKey(for:)``). Each
+    /// bundle has its own fresh ephemeral key; a bad device key fails only its own result.
     public static func seal(
-        _ key: ConversationKey, conversation: String, epoch: Int64, notAfter: Int64?, provider: IdentityKeyPair,
-        devicePublicKeys: [[UInt8]], maximumThreads: Int? = nil
+        conversationKey: ConversationKey, conversation: String, epoch: Int64, since: Int64, retireBy: Int64?, expires: Int64,
+        provider: IdentityKeyPair, devices: [DeviceRegistration], maximumThreads: Int? = nil
     ) -> [Result<KeyBundle, KeyBundleSealingError>] {
-        let count = devicePublicKeys.count
+        let count = devices.count
         let threads = max(1, min(maximumThreads ?? NotificationSealer.activeProcessorCount, count))
         var results = [Result<KeyBundle, KeyBundleSealingError>](
             repeating: .failure(.invalidField("not sealed")), count: count)
@@ -20,13 +21,13 @@ extension KeyBundle {
         results.withUnsafeMutableBufferPointer { output in
             nonisolated(unsafe) let output = output
             DispatchQueue.concurrentPerform(iterations: threads) { _ in
-                let privateKey = key.privateCopy()
+                let privateKey = conversationKey.privateCopy()
                 while let claim = claims.next() {
                     for index in claim {
                         output[index] = Result { () throws(KeyBundleSealingError) in
                             try KeyBundle.seal(
-                                privateKey, conversation: conversation, epoch: epoch, notAfter: notAfter, provider: provider,
-                                devicePublicKey: devicePublicKeys[index])
+                                conversationKey: privateKey, conversation: conversation, epoch: epoch, since: since, retireBy: retireBy,
+                                expires: expires, provider: provider, device: devices[index])
                         }
                     }
                 }

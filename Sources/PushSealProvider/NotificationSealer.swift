@@ -109,10 +109,12 @@ public struct NotificationSealer: Sendable {
         return FCMMessage(body: sealed.payload, path: sealed.path, sizes: sealed.sizes, keyID: key.id)
     }
 
-    /// An in-band bundle must carry the key the notification is sealed under.
+    /// An in-band bundle must carry the key the notification is sealed under (known for a bundle
+    /// sealed in this process; the kid of a parsed bundle is sealed, and the device refuses a
+    /// mismatch with `envelope_mismatch`).
     static func check(_ bundle: KeyBundle?, key: ConversationKey) throws(ProviderError) {
-        if let bundle, bundle.header.keyID != key.id {
-            throw .invalidOption(field: "keyBundle", detail: "the bundle carries key \(bundle.header.keyID), the notification is sealed under \(key.id)")
+        if let bundle, let carried = bundle.sealedKeyID, carried != key.id {
+            throw .invalidOption(field: "keyBundle", detail: "the bundle carries key \(carried), the notification is sealed under \(key.id)")
         }
     }
 

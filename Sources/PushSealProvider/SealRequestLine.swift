@@ -3,14 +3,18 @@ import PushSealJSON
 
 /// One line of the JSON-lines batch contract (`pushseal seal --batch`; Docs/PROVIDER.md):
 /// either a content object, or a request wrapper
-/// `{"content":{…},"key":"<base64url K>","fcm_token":"…","collapse_id":"…"}` whose members
-/// other than `content` are optional. A line is a wrapper exactly when its top-level object has
+/// `{"content":{…},"key":"<base64url K>","device":"<base64url device key id>","fcm_token":"…","collapse_id":"…"}`
+/// whose members other than `content` are optional. A line is a wrapper exactly when its top-level object has
 /// a `content` member and no `cid` member.
 public struct SealRequestLine: Sendable {
     /// The content to seal.
     public var content: NotificationContent
-    /// The key for this line (wrapper `key`), overriding the command's key source.
+    /// The key for this line (wrapper `key`), overriding the command's key source: the
+    /// device's own key.
     public var key: ConversationKey?
+    /// The recipient device for this line (wrapper `device`, its device key id): the line is
+    /// sealed under that device's key K_d, derived from the conversation's current key.
+    public var device: KeyID?
     /// The FCM registration token for this line (wrapper `fcm_token`).
     public var fcmToken: String?
     /// The `apns-collapse-id` for this line (wrapper `collapse_id`).
@@ -47,6 +51,11 @@ public struct SealRequestLine: Sendable {
                 } catch {
                     throw .invalidOption(field: "key", detail: "must be 32 bytes of base64url without padding (\(error))")
                 }
+            case "device":
+                guard case let .string(text) = member.value, let id = KeyID(base64URL: text) else {
+                    throw .invalidOption(field: "device", detail: "must be a device key id: 16 bytes of base64url without padding")
+                }
+                device = id
             case "fcm_token":
                 guard case let .string(text) = member.value else { throw .invalidOption(field: "fcm_token", detail: "must be a string") }
                 fcmToken = text
@@ -54,7 +63,7 @@ public struct SealRequestLine: Sendable {
                 guard case let .string(text) = member.value else { throw .invalidOption(field: "collapse_id", detail: "must be a string") }
                 collapseID = text
             default:
-                throw .invalidOption(field: member.name, detail: "unknown request member (expected content, key, fcm_token, collapse_id)")
+                throw .invalidOption(field: member.name, detail: "unknown request member (expected content, key, device, fcm_token, collapse_id)")
             }
         }
     }

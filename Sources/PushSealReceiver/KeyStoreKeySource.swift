@@ -69,12 +69,12 @@ public struct KeyStoreKeySource: ReceiverKeySource {
         }
     }
 
-    /// Installs the bundle into the store (its device key and pinned provider keys decide);
-    /// a store that cannot be opened is `store_locked`.
-    public func installKeyBundle(_ bundle: KeyBundle) -> KeyBundleOutcome {
+    /// Installs the bundle into the store (its device key, pinned provider keys and conversation
+    /// records decide) when it carries the envelope's key; a store that cannot be opened is `store_locked`.
+    public func installKeyBundle(_ bundle: KeyBundle, envelopeKeyID: KeyID) -> KeyBundleOutcome {
         do throws(KeyStoreError) {
             let store = try KeyStore(directory: directory, masterKey: masterKey, clock: clock)
-            return KeyBundleOutcome(Result { () throws(KeyBundleError) in try store.install(bundle) })
+            return KeyBundleOutcome(Result { () throws(KeyBundleError) in try store.install(bundle, expectedKeyID: envelopeKeyID) })
         } catch {
             return .refused(.storeLocked("\(error)"))
         }

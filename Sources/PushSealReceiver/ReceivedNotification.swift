@@ -163,17 +163,20 @@ public struct ReceivedNotification: Sendable, Equatable {
 /// The outcome of installing a payload's in-band key bundle. It never changes how the
 /// notification itself is opened.
 public enum KeyBundleOutcome: Sendable, Equatable {
-    /// The bundle's key was installed into the key source.
+    /// The bundle's key was installed into the key source as the conversation's newest epoch.
     case installed
+    /// The bundle's key was installed below the newest epoch, already retired.
+    case installedRetired
     /// The key was already there.
     case alreadyInstalled
     /// The bundle was refused; the error names the reason (SPEC §16.5).
     case refused(KeyBundleError)
 
-    /// `installed`, `already_installed`, or the refusal's reason code.
+    /// `installed`, `installed_retired`, `already_installed`, or the refusal's reason code.
     public var code: String {
         switch self {
         case .installed: KeyBundleInstallation.installed.rawValue
+        case .installedRetired: KeyBundleInstallation.installedRetired.rawValue
         case .alreadyInstalled: KeyBundleInstallation.alreadyInstalled.rawValue
         case let .refused(error): error.reason.rawValue
         }
@@ -183,6 +186,7 @@ public enum KeyBundleOutcome: Sendable, Equatable {
     public init(_ result: Result<KeyBundleInstallation, KeyBundleError>) {
         switch result {
         case .success(.installed): self = .installed
+        case .success(.installedRetired): self = .installedRetired
         case .success(.alreadyInstalled): self = .alreadyInstalled
         case let .failure(error): self = .refused(error)
         }

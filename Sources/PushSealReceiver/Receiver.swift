@@ -79,22 +79,22 @@ public struct Receiver: Sendable {
         } catch {
             return fallback(parsed, error.reason, keyID: nil, error.description)
         }
-        // SPEC 16.7: an in-band key bundle is installed first; its outcome is recorded and never
-        // changes how the envelope is opened.
-        let bundleOutcome = installBundle(parsed.bundle)
+        // SPEC 16.7: an in-band key bundle is installed first, only when it carries the envelope's
+        // key; its outcome is recorded and never changes how the envelope is opened.
+        let bundleOutcome = installBundle(parsed.bundle, envelopeKeyID: envelope.keyID)
         var opened = open(envelope, parsed)
         opened.keyBundle = bundleOutcome
         return opened
     }
 
     /// Runs SPEC 16.5 on the payload's key bundle member, if any (before the key lookup).
-    private func installBundle(_ member: ParsedPayload.BundleMember?) -> KeyBundleOutcome? {
+    private func installBundle(_ member: ParsedPayload.BundleMember?, envelopeKeyID: KeyID) -> KeyBundleOutcome? {
         switch member {
         case nil: return nil
         case let .notString(kind): return .refused(.malformedBundle("the \"pushseal-bundle\" member is \(kind), not a string"))
         case let .text(text):
             do throws(KeyBundleError) {
-                return keySource.installKeyBundle(try KeyBundle(text: text))
+                return keySource.installKeyBundle(try KeyBundle(text: text), envelopeKeyID: envelopeKeyID)
             } catch {
                 return .refused(error)
             }

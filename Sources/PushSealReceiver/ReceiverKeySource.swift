@@ -62,9 +62,10 @@ public protocol ReceiverKeySource: Sendable {
     /// after every check passed (failed opens are never recorded). Compare by UTF-8 bytes.
     func markDelivered(conversation: String, messageID: String) -> DeliveryRecord
 
-    /// Checks and installs an in-band key bundle (SPEC §16.5) before the envelope is opened.
-    /// The default refuses it with `store_locked`: a source without a device key cannot install.
-    func installKeyBundle(_ bundle: KeyBundle) -> KeyBundleOutcome
+    /// Checks and installs an in-band key bundle (SPEC §16.5) before the envelope is opened; a
+    /// bundle whose kid is not `envelopeKeyID` (the envelope's) is `envelope_mismatch` and is not
+    /// installed. The default refuses it with `store_locked`: a source without a device key cannot install.
+    func installKeyBundle(_ bundle: KeyBundle, envelopeKeyID: KeyID) -> KeyBundleOutcome
 
     /// ``markDelivered(conversation:messageID:)`` that also keeps a digest of the envelope bytes
     /// with the first record of the pair and answers ``DeliveryRecord/conflict`` when the pair
@@ -75,7 +76,7 @@ public protocol ReceiverKeySource: Sendable {
 
 extension ReceiverKeySource {
     /// Refuses: this key source has no device key and cannot store keys.
-    public func installKeyBundle(_ bundle: KeyBundle) -> KeyBundleOutcome {
+    public func installKeyBundle(_ bundle: KeyBundle, envelopeKeyID: KeyID) -> KeyBundleOutcome {
         .refused(.storeLocked("this key source does not install key bundles"))
     }
 

@@ -1,14 +1,15 @@
 import PushSealJSON
 import PushSealCore
 
-/// Runs a bundle vector file (`pushseal_v1_bundle_test_schema`) through the Swift implementation:
-/// key pairs and ids are re-derived, every bundle is checked on the device side against the
-/// case's pinned keys, clock and store, the intermediates compared, and resealable bundles are
-/// sealed again byte for byte.
+/// Runs a bundle vector file (`pushseal_v1_bundle_test_schema`, format 2) through the Swift
+/// implementation: key pairs, ids and the device key K_d are re-derived, every bundle is checked
+/// on the device side against the case's pinned keys, clock, envelope kid, stored keys and
+/// conversation record, the installation plan and the intermediates compared, and resealable
+/// bundles are sealed again from K byte for byte.
 enum BundleVectorVerifier {
     static func verify(_ object: JSONObject) throws(VectorVerifier.FileError) -> VectorVerifier.Report {
         guard object["schemaVersion"]?.integerValue == Int64(BundleVectorSuite.schemaVersion) else {
-            throw .wrongSchema("schemaVersion must be \(BundleVectorSuite.schemaVersion)")
+            throw .wrongSchema("schemaVersion must be \(BundleVectorSuite.schemaVersion) (bundle format 2)")
         }
         return try VectorVerifier.report(object, check: check)
     }
@@ -20,42 +21,57 @@ enum BundleVectorVerifier {
         return (pair, publicKey)
     }
 
+    static func record(_ value: JSONValue?) -> KeyBundleConversationRecord?? {
+        guard let value else { return nil }
+        if value == .null { return .some(nil) }
+        guard let object = value.objectValue, let h = object["highWater"]?.integerValue, let s = object["highWaterSince"]?.integerValue,
+              let p = object["purgedThrough"]?.integerValue else { return nil }
+        return .some(KeyBundleConversationRecord(highWater: h, highWaterSince: s, purgedThrough: p))
+    }
+
     /// Every problem with one case; empty when it passes.
     static func check(_ test: JSONObject) -> [String] {
         func string(_ name: String) -> String? { test[name]?.stringValue }
         func bytes(_ name: String) -> [UInt8]? { string(name).flatMap(Hex.decode) }
+        func key(_ name: String) -> ConversationKey? { bytes(name).flatMap { try? ConversationKey(rawBytes: $0) } }
         guard let (device, devicePublic) = identity(test["deviceKeyPair"]), let (provider, providerPublic) = identity(test["providerKeyPair"]),
               case let .array(pinnedValues)? = test["pinnedProviderKeys"], case let .array(storedValues)? = test["storedKeys"],
-              let keyBytes = bytes("key"), let key = try? ConversationKey(rawBytes: keyBytes),
-              let conversation = string("conversation"), let epoch = test["epoch"]?.integerValue, let now = test["now"]?.integerValue,
-              let keyStore = string("keyStore"), let bundleText = string("bundle"), let result = string("result")
+              let deviceKey = key("deviceKey"), let conversation = string("conversation"), let now = test["now"]?.integerValue,
+              let keyStore = string("keyStore"), let bundleText = string("bundle"), let result = string("result"),
+              let recordBefore = record(test["conversationRecord"])
         else { return ["missing or malformed required field"] }
-        let notAfter = test["notAfter"]?.integerValue
+        let rootKey = key("conversationKey")
         var problems: [String] = []
         if device.publicKey != devicePublic { problems.append("device public key differs from its private key's") }
         if provider.publicKey != providerPublic { problems.append("provider public key differs from its private key's") }
         if string("deviceKeyId") != device.deviceKeyID.hex { problems.append("deviceKeyId differs") }
         if string("providerKeyId") != provider.providerKeyID.hex { problems.append("providerKeyId differs") }
-        if string("kid") != key.id.hex { problems.append("kid differs") }
+        if let rootKey, rootKey.deviceKey(for: device.deviceKeyID) != deviceKey { problems.append("deviceKey is not K_d of conversationKey") }
         if string("bundleHex") != (try? Base64URL.decode(bundleText)).map({ Hex.encode($0) }) ?? "" { problems.append("bundleHex differs") }
         let pinned = pinnedValues.compactMap { $0.stringValue.flatMap(Hex.decode) }
-        var stored: [(conversation: String, epoch: Int64, key: ConversationKey)] = []
+        var stored: [BundleVectorSuite.StoredKey] = []
         for value in storedValues {
             guard let entry = value.objectValue, let c = entry["conversation"]?.stringValue, let e = entry["epoch"]?.integerValue,
                   let k = entry["key"]?.stringValue.flatMap(Hex.decode), let storedKey = try? ConversationKey(rawBytes: k)
             else { return problems + ["malformed storedKeys entry"] }
-            stored.append((c, e, storedKey))
+            stored.append(.init(conversation: c, epoch: e, key: storedKey, notAfter: entry["notAfter"]?.integerValue))
         }
+        let envelopeKid = string("envelopeKid").flatMap(Hex.decode).flatMap { KeyID(bytes: $0) }
+        let fields = BundleVectorSuite.Fields(key: deviceKey, kid: deviceKey.id, epoch: 0, since: 0, retireBy: 0, expires: 0, conversationBytes: [])
         let vector = BundleVectorSuite.Case(
-            comment: "", flags: [], device: device, sealer: provider, pinned: pinned, key: key, conversation: conversation, epoch: epoch,
-            notAfter: notAfter, now: now, stored: stored, keyStore: keyStore, ikmE: nil, bundleText: bundleText, context: nil,
-            outcome: .success(.installed), resealable: false)
+            comment: "", flags: [], device: device, sealer: provider, pinned: pinned, rootKey: rootKey, fields: fields,
+            conversation: conversation, now: now, stored: stored, record: recordBefore, envelopeKid: envelopeKid, keyStore: keyStore, ikmE: nil,
+            bundleText: bundleText, context: nil, outcome: .failure(.kidMismatch), resealable: false)
         let (context, outcome) = BundleVectorSuite.evaluate(vector)
+        func number(_ value: Int64?) -> JSONValue { value.map { .number(String($0)) } ?? .null }
         switch outcome {
-        case let .success(installation):
-            if result != "valid" || string("outcome") != installation.rawValue {
-                problems.append("expected \(result) \(string("outcome") ?? string("reason") ?? ""), got valid \(installation.rawValue)")
+        case let .success(plan):
+            if result != "valid" || string("outcome") != plan.installation.rawValue {
+                problems.append("expected \(result) \(string("outcome") ?? string("reason") ?? ""), got valid \(plan.installation.rawValue)")
             }
+            if test["notAfter"] != number(plan.notAfter) { problems.append("notAfter differs") }
+            if test["retireEarlierAt"] != number(plan.retireEarlierAt) { problems.append("retireEarlierAt differs") }
+            if test["conversationRecordAfter"] != BundleVectorSuite.json(plan.record) { problems.append("conversationRecordAfter differs") }
         case let .failure(error):
             if result != "invalid" || string("reason") != error.reason.rawValue {
                 problems.append("expected \(result) \(string("reason") ?? string("outcome") ?? ""), got \(error.reason.rawValue)")
@@ -66,6 +82,10 @@ enum BundleVectorVerifier {
             ("sharedSecret", hex(context?.sharedSecret)), ("hpkeKey", hex(context?.key)), ("baseNonce", context.map { Hex.encode($0.baseNonce) }),
         ]
         for (name, value) in intermediates where string(name) != value { problems.append("\(name) differs") }
+        if let context, let ct = bytes("ct"), let aad = bytes("aad") {
+            let opened = try? context.open(ct, authenticating: aad)
+            if opened.map(Hex.encode) != string("plaintext") { problems.append("plaintext differs from the opened contents") }
+        }
         if let parsed = (try? Base64URL.decode(bundleText)).flatMap({ try? KeyBundle(bytes: $0) }) {
             let aad = parsed.header.encoded()
             if string("aad") != Hex.encode(aad) || aad != Array(parsed.bytes.prefix(aad.count)) { problems.append("aad differs") }
@@ -73,10 +93,13 @@ enum BundleVectorVerifier {
             if string("ct") != Hex.encode(Array(parsed.bytes[(aad.count + 32)...])) { problems.append("ct differs") }
         }
         if test["resealable"] == .bool(true) {
-            guard let ikmE = bytes("ikmE"), let ephemeral = try? HybridPublicKeyEncryption.deriveKeyPair(inputKeyMaterial: SecretKey(bytes: ikmE)),
-                  let resealed = try? KeyBundle.seal(
-                      key, conversation: conversation, epoch: epoch, notAfter: notAfter, provider: provider,
-                      devicePublicKey: device.publicKey, ephemeral: ephemeral)
+            guard let rootKey, let ikmE = bytes("ikmE"),
+                  let ephemeral = try? HybridPublicKeyEncryption.deriveKeyPair(inputKeyMaterial: SecretKey(bytes: ikmE)),
+                  let epoch = test["epoch"]?.integerValue, let since = test["since"]?.integerValue, let expires = test["expires"]?.integerValue,
+                  let contents = try? KeyBundleContents(
+                      key: rootKey.deviceKey(for: device.deviceKeyID), conversation: conversation, epoch: epoch, since: since,
+                      retireBy: test["retireBy"]?.integerValue, expires: expires),
+                  let resealed = try? KeyBundle.seal(contents, provider: provider, devicePublicKey: device.publicKey, ephemeral: ephemeral)
             else { return problems + ["resealing failed"] }
             if resealed.bundle.text != bundleText { problems.append("resealed bundle differs") }
         }

@@ -20,8 +20,11 @@ public struct ProviderVectorCase: Sendable {
     public var comment: String
     /// Flags naming the property exercised (see ``ProviderVectorSuite/flagNotes``).
     public var flags: [String]
-    /// The sealing key.
+    /// The sealing key: the device's key K_d.
     public var key: ConversationKey
+    /// The provider's conversation key K and the device key id that `key` is derived from
+    /// (``ConversationKey/deviceKey(for:)``); nil for a case sealed with a bare key.
+    public var perDevice: (conversationKey: ConversationKey, deviceKeyID: KeyID)?
     /// The 24-byte salt.
     public var salt: [UInt8]
     /// The sealer's pad block.
@@ -56,6 +59,8 @@ extension ProviderVectorCase {
             .init(name: "tcId", value: .number(String(tcId))),
             .init(name: "comment", value: .string(comment)),
             .init(name: "flags", value: .array(flags.map { .string($0) })),
+            .init(name: "conversationKey", value: perDevice.map { .string($0.conversationKey.withUnsafeBytes { Hex.encode($0) }) } ?? .null),
+            .init(name: "deviceKeyId", value: perDevice.map { .string($0.deviceKeyID.hex) } ?? .null),
             .init(name: "key", value: .string(key.withUnsafeBytes { Hex.encode($0) })),
             .init(name: "kid", value: .string(key.id.hex)),
             .init(name: "threadId", value: .string(key.opaqueThreadID)),

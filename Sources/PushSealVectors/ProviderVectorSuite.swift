@@ -25,11 +25,14 @@ public enum ProviderVectorSuite {
         ("OuterFields", "APNs outer fields other than the defaults (thread id, category, level, score, localized placeholder)."),
         ("FCM", "An FCM HTTP v1 message (the limit counts `pushseal` plus the wire string)."),
         ("KeyBundle", "The options carry an in-band key bundle (`keyBundle`, SPEC §16.7), counted first against the limit; with Truncated, ContentFree or DoesNotFit, the bundle is what causes that path."),
-        ("InvalidOption", "The options are refused: sealing fails with invalid_option."),
     ]
 
-    /// The sealing key of every case.
-    static let key = VectorSuite.key("provider conversation epoch 1")
+    /// The provider's conversation key K of every case.
+    static let conversationKey = VectorSuite.key("provider conversation epoch 1")
+    /// The device every case is sealed to (the bundle vectors' standard device).
+    static let deviceKeyID = BundleVectorSuite.standardDevice.deviceKeyID
+    /// The sealing key of every case: that device's key K_d.
+    static let key = conversationKey.deviceKey(for: deviceKeyID)
     /// The sending time of every content.
     static let sentAt = VectorSuite.now - 60
 
@@ -143,8 +146,8 @@ struct ProviderCaseBuilder {
         padBlock: Int = NotificationSealer.defaultPadBlock, label: String
     ) {
         cases.append(ProviderVectorCase(
-            comment: comment, flags: flags, key: key, salt: VectorSuite.salt("provider \(label)"), padBlock: padBlock,
-            input: input, transport: transport))
+            comment: comment, flags: flags, key: key, perDevice: (ProviderVectorSuite.conversationKey, ProviderVectorSuite.deviceKeyID),
+            salt: VectorSuite.salt("provider \(label)"), padBlock: padBlock, input: input, transport: transport))
     }
 
     mutating func defineAll() {
@@ -291,13 +294,16 @@ struct ProviderCaseBuilder {
             transport: .apns(Self.standardAPNs), label: "invalid control thread")
     }
 
-    /// A key bundle of `key` for `conversation` (epoch 1), sealed deterministically as the bundle
-    /// vectors seal theirs: device, provider and ephemeral key pairs from DeriveKeyPair of seeded inputs.
+    /// A key bundle delivering `key` (the device's K_d) for `conversation` (epoch 1, current), sealed
+    /// deterministically as the bundle vectors seal theirs: device, provider and ephemeral key pairs
+    /// from DeriveKeyPair of seeded inputs. Every bundle is 538 characters.
     static func keyBundle(_ key: ConversationKey, conversation: String = "conv-provider", label: String) -> KeyBundle {
         let ephemeral = try! HybridPublicKeyEncryption.deriveKeyPair(inputKeyMaterial: BundleVectorSuite.ikm("ephemeral provider " + label))
+        let contents = try! KeyBundleContents(
+            key: key, conversation: conversation, epoch: 1, since: BundleVectorSuite.since, retireBy: nil, expires: BundleVectorSuite.expires)
         return try! KeyBundle.seal(
-            key, conversation: conversation, epoch: 1, notAfter: BundleVectorSuite.notAfter, provider: BundleVectorSuite.standardProvider,
-            devicePublicKey: BundleVectorSuite.standardDevice.publicKey, ephemeral: ephemeral).bundle
+            contents, provider: BundleVectorSuite.standardProvider, devicePublicKey: BundleVectorSuite.standardDevice.publicKey,
+            ephemeral: ephemeral).bundle
     }
 
     /// In-band key bundles (SPEC §16.7): the bundle member is counted first, so the truncated,
@@ -312,10 +318,10 @@ struct ProviderCaseBuilder {
             transport: .apns(apns), label: "bundle apns")
         add("A key bundle next to a short message (FCM data)", flags: ["Complete", "KeyBundle", "FCM"],
             input: content(body: "See you at 8?"), transport: .fcm(fcm), label: "bundle fcm")
-        let longID = String(repeating: "é", count: 128)  // 256 UTF-8 bytes: the longest bundle, 535 characters
+        let longID = String(repeating: "é", count: 128)  // 256 UTF-8 bytes: a bundle of the one length, 538 characters
         var largest = Self.standardAPNs
         largest.keyBundle = Self.keyBundle(key, conversation: longID, label: "largest")
-        add("The longest key bundle (a 256-byte conversation id, 535 characters)", flags: ["Complete", "KeyBundle"],
+        add("A key bundle for a 256-byte conversation id (538 characters, as every bundle)", flags: ["Complete", "KeyBundle"],
             input: content(body: "See you at 8?", cid: longID), transport: .apns(largest), label: "bundle largest")
         let emoji = "Sehr gut 👍🏽 — 👨‍👩‍👧‍👦 "
         add("A 2,736-byte body that fits whole without the bundle is truncated to make room for it (APNs)",
@@ -334,9 +340,8 @@ struct ProviderCaseBuilder {
         long.keyBundle = bundle
         add("A placeholder that leaves room for the content-free payload, but not for it and the bundle", flags: ["DoesNotFit", "KeyBundle"],
             input: content(body: "Hello"), transport: .apns(long), label: "bundle does not fit")
-        var otherKey = Self.standardAPNs
-        otherKey.keyBundle = Self.keyBundle(VectorSuite.key("provider conversation epoch 2"), label: "other key")
-        add("A key bundle of another key than the notification's is refused", flags: ["InvalidOption", "KeyBundle"],
-            input: content(body: "Hello"), transport: .apns(otherKey), label: "bundle other key")
+        // A bundle of another key than the notification's: the kid is sealed, so only the
+        // sealing process knows it (NotificationSealer refuses it; a device says envelope_mismatch).
+        // Not a file case: the file's bundle is parsed text.
     }
 }

@@ -23,6 +23,15 @@ enum ProviderVectorVerifier {
         else { return ["missing or malformed required field"] }
         var problems: [String] = []
         if test["kid"]?.stringValue != key.id.hex { problems.append("kid differs") }
+        switch (test["conversationKey"]?.stringValue.flatMap(Hex.decode), test["deviceKeyId"]?.stringValue.flatMap(Hex.decode)) {
+        case let (root?, id?):
+            guard let root = try? ConversationKey(rawBytes: root), let id = KeyID(bytes: id) else { return ["malformed conversationKey or deviceKeyId"] }
+            if root.deviceKey(for: id) != key { problems.append("key is not the device key of conversationKey and deviceKeyId") }
+        case (nil, nil):
+            break
+        default:
+            problems.append("conversationKey and deviceKeyId must be given together")
+        }
         if test["threadId"]?.stringValue != key.opaqueThreadID { problems.append("threadId differs") }
         let vector = ProviderVectorCase(
             comment: "", flags: [], key: key, salt: salt, padBlock: Int(padBlock), input: input, transport: transport)

@@ -51,6 +51,7 @@ public enum VectorVerifier {
         if object["schema"]?.stringValue == BundleVectorSuite.schema { return try BundleVectorVerifier.verify(object) }
         if object["suite"] != nil, object["vectors"] != nil { return try HPKEVectorVerifier.verify(object) }
         if object["schema"]?.stringValue == StoreVectorSuite.schema { return try report(object, check: StoreVectorSuite.check) }
+        if object["schema"]?.stringValue == DeviceKeyVectorSuite.schema { return try report(object, check: DeviceKeyVectorSuite.check) }
         guard object["schema"]?.stringValue == VectorSuite.schema else {
             throw .wrongSchema("schema must be \"\(VectorSuite.schema)\", \"\(ProviderVectorSuite.schema)\" or \"\(StoreVectorSuite.schema)\"")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PushSealCore
 import PushSealJSON
 import Testing
 
@@ -47,16 +48,22 @@ struct BundleCLITests {
         #expect(outcome["outcome"]?.stringValue == "installed")
         #expect(outcome["conversation"]?.stringValue == "c1")
         #expect(try setup.install(sealed.stdout).stdoutJSONObject()["outcome"]?.stringValue == "already_installed")
+        // The device holds its own key K_d, never the directory's K: derived from K and its device key id.
         let deviceKey = try setup.sandbox.storeJSON("get", "dev", ["--conversation", "c1"])
         let directoryKey = try setup.sandbox.storeJSON("get", "kd", ["--conversation", "c1"])
-        #expect(deviceKey["key"] != nil && deviceKey["key"] == directoryKey["key"])
+        let rootText = try #require(directoryKey["key"]?.stringValue)
+        let root = try ConversationKey(rawBytes: Base64URL.decode(rootText))
+        let idText = try #require(registration?["deviceKeyId"]?.stringValue)
+        let deviceID = try #require(KeyID(base64URL: idText))
+        #expect(deviceKey["key"]?.stringValue == root.deviceKey(for: deviceID).withUnsafeBytes { Base64URL.encode($0) })
+        #expect(deviceKey["key"] != directoryKey["key"])
         let show = try runPushSeal(["device", "show", "--dir", setup.sandbox.path("dev"), "--json"])
         let shown = try show.stdoutJSONObject()
         #expect(shown["registration"]?.objectValue?["deviceKeyId"] == registration?["deviceKeyId"])
         #expect(shown["pinnedProviderKeys"].flatMap { if case let .array(a) = $0 { a.count } else { nil } } == 1)
     }
 
-    @Test("refusals name their reason: unknown provider, expired, wrong device, forged, malformed")
+    @Test("refusals name their reason: unknown provider, expired, another device, forged, malformed, format 1")
     func refusals() throws {
         let setup = try Setup()
         defer { setup.sandbox.remove() }
@@ -73,19 +80,25 @@ struct BundleCLITests {
         let firstID = try #require(JSONParser.parse(Array(listLines[0].utf8)).objectValue?["id"]?.stringValue)
         let pinned = try setup.seal(["--provider-key-id", firstID])
         #expect(try setup.install(pinned.stdout).status == 0)
-        // An expired key: the rotation retires the directory's epoch 1 at once (not-after 1000);
-        // a bundle of it sealed later is refused at install time.
-        #expect(try setup.sandbox.store("rotate", "kd", ["--conversation", "c1", "--now", "1000"]).status == 0)
+        // An expired bundle: sealed with a 60-second lifetime, installed later.
+        let short = try setup.seal(["--provider-key-id", firstID, "--lifetime", "60", "--now", "1000"])
+        expectFailure(try setup.install(short.stdout, ["--now", "2000"]), messagePrefix: "key bundle refused (bundle_expired)")
+        // A retired epoch can still be delivered: it installs as retired below the newest epoch.
+        #expect(try setup.sandbox.store("rotate", "kd", ["--conversation", "c1"]).status == 0)
+        let newest = try setup.seal(["--provider-key-id", firstID])
+        #expect(try setup.install(newest.stdout).stdoutJSONObject()["outcome"]?.stringValue == "installed")
         let old = try setup.seal(["--epoch", "1", "--provider-key-id", firstID])
-        expectFailure(try setup.install(old.stdout, ["--now", "2000000000"]), messagePrefix: "key bundle refused (bundle_expired)")
+        #expect(try setup.install(old.stdout).stdoutJSONObject()["outcome"]?.stringValue == "already_installed")
         // Sealed to another device.
         let other = try runPushSeal(["device", "init", "--dir", setup.sandbox.path("dev2")])
         let otherRegistration = try setup.sandbox.write(other.stdoutBytes, to: "other.json")
         let elsewhere = try runPushSeal(["bundle", "seal", "--dir", setup.sandbox.path("kd"), "--conversation", "c1",
                                          "--registration", otherRegistration, "--provider-key-id", firstID])
-        expectFailure(try setup.install(elsewhere.stdout), messagePrefix: "key bundle refused (wrong_device)", hint: true)
-        expectFailure(try setup.install("AQ"), messagePrefix: "key bundle refused (malformed_bundle)")
+        expectFailure(try setup.install(elsewhere.stdout), messagePrefix: "key bundle refused (bundle_authentication_failed)", hint: true)
+        expectFailure(try setup.install("AQ="), messagePrefix: "key bundle refused (malformed_bundle)")
         expectFailure(try setup.install("AAAA"), messagePrefix: "key bundle refused (unsupported_bundle_version)")
+        expectFailure(try setup.install("AQ" + String(repeating: "A", count: 200)), messagePrefix: "key bundle refused (unsupported_bundle_version)",
+                      hint: true)
         // A forged bundle: a bit of the sealed key flipped.
         var bytes = Array(pinned.stdout.utf8.dropLast())
         bytes[bytes.count - 10] = bytes[bytes.count - 10] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
@@ -111,11 +124,13 @@ struct BundleCLITests {
         let sealed = try setup.seal()
         let text = try runPushSeal(["inspect", "--bundle"], stdin: sealed.stdout)
         #expect(text.status == 0)
-        #expect(text.stdout.contains("conversation  sealed with the key"))
+        #expect(text.stdout.contains("sealed        device key, kid, epoch, since, retire-by, expires, conversation id"))
+        #expect(text.stdout.contains("403 bytes (every bundle)"))
         #expect(!text.stdout.contains("c1"))
         let json = try runPushSeal(["inspect", "--bundle", "--json"], stdin: sealed.stdout).stdoutJSONObject()
-        #expect(json["valid"] == .bool(true) && json["epoch"]?.integerValue == 1 && json["conversationBytes"]?.integerValue == 2)
-        let bad = try runPushSeal(["inspect", "--bundle", "--json"], stdin: "Ag")
+        #expect(json["valid"] == .bool(true) && json["bundleBytes"]?.integerValue == 403 && json["textLength"]?.integerValue == 538)
+        #expect(json["epoch"] == nil && json["deviceKeyId"] == nil && json["kid"] == nil, "nothing per-device or per-conversation in clear")
+        let bad = try runPushSeal(["inspect", "--bundle", "--json"], stdin: "AQ")
         #expect(bad.status == 1)
         #expect(try bad.stdoutJSONObject()["reason"]?.stringValue == "unsupported_bundle_version")
     }

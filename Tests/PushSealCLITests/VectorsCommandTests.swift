@@ -54,10 +54,10 @@ struct VectorsCommandTests {
         #expect(run.stdoutBytes == Array(committed))
         let verified = try runPushSeal(["vectors", "verify", path])
         #expect(verified.status == 0)
-        #expect(verified.stdout == "34 passed, 0 failed\n")
+        #expect(verified.stdout == "57 passed, 0 failed\n")
         let both = try runPushSeal(["vectors", "generate", "--bundles", "--provider"])
         #expect(both.status == 64)
-        #expect(both.stderr.contains("Give at most one of '--provider', '--bundles' and '--store'."))
+        #expect(both.stderr.contains("Give at most one of '--provider', '--bundles', '--store' and '--devices'."))
         let hpke = URL(fileURLWithPath: Self.committed).deletingLastPathComponent()
             .appendingPathComponent("external/rfc9180/rfc9180-x25519-sha256-chacha20poly1305.json").path
         let rfcRun = try runPushSeal(["vectors", "verify", hpke])

@@ -16,10 +16,14 @@ struct IdentityAndBundleTests {
         return (device, directory, try directory.providerKey(), deviceDir)
     }
 
-    func bundle(_ key: ConversationKey, conversation: String = "c", epoch: Int64 = 1, notAfter: Int64? = nil,
-                provider: IdentityKeyPair, to device: KeyStore) throws -> KeyBundle {
-        try KeyBundle.seal(key, conversation: conversation, epoch: epoch, notAfter: notAfter, provider: provider,
-                           devicePublicKey: device.deviceRegistration().publicKey)
+    let since: Int64 = 1_699_990_000
+
+    /// The bundle delivering `device`'s key of conversation key `key` (epoch `epoch`, which
+    /// became current at `since` and is current unless `retireBy` is given).
+    func bundle(_ key: ConversationKey, conversation: String = "c", epoch: Int64 = 1, since: Int64? = nil, retireBy: Int64? = nil,
+                expires: Int64 = 1_800_000_000, provider: IdentityKeyPair, to device: KeyStore) throws -> KeyBundle {
+        try KeyBundle.seal(conversationKey: key, conversation: conversation, epoch: epoch, since: since ?? self.since, retireBy: retireBy,
+                           expires: expires, provider: provider, device: device.deviceRegistration())
     }
 
     @Test("the device key is created once, survives reopening, and its registration is stable")
@@ -88,36 +92,44 @@ struct IdentityAndBundleTests {
         #expect(storeError { try store.deviceKey() } != nil)
     }
 
-    @Test("install: installed, then already installed; the key is found by id for the conversation and epoch")
+    @Test("install: installed, then already installed; the device's key K_d (never K) is found by its kid for the conversation and epoch")
     func install() throws {
         let (device, _, provider, _) = try setUp()
         let key = ConversationKey.generate()
-        let sealed = try bundle(key, epoch: 3, notAfter: 1_800_000_000, provider: provider, to: device)
+        let deviceKey = try key.deviceKey(for: device.deviceRegistration().deviceKeyID)
+        let sealed = try bundle(key, epoch: 3, retireBy: 1_800_000_000, provider: provider, to: device)
         #expect(try device.install(sealed) == .installed)
         #expect(try device.install(sealed) == .alreadyInstalled)
-        let stored = try device.key(for: key.id)
-        #expect(stored.key == key)
+        #expect(storeError { try device.key(for: key.id) } == .itemNotFound, "K itself never reaches the device")
+        let stored = try device.key(for: deviceKey.id)
+        #expect(stored.key == deviceKey)
         #expect(stored.item.conversation == "c" && stored.item.epoch == 3 && stored.item.notAfter == 1_800_000_000)
+        #expect(try device.bundleRecord(conversation: "c") == KeyBundleConversationRecord(highWater: 3, highWaterSince: since, purgedThrough: 0))
         // A second bundle for the same key (fresh ephemeral) is also already installed.
-        #expect(try device.install(bundle(key, epoch: 3, notAfter: 1_800_000_000, provider: provider, to: device)) == .alreadyInstalled)
+        #expect(try device.install(bundle(key, epoch: 3, retireBy: 1_800_000_000, provider: provider, to: device)) == .alreadyInstalled)
+        let reported = try device.installReportingConversation(sealed)
+        #expect(reported.conversation == "c" && reported.epoch == 3 && reported.keyID == deviceKey.id)
     }
 
-    @Test("install refuses, with its reason and nothing stored: wrong device, unknown provider, expired, conflicts")
+    @Test("install refuses, with its reason and nothing stored: another device, unknown provider, expired, envelope mismatch, conflicts")
     func installRefusals() throws {
         let clock = ManualClock()
         let (device, directory, provider, _) = try setUp(clock: clock)
         let otherDevice = try makeStore(TemporaryDirectory(), clock: clock)
         try otherDevice.createDeviceKey()
-        func reason(_ bundle: KeyBundle) -> KeyBundleReason? {
-            do { _ = try device.install(bundle); return nil } catch { return error.reason }
+        func reason(_ bundle: KeyBundle, expected: KeyID? = nil) -> KeyBundleReason? {
+            do { _ = try device.install(bundle, expectedKeyID: expected); return nil } catch { return error.reason }
         }
         let key = ConversationKey.generate()
-        #expect(reason(try bundle(key, provider: provider, to: otherDevice)) == .wrongDevice)
+        let deviceKey = try key.deviceKey(for: device.deviceRegistration().deviceKeyID)
+        #expect(reason(try bundle(key, provider: provider, to: otherDevice)) == .bundleAuthenticationFailed)
         let unpinned = try directory.createProviderKey()
         #expect(reason(try bundle(key, provider: directory.providerKey(id: unpinned.id), to: device)) == .unknownProvider)
-        #expect(reason(try bundle(key, notAfter: clock.now - 1, provider: provider, to: device)) == .bundleExpired)
+        #expect(reason(try bundle(key, expires: clock.now - 1, provider: provider, to: device)) == .bundleExpired)
+        #expect(reason(try bundle(key, provider: provider, to: device), expected: key.id) == .envelopeMismatch)
         #expect(try device.items().isEmpty)
-        #expect(try device.install(bundle(key, provider: provider, to: device)) == .installed)
+        #expect(try device.bundleRecord(conversation: "c") == nil, "no record for a refused bundle")
+        #expect(try device.install(bundle(key, provider: provider, to: device), expectedKeyID: deviceKey.id) == .installed)
         #expect(reason(try bundle(.generate(), provider: provider, to: device)) == .conflictingKey)
         #expect(reason(try bundle(key, epoch: 2, provider: provider, to: device)) == .conflictingKey)
         #expect(reason(try bundle(key, conversation: "d", provider: provider, to: device)) == .conflictingKey)
@@ -134,36 +146,38 @@ struct IdentityAndBundleTests {
         do { try device.install(sealed); Issue.record("installed into an unusable store") } catch { #expect(error.reason == .storeLocked) }
     }
 
-    @Test("the rotation a bundle delivers becomes the conversation's current key")
+    @Test("the rotation a bundle delivers becomes the current key; the earlier epoch is retired at the new one's since, not at the install time")
     func rotationByBundle() throws {
-        let (device, _, provider, _) = try setUp()
-        let first = ConversationKey.generate(), second = ConversationKey.generate()
-        try device.install(bundle(first, epoch: 1, provider: provider, to: device))
-        try device.install(bundle(second, epoch: 2, provider: provider, to: device))
-        #expect(try device.currentKey(conversation: "c").key == second)
-        #expect(try device.key(for: first.id).key == first)
-    }
-
-    @Test("a bundle of a newer epoch retires the device's earlier epochs at install, as the provider's rotation did; a late older one retires nothing")
-    func newerEpochRetiresEarlierOnes() throws {
         let clock = ManualClock()
         let (device, _, provider, _) = try setUp(clock: clock)
+        let id = try device.deviceRegistration().deviceKeyID
         let first = ConversationKey.generate(), second = ConversationKey.generate()
-        #expect(try device.install(bundle(first, epoch: 1, provider: provider, to: device)) == .installed)
-        #expect(try device.key(for: first.id).item.notAfter == nil)
+        #expect(try device.install(bundle(first, epoch: 1, since: clock.now - 500, provider: provider, to: device)) == .installed)
+        #expect(try device.key(for: first.deviceKey(for: id).id).item.notAfter == nil)
         clock.advance(100)
-        #expect(try device.install(bundle(second, epoch: 2, provider: provider, to: device)) == .installed)
-        #expect(try device.key(for: first.id).item.notAfter == clock.now)
-        #expect(try device.key(for: second.id).item.notAfter == nil)
-        #expect(try device.currentKey(conversation: "c").key == second)
+        #expect(try device.install(bundle(second, epoch: 2, since: clock.now - 40, provider: provider, to: device)) == .installed)
+        #expect(try device.key(for: first.deviceKey(for: id).id).item.notAfter == clock.now - 40)
+        #expect(try device.key(for: second.deviceKey(for: id).id).item.notAfter == nil)
+        #expect(try device.currentKey(conversation: "c").key == second.deviceKey(for: id))
+        #expect(try device.bundleRecord(conversation: "c") == KeyBundleConversationRecord(highWater: 2, highWaterSince: clock.now - 40, purgedThrough: 0))
+    }
 
-        // Conversation d: epoch 2 arrives first, then a late bundle of epoch 1 (retired by the provider).
-        let newer = ConversationKey.generate(), older = ConversationKey.generate()
-        #expect(try device.install(bundle(newer, conversation: "d", epoch: 2, provider: provider, to: device)) == .installed)
-        #expect(try device.install(bundle(older, conversation: "d", epoch: 1, notAfter: clock.now + 50, provider: provider, to: device)) == .installed)
-        #expect(try device.key(for: newer.id).item.notAfter == nil)
-        #expect(try device.key(for: older.id).item.notAfter == clock.now + 50)
-        #expect(try device.currentKey(conversation: "d").key == newer)
+    @Test("a late bundle of an older epoch installs retired: at its retire-by, or at the newest epoch's since when that is earlier; it retires nothing")
+    func olderEpochInstallsRetired() throws {
+        let clock = ManualClock()
+        let (device, _, provider, _) = try setUp(clock: clock)
+        let id = try device.deviceRegistration().deviceKeyID
+        let newer = ConversationKey.generate(), older = ConversationKey.generate(), oldest = ConversationKey.generate()
+        #expect(try device.install(bundle(newer, conversation: "d", epoch: 3, since: clock.now - 100, provider: provider, to: device)) == .installed)
+        #expect(try device.install(bundle(older, conversation: "d", epoch: 2, since: clock.now - 900, retireBy: clock.now - 150,
+                                          provider: provider, to: device)) == .installedRetired)
+        #expect(try device.key(for: older.deviceKey(for: id).id).item.notAfter == clock.now - 150)
+        // A "current" bundle of epoch 1 (recorded before the rotations): retired at S_H.
+        #expect(try device.install(bundle(oldest, conversation: "d", epoch: 1, since: clock.now - 2_000, provider: provider, to: device))
+            == .installedRetired)
+        #expect(try device.key(for: oldest.deviceKey(for: id).id).item.notAfter == clock.now - 100)
+        #expect(try device.key(for: newer.deviceKey(for: id).id).item.notAfter == nil)
+        #expect(try device.currentKey(conversation: "d").key == newer.deviceKey(for: id))
     }
 
     @Test("a master-key rotation reseals the device key and the pinned keys: bundles still install under the new key")
@@ -177,6 +191,6 @@ struct IdentityAndBundleTests {
         #expect(try reopened.pinnedProviderKeys() == [provider.publicKey])
         let key = ConversationKey.generate()
         #expect(try reopened.install(bundle(key, provider: provider, to: reopened)) == .installed)
-        #expect(try reopened.key(for: key.id).key == key)
+        #expect(try reopened.key(for: key.deviceKey(for: registration.deviceKeyID).id).key == key.deviceKey(for: registration.deviceKeyID))
     }
 }

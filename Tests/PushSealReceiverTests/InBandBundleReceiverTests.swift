@@ -4,8 +4,9 @@ import PushSealKeyStore
 import PushSealReceiver
 import Testing
 
-/// The receiver with an in-band key bundle (SPEC §16.7): installed first, then the envelope is
-/// opened; a bad bundle never prevents opening with a key the device already has.
+/// The receiver with an in-band key bundle (SPEC §16.7): installed first, only when it carries the
+/// envelope's key, then the envelope is opened; a bad bundle never prevents opening with a key
+/// the device already has.
 @Suite("Receiver with in-band key bundles")
 struct InBandBundleReceiverTests {
     /// A device store (device key, pinned provider, keyA for conversationA at epoch 1).
@@ -27,10 +28,15 @@ struct InBandBundleReceiverTests {
             makeReceiver(KeyStoreKeySource(directory: directory, masterKey: .keyFile(path: directory + "/master.key"), clock: { now }))
         }
 
-        func bundle(_ key: ConversationKey, epoch: Int64, notAfter: Int64? = nil, provider: IdentityKeyPair? = nil) throws -> String {
-            try KeyBundle.seal(key, conversation: conversationA, epoch: epoch, notAfter: notAfter, provider: provider ?? self.provider,
-                               devicePublicKey: store.deviceRegistration().publicKey).text
+        /// The bundle delivering this device's key of conversation key `key` (K).
+        func bundle(_ key: ConversationKey, epoch: Int64, since: Int64 = now - 60, retireBy: Int64? = nil, expires: Int64 = now + 86_400,
+                    provider: IdentityKeyPair? = nil) throws -> String {
+            try KeyBundle.seal(conversationKey: key, conversation: conversationA, epoch: epoch, since: since, retireBy: retireBy, expires: expires,
+                               provider: provider ?? self.provider, device: store.deviceRegistration()).text
         }
+
+        /// This device's key K_d of conversation key `key`.
+        func deviceKey(_ key: ConversationKey) throws -> ConversationKey { key.deviceKey(for: try store.deviceRegistration().deviceKeyID) }
 
         deinit { try? FileManager.default.removeItem(atPath: directory) }
     }
@@ -43,19 +49,21 @@ struct InBandBundleReceiverTests {
     func rotationInBand() throws {
         let device = try Device()
         let newKey = ConversationKey.generate()
-        let wire = seal(contentA(), key: newKey)
+        let wire = seal(contentA(), key: try device.deviceKey(newKey))
         #expect(device.receiver.open(json: Array(apns(wire: wire).utf8)).reason == .unknownKey, "without the bundle")
         let opened = device.receiver.open(json: Self.payload(wire: wire, bundle: "\"\(try device.bundle(newKey, epoch: 2))\""))
         #expect(opened.outcome == .decrypted)
         #expect(opened.keyBundle == .installed)
-        #expect(try device.store.currentKey(conversation: conversationA).key == newKey)
-        let again = device.receiver.open(json: Self.payload(wire: seal(contentA(mid: "m2"), key: newKey), bundle: "\"\(try device.bundle(newKey, epoch: 2))\""))
+        #expect(try device.store.currentKey(conversation: conversationA).key == device.deviceKey(newKey))
+        #expect(try device.store.key(for: keyA.id).item.notAfter == now - 60, "epoch 1 retired at the provider's since")
+        let again = device.receiver.open(json: Self.payload(
+            wire: seal(contentA(mid: "m2"), key: try device.deviceKey(newKey)), bundle: "\"\(try device.bundle(newKey, epoch: 2))\""))
         #expect(again.outcome == .decrypted)
         #expect(again.keyBundle == .alreadyInstalled)
     }
 
     @Test("a bad bundle is reported and the notification still opens with the key the device has", arguments: [
-        "forged", "expired", "garbage", "number", "wrongKeyForEpoch",
+        "forged", "expired", "garbage", "number", "otherKey", "formatOne",
     ])
     func badBundleNeverBlocks(kind: String) throws {
         let device = try Device()
@@ -63,10 +71,12 @@ struct InBandBundleReceiverTests {
         let expected: KeyBundleReason
         switch kind {
         case "forged": (bundle, expected) = ("\"\(try device.bundle(.generate(), epoch: 2, provider: .generate()))\"", .unknownProvider)
-        case "expired": (bundle, expected) = ("\"\(try device.bundle(.generate(), epoch: 2, notAfter: now - 1))\"", .bundleExpired)
+        case "expired": (bundle, expected) = ("\"\(try device.bundle(.generate(), epoch: 2, since: now - 100, expires: now - 1))\"", .bundleExpired)
         case "garbage": (bundle, expected) = ("\"not a bundle\"", .malformedBundle)
         case "number": (bundle, expected) = ("17", .malformedBundle)
-        default: (bundle, expected) = ("\"\(try device.bundle(.generate(), epoch: 1))\"", .conflictingKey)
+        case "formatOne": (bundle, expected) = ("\"AQ\(String(repeating: "A", count: 200))\"", .unsupportedBundleVersion)
+        // A genuine bundle of another key than the envelope's: never installed in band.
+        default: (bundle, expected) = ("\"\(try device.bundle(.generate(), epoch: 2))\"", .envelopeMismatch)
         }
         let opened = device.receiver.open(json: Self.payload(wire: seal(contentA()), bundle: bundle))
         #expect(opened.outcome == .decrypted)
@@ -80,12 +90,13 @@ struct InBandBundleReceiverTests {
     func otherForms() throws {
         let device = try Device()
         let newKey = ConversationKey.generate()
-        let wire = seal(contentA(), key: newKey)
+        let wire = seal(contentA(), key: try device.deviceKey(newKey))
         let text = try device.bundle(newKey, epoch: 2)
         var info = userInfo(pushseal: .string(wire))
         info["pushseal-bundle"] = .string(text)
         #expect(device.receiver.open(userInfo: info).keyBundle == .installed)
-        #expect(device.receiver.open(fcmData: ["pushseal": seal(contentA(mid: "m3"), key: newKey), "pushseal-bundle": text]).keyBundle == .alreadyInstalled)
+        #expect(device.receiver.open(fcmData: ["pushseal": seal(contentA(mid: "m3"), key: try device.deviceKey(newKey)), "pushseal-bundle": text])
+            .keyBundle == .alreadyInstalled)
         let single = makeReceiver(sourceA()).open(json: Self.payload(wire: seal(contentA()), bundle: "\"\(text)\""))
         #expect(single.outcome == .decrypted)
         #expect(single.keyBundle.map(\.code) == "store_locked")
@@ -98,5 +109,31 @@ struct InBandBundleReceiverTests {
         let text = try device.bundle(.generate(), epoch: 2)
         let json = #"{"aps":{},"pushseal":"\#(seal(contentA()))","pushseal-bundle":"\#(text)","pushseal-bundle":"\#(text)"}"#
         #expect(device.receiver.open(json: Array(json.utf8)).reason == .notSealed)
+    }
+}
+
+/// The 0.3 forgeries of issue 25, each through the receiver as a push service would deliver it.
+@Suite("Receiver: the 0.3 forgeries fail")
+struct InBandForgeryTests {
+    typealias Device = InBandBundleReceiverTests.Device
+
+    @Test("a bundle of epoch 1 recorded while current, replayed with a forged envelope after epoch 2: installed retired; the forgery is retired_key")
+    func replayAfterRotation() throws {
+        let device = try Device()
+        let k1 = ConversationKey.generate(), k2 = ConversationKey.generate()
+        // Only bundles for conversation A on this device (not the key the fixture adds by hand).
+        try device.store.removeConversation(conversationA)
+        let recorded = try device.bundle(k1, epoch: 1, since: now - 86_400)
+        #expect(try device.store.install(KeyBundle(text: recorded)) == .installed)
+        #expect(try device.store.install(KeyBundle(text: device.bundle(k2, epoch: 2, since: now - 3_600))) == .installed)
+        #expect(try device.store.key(for: device.deviceKey(k1).id).item.notAfter == now - 3_600)
+        // The worst case: the forger holds this device's own K1_d and the recorded bundle, and the
+        // old key is gone from the device (removed by hand; a purge is tested in the store).
+        try device.store.remove(keyID: device.deviceKey(k1).id)
+        let forged = seal(contentA(), key: try device.deviceKey(k1))
+        let opened = device.receiver.open(json: InBandBundleReceiverTests.payload(wire: forged, bundle: "\"\(recorded)\""))
+        #expect(opened.keyBundle == .installedRetired)
+        #expect(opened.reason == .retiredKey, "ts now, retired at epoch 2's since")
+        #expect(try device.store.key(for: device.deviceKey(k1).id).item.notAfter == now - 3_600)
     }
 }

@@ -21,7 +21,7 @@ func enrollDevice(store: KeyStore, providerPublicKey: [UInt8]) throws -> String 
 }
 
 /// A bundle from the app's API (out of band). A refused bundle names its reason
-/// (`error.reason`: wrong_device, unknown_provider, bundle_expired, …).
+/// (`error.reason`: unknown_provider, bundle_expired, epoch_purged, …).
 func installFromAPI(store: KeyStore, bundleText: String) throws -> KeyBundleInstallation {
     try store.install(KeyBundle(text: bundleText))
 }
@@ -46,16 +46,18 @@ struct BundleDocExampleTests {
         // Backend, once: the key directory's provider key; its public key goes to the apps at login.
         let providerInfo = try directory.createProviderKey()
         let registrationJSON = try enrollDevice(store: device, providerPublicKey: providerInfo.publicKey)
-        // Per device and epoch: seal the conversation's current key to the device's registration.
+        // Per device and epoch: seal the device's own key (derived from the conversation's
+        // current key, which never leaves the directory) to the device's registration.
         let registration = try DeviceRegistration(json: Array(registrationJSON.utf8))
         let current = try directory.currentKey(conversation: "c1")
         let bundle = try KeyBundle.seal(
-            current.key, conversation: "c1", epoch: current.item.epoch, notAfter: current.item.notAfter,
-            provider: try directory.providerKey(), devicePublicKey: registration.publicKey)
-        // In band: the notification to this device carries its bundle ("pushseal-bundle").
+            conversationKey: current.key, conversation: "c1", epoch: current.item.epoch, since: current.item.createdAt,
+            retireBy: nil, expires: systemClock() + KeyBundle.defaultLifetime,
+            provider: try directory.providerKey(), device: registration)
+        // In band: the notification to this device, sealed under its key, carries its bundle.
         var perDevice = apnsOptions
         perDevice.keyBundle = bundle
-        let request = try sealer.seal(content, with: current.key, options: perDevice)
+        let request = try sealer.seal(content, conversationKey: current.key, device: registration.deviceKeyID, options: perDevice)
         // (end of the verbatim part)
 
         let receiver = Receiver(keySource: KeyStoreKeySource(directory: device.directory, masterKey: .keyFile(path: device.directory + "/master.key")))

@@ -17,17 +17,21 @@ struct BundleVectorFileTests {
         #expect(Array(committed) == generated)
     }
 
-    @Test("every bundle reason and both outcomes have cases; ids are stable")
+    @Test("every bundle reason and every outcome have cases; ids are stable; big integers appear")
     func coverage() {
         let cases = BundleVectorSuite.cases()
         #expect(cases.map(\.tcId) == Array(1...cases.count))
         for reason in KeyBundleReason.allCases {
             #expect(cases.contains { if case let .failure(error) = $0.outcome { error.reason == reason } else { false } }, "no case for \(reason.rawValue)")
         }
-        for installation in [KeyBundleInstallation.installed, .alreadyInstalled] {
-            #expect(cases.contains { (try? $0.outcome.get()) == installation })
+        for installation in KeyBundleInstallation.allCases {
+            #expect(cases.contains { (try? $0.outcome.get())?.installation == installation }, "no case for \(installation.rawValue)")
         }
         #expect(cases.filter(\.resealable).count >= 6)
+        let text = BundleVectorSuite.render()
+        for big in ["9007199254740993", "9223372036854775806", "9223372036854775807"] {
+            #expect(text.contains(": \(big)"), "no integer \(big)")
+        }
     }
 
     @Test("the committed file verifies: every case passes")
@@ -41,7 +45,11 @@ struct BundleVectorFileTests {
     @Test("a changed expectation, intermediate or bundle is reported", arguments: [
         ("\"reason\": \"kid_mismatch\"", "\"reason\": \"bundle_expired\""),
         ("\"outcome\": \"already_installed\"", "\"outcome\": \"installed\""),
+        ("\"outcome\": \"installed_retired\"", "\"outcome\": \"installed\""),
         ("\"result\": \"valid\"", "\"result\": \"invalid\""),
+        ("\"retireEarlierAt\": 1762672000", "\"retireEarlierAt\": 1764400000"),
+        ("\"notAfter\": 1764313660", "\"notAfter\": 1764396400"),
+        ("\"highWater\": 65537", "\"highWater\": 65536"),
     ])
     func mutationsFail(from: String, to: String) throws {
         let text = BundleVectorSuite.render()

@@ -3,7 +3,7 @@ import PushSealCore
 import PushSealJSON
 import PushSealReceiver
 
-/// libFuzzer target: key bundles (SPEC §16) from arbitrary bytes — the strict parser
+/// libFuzzer target: key bundles, format 2 (SPEC §16) from arbitrary bytes — the strict parser
 /// (`KeyBundle(text:)`, `KeyBundle(bytes:)`, `KeyBundleHeader`), opening on a device
 /// (`KeyBundle.open`), and the receiver's in-band path (a `"pushseal-bundle"` member).
 ///
@@ -12,21 +12,21 @@ import PushSealReceiver
 /// bundles reach every check. Properties checked on every input, read both as bundle text and as
 /// bundle bytes:
 /// - the parser accepts exactly what an independent reading of SPEC §16.3 / §16.5 steps 1–3
-///   accepts (at most 535 characters, strict base64url, version, 145 + n bytes with n in 1...256,
-///   epoch and notAfter ranges), with the same reason (and the version byte found);
-/// - an accepted bundle round-trips byte for byte: its header's fields are the bytes at their
-///   offsets, `header.encoded()` is `bundle[0..<65]`, the header rebuilt from its fields is equal,
-///   `text` is the input text and parses back to the same bundle;
-/// - opening against the fixed device key and pinned provider key gives exactly what steps 4–9
-///   say: `wrong_device` and `unknown_provider` by the header's ids (compared with the vector file's
-///   ids); for any bytes the provider did not seal, `bundle_authentication_failed`; only a bundle the
-///   provider sealed (the table in SealedByProvider.swift, sealed by this target at start-up)
-///   passes authentication, and then opens to exactly its key and conversation id or fails with
-///   the step its inputs make it fail;
+///   accepts (at most 1024 characters, strict base64url, version 2 checked before the length, 403
+///   bytes), with the same reason (and the version byte found);
+/// - an accepted bundle round-trips byte for byte: its provider key id is `bundle[1..<17]`,
+///   `header.encoded()` is `bundle[0..<17]`, `text` is the input text and parses back;
+/// - opening against the fixed device key and pinned provider key gives exactly what steps 4–8
+///   say: `unknown_provider` by the header's id (compared with the vector file's); for any bytes
+///   the provider did not seal, `bundle_authentication_failed`; only a bundle the provider sealed
+///   (the table in SealedByProvider.swift, sealed by this target at start-up) passes
+///   authentication, and then opens to exactly its sealed contents or fails with the step its
+///   plaintext makes it fail;
 /// - the receiver's in-band path: the vector notification with the input as its
-///   `"pushseal-bundle"` member (in the JSON payload, a `userInfo` dictionary and an FCM data map) opens exactly
-///   as without the member — decrypted, with the same content — and reports the bundle outcome the
-///   steps above give (`installed`, or the reason).
+///   `"pushseal-bundle"` member (in the JSON payload, a `userInfo` dictionary and an FCM data map)
+///   opens exactly as without the member — decrypted, with the same content — and reports the
+///   bundle outcome the steps above give (a bundle that opens carries another key than the
+///   envelope's: `envelope_mismatch`; or the reason).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzBundleTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = [UInt8](UnsafeRawBufferPointer(start: size > 0 ? UnsafeRawPointer(data) : nil, count: size))
@@ -47,18 +47,14 @@ let pinnedProviderKeys = [provider.publicKey]
 
 /// The bundles the pinned provider sealed to the device, by their bytes, with what opening them
 /// must give; sealed here through the provider's one sealing path.
-let sealedByProvider: [[UInt8]: (input: SealingInput, key: ConversationKey, conversation: [UInt8])] = {
-    var table: [[UInt8]: (input: SealingInput, key: ConversationKey, conversation: [UInt8])] = [:]
+let sealedByProvider: [[UInt8]: (input: SealingInput, plaintext: [UInt8])] = {
+    var table: [[UInt8]: (input: SealingInput, plaintext: [UInt8])] = [:]
     for input in sealingInputs {
-        let key = try! ConversationKey(rawBytes: Hex.decode(input.key)!)
-        let conversation = Hex.decode(input.conversation)!
-        let header = try! KeyBundleHeader(
-            providerKeyID: provider.providerKeyID, deviceKeyID: device.deviceKeyID, epoch: input.epoch, notAfter: input.notAfter,
-            keyID: KeyID(bytes: Hex.decode(input.headerKeyID)!)!)
+        let plaintext = Hex.decode(input.plaintext)!
         let ephemeral = try! HybridPublicKeyEncryption.deriveKeyPair(inputKeyMaterial: SecretKey(bytes: Hex.decode(input.ikmE)!))
-        let sealed = try! KeyBundle.seal(key, header: header, conversationBytes: conversation, sender: provider,
+        let sealed = try! KeyBundle.seal(plaintext: plaintext, header: KeyBundleHeader(providerKeyID: provider.providerKeyID), sender: provider,
                                          devicePublicKey: device.publicKey, ephemeral: ephemeral).bundle
-        table[sealed.bytes] = (input, key, conversation)
+        table[sealed.bytes] = (input, plaintext)
     }
     fuzzCheck(device.deviceKeyID.hex == expectedDeviceKeyID && provider.providerKeyID.hex == expectedProviderKeyID,
               "the key ids of the fixed key pairs are not the vector file's")
@@ -87,24 +83,22 @@ func bigEndian(_ bytes: ArraySlice<UInt8>) -> UInt64 {
 /// SPEC §16.5 steps 2–3 on decoded bytes: nil when they pass, else the reason.
 func referenceReason(forBundle bytes: [UInt8]) -> KeyBundleReason? {
     guard let version = bytes.first else { return .malformedBundle }
-    guard version == 0x01 else { return .unsupportedBundleVersion }
-    guard bytes.count >= 146, bytes.count <= 401 else { return .malformedBundle }
-    let epoch = bigEndian(bytes[33..<41])
-    guard epoch >= 1, epoch <= UInt64(Int64.max) else { return .malformedBundle }
-    let notAfter = bigEndian(bytes[41..<49])
-    guard notAfter <= UInt64(Int64.max) || notAfter == UInt64.max else { return .malformedBundle }
+    guard version == 0x02 else { return .unsupportedBundleVersion }
+    guard bytes.count == 403 else { return .malformedBundle }
     return nil
 }
 
-/// What the device's steps say about an input: the bundle's reason, or its opening.
+/// What the device's steps say about an input: the bundle's reason, or its opening (the sealed
+/// plaintext, compared field by field with what `open` returns).
 enum Expected: Equatable {
     case refused(KeyBundleReason)
-    case opened(key: [UInt8], conversation: [UInt8])
+    case opened(plaintext: [UInt8])
 
-    var code: String {
+    /// The in-band outcome: every bundle of the table carries another key than the held envelope's.
+    var inBandCode: String {
         switch self {
         case let .refused(reason): reason.rawValue
-        case .opened: KeyBundleInstallation.installed.rawValue
+        case .opened: KeyBundleReason.envelopeMismatch.rawValue
         }
     }
 }
@@ -127,7 +121,7 @@ func checkBundleBytes(_ bytes: [UInt8]) {
 /// Steps 1–9 on a text; returns what they give (the in-band check compares the receiver with it).
 func checkBundleText(_ text: String, utf8: [UInt8]) -> Expected {
     var decoded: [UInt8]?
-    if utf8.count <= 535 { decoded = try? Base64URL.decode(text) }
+    if utf8.count <= 1024 { decoded = try? Base64URL.decode(text) }
     let expected: KeyBundleReason? = decoded.map(referenceReason(forBundle:)) ?? .malformedBundle
     do {
         let bundle = try KeyBundle(text: text)
@@ -142,24 +136,13 @@ func checkBundleText(_ text: String, utf8: [UInt8]) -> Expected {
     }
 }
 
-/// An accepted bundle's header is its bytes, field by field, and everything round-trips.
+/// An accepted bundle's header is its bytes, and everything round-trips.
 func checkAccepted(_ bundle: KeyBundle, bytes: [UInt8]) {
     let header = bundle.header
     fuzzCheck(bundle.bytes == bytes, "bundle bytes changed")
     fuzzCheck(header.providerKeyID.bytes.elementsEqual(bytes[1..<17]), "provider key id is not B[1..<17]")
-    fuzzCheck(header.deviceKeyID.bytes.elementsEqual(bytes[17..<33]), "device key id is not B[17..<33]")
-    fuzzCheck(UInt64(header.epoch) == bigEndian(bytes[33..<41]), "epoch is not B[33..<41]")
-    let rawNotAfter = bigEndian(bytes[41..<49])
-    fuzzCheck(header.notAfter == (rawNotAfter == UInt64.max ? nil : Int64(rawNotAfter)), "notAfter is not B[41..<49]")
-    fuzzCheck(header.keyID.bytes.elementsEqual(bytes[49..<65]), "kid is not B[49..<65]")
-    fuzzCheck(header.encoded() == Array(bytes[0..<65]), "the header does not re-encode to B: \(fuzzHex(bytes[0..<65]))")
-    do {
-        let rebuilt = try KeyBundleHeader(providerKeyID: header.providerKeyID, deviceKeyID: header.deviceKeyID, epoch: header.epoch,
-                                          notAfter: header.notAfter, keyID: header.keyID)
-        fuzzCheck(rebuilt == header, "the header rebuilt from its fields differs")
-    } catch {
-        fuzzFail("the fields of an accepted header are refused: \(error)")
-    }
+    fuzzCheck(header.encoded() == Array(bytes[0..<17]), "the header does not re-encode to B: \(fuzzHex(bytes[0..<17]))")
+    fuzzCheck(KeyBundleHeader(providerKeyID: header.providerKeyID) == header, "the header rebuilt from its field differs")
     do {
         let again = try KeyBundle(text: bundle.text)
         fuzzCheck(again == bundle, "KeyBundle(text: b.text) != b")
@@ -168,33 +151,42 @@ func checkAccepted(_ bundle: KeyBundle, bytes: [UInt8]) {
     }
 }
 
-// MARK: Steps 4–9: opening on the device
+// MARK: Steps 4–8: opening on the device
 
-/// What steps 4–9 must give for an accepted bundle: decided by the header's ids (against the
-/// vector file's) and by whether the provider sealed exactly these bytes.
+/// What steps 4–8 must give for an accepted bundle: decided by the header's provider key id
+/// (against the vector file's) and by whether the provider sealed exactly these bytes.
 func expectedOpening(_ bundle: KeyBundle) -> Expected {
-    guard bundle.header.deviceKeyID.hex == expectedDeviceKeyID else { return .refused(.wrongDevice) }
     guard bundle.header.providerKeyID.hex == expectedProviderKeyID else { return .refused(.unknownProvider) }
     guard let sealed = sealedByProvider[bundle.bytes] else { return .refused(.bundleAuthenticationFailed) }
     switch sealed.input.expected {
-    case .opened: return .opened(key: sealed.key.withUnsafeBytes { Array($0) }, conversation: sealed.conversation)
+    case .opened: return .opened(plaintext: sealed.plaintext)
     case let .refused(reason): return .refused(reason)
     }
+}
+
+/// The plaintext of opened contents, from its fields (written here, not taken from the code under test).
+func plaintext(of opened: KeyBundleContents) -> [UInt8] {
+    var out = opened.key.withUnsafeBytes { Array($0) } + opened.keyID.bytes
+    for value in [UInt64(opened.epoch), UInt64(opened.since), opened.retireBy.map { UInt64($0) } ?? UInt64.max, UInt64(opened.expires)] {
+        for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+    let cid = Array(opened.conversation.utf8)
+    out += [UInt8(cid.count >> 8), UInt8(cid.count & 0xFF)] + cid
+    return out + [UInt8](repeating: 0, count: 338 - out.count)
 }
 
 func checkOpening(_ bundle: KeyBundle) -> Expected {
     let expected = expectedOpening(bundle)
     do {
         let opened = try bundle.open(device: device, pinnedProviderKeys: pinnedProviderKeys, now: deviceNow)
-        let got = Expected.opened(key: opened.key.withUnsafeBytes { Array($0) }, conversation: Array(opened.conversation.utf8))
         if case .opened = expected {
-            fuzzCheck(got == expected, "the bundle opened to another key or conversation than the provider sealed")
+            fuzzCheck(Expected.opened(plaintext: plaintext(of: opened)) == expected, "the bundle opened to other contents than the provider sealed")
         } else {
             // Not sealed by the pinned provider to this device, or sealed so that a later step refuses it.
-            fuzzFail("opened a bundle that steps 4-9 refuse with \(expected.code): \(fuzzHex(bundle.bytes))")
+            fuzzFail("opened a bundle that steps 4-8 refuse with \(expected.inBandCode): \(fuzzHex(bundle.bytes))")
         }
     } catch {
-        fuzzCheck(expected == .refused(error.reason), "open threw \(error), expected \(expected.code) for \(fuzzHex(bundle.bytes))")
+        fuzzCheck(expected == .refused(error.reason), "open threw \(error), expected \(expected.inBandCode) for \(fuzzHex(bundle.bytes))")
     }
     return expected
 }
@@ -207,18 +199,19 @@ let heldConversation = "conv-alice-bob"
 /// Test case 1 of Vectors/pushseal-v1.json: an APNs payload sealed under `heldKey`, live at `deviceNow`.
 let heldPayload = #"{"aps":{"alert":{"title":"New message","body":"Open the app to read it"},"mutable-content":1,"sound":"default","thread-id":"hH9uhRW_a3HSUzlFr7RQ-g"},"pushseal":"AUZKyFSCy9bzPg1q4aaSTGXZDx9m_zc9ZTPXjL0eYX2eg_AhUJCvd6WgSOOQBsfZj9WxwrWZI_nZhJoPGuoFww50ekaG9ltGJDA7L5dU3AVkpJVZkau4-AMO3c-vShHjqg2ShcmoRV9qsNsI6Uhy1GAjghbl2cKRwnhM6nKFvyfzcDSspIahSxpiwJjSF_lb52BGEDnCZfF1hsZUbchMz37MZzdzBLw6ToY6VzDigJZNQOiSK09DkMl6GOxhNvH6YGmYMR_0jQRitCljd7qC2qEQZAv8oWwpfHTf4RBuCjI-ZFY3eLKJdf14Nj37SzClBkVv_9mAChVe_bR2z7AqLDAtU0WslGiYUHOi5i64WvVjl1mNDlugrIzwYy5QZ7ZO2fyFXDboBwvnHI-yvDWRCmISZS_jp5S23Q"}"#
 
-/// A stateless device: holds `heldKey`; installs a bundle the way the store does (open, then the
-/// installation rule; no bundle key of the table is stored) without keeping it, so results never
-/// depend on earlier inputs. Every delivery is a first one.
+/// A stateless device: holds `heldKey`; installs a bundle the way the store does (open, the
+/// envelope's kid, then the installation rules with no record and nothing stored) without keeping
+/// it, so results never depend on earlier inputs. Every delivery is a first one.
 struct DeviceKeySource: ReceiverKeySource {
     func lookupKey(_ id: KeyID) -> KeyLookupResult {
         id == heldKey.id ? .found(heldKey, conversation: heldConversation) : .notFound
     }
     func markDelivered(conversation: String, messageID: String) -> DeliveryRecord { .first }
-    func installKeyBundle(_ bundle: KeyBundle) -> KeyBundleOutcome {
+    func installKeyBundle(_ bundle: KeyBundle, envelopeKeyID: KeyID) -> KeyBundleOutcome {
         KeyBundleOutcome(Result { () throws(KeyBundleError) in
             let opened = try bundle.open(device: device, pinnedProviderKeys: pinnedProviderKeys, now: deviceNow)
-            return try KeyBundle.installation(of: bundle.header, conversation: opened.conversation, storedUnderKeyID: nil, storedForEpoch: nil)
+            guard opened.keyID == envelopeKeyID else { throw .envelopeMismatch(envelopeKeyID) }
+            return try KeyBundle.installation(of: opened, record: nil, storedUnderKeyID: nil, storedForEpoch: nil, now: deviceNow).installation
         })
     }
 }
@@ -279,9 +272,9 @@ let heldWire: String = {
 
 func checkSameOpening(_ result: ReceivedNotification, expected: Expected, path: String) {
     fuzzCheck(result.outcome == .decrypted && result.reason == nil,
-              "\(path): the bundle member (\(expected.code)) prevented opening: \(String(describing: result.reason))")
+              "\(path): the bundle member (\(expected.inBandCode)) prevented opening: \(String(describing: result.reason))")
     fuzzCheck(result.content.flatMap { try? $0.encoded() } == withoutBundle.content.flatMap { try? $0.encoded() },
               "\(path): the bundle member changed the decrypted content")
-    fuzzCheck(result.keyBundle?.code == expected.code,
-              "\(path): bundle outcome \(String(describing: result.keyBundle?.code)), the steps give \(expected.code)")
+    fuzzCheck(result.keyBundle?.code == expected.inBandCode,
+              "\(path): bundle outcome \(String(describing: result.keyBundle?.code)), the steps give \(expected.inBandCode)")
 }

@@ -3,14 +3,15 @@ import PushSealCore
 import PushSealKeyStore
 import PushSealJSON
 
-/// `pushseal bundle`: key bundles, a conversation key sealed to one device (SPEC §16).
+/// `pushseal bundle`: key bundles, one device's key sealed to that device (SPEC §16, format 2).
 enum BundleCommand {
     static let spec = CommandSpec(
         name: "bundle",
-        abstract: "Seal a conversation key to a device as a key bundle, or install one into a device store.",
+        abstract: "Seal a device's key to it as a key bundle, or install one into a device store.",
         discussion: """
-            A key bundle carries one conversation key (one conversation and epoch) sealed with \
-            HPKE auth mode from the key directory's provider key to one device key. The same \
+            A key bundle (format 2) carries one device's key K_d, derived from the conversation \
+            key K of one conversation and epoch (K itself never leaves the directory), sealed with \
+            HPKE auth mode from the key directory's provider key to that device key. The same \
             bytes travel out of band (the app's API) or in band (the "pushseal-bundle" member of \
             a payload: 'pushseal seal --registration'). 'pushseal inspect --bundle' explains one \
             without any key.
@@ -21,30 +22,39 @@ enum BundleCommand {
         name: "seal",
         abstract: "Seal a conversation's key from a key directory to a device registration; print the bundle.",
         discussion: """
-            Takes the conversation's current key (or --epoch's), its not-after time, and the \
-            directory's current provider key (or --provider-key-id's), and prints the bundle \
-            text (base64url) and a newline. The registration is the JSON 'pushseal device init' \
-            printed on the device.
+            Takes the conversation's current key (or --epoch's, which may be retired: it then \
+            installs as retired), derives the device's key from it, and seals it with the epoch's \
+            since time (its created time), its retire-by time (none while current, else its \
+            not-after time) and an expiry of now + --lifetime, with the directory's current \
+            provider key (or --provider-key-id's). Prints the bundle text (538 base64url \
+            characters) and a newline. The registration is the JSON 'pushseal device init' \
+            printed on the device. An epoch whose key went out in format-1 bundles (created \
+            before per-device keys) is refused: rotate the conversation first.
             """,
         options: StoreCommand.locationOptions + [
             CommonOptions.conversation.required(),
             StoreCommand.epoch,
             registration.required(),
             .option("provider-key-id", valueName: "id", abstract: "Seal with this provider key (default: the current one)."),
+            lifetime,
             CommonOptions.now,
         ],
         run: runSeal)
+
+    /// `--lifetime <seconds>`: how long the bundle may be installed.
+    static let lifetime = OptionSpec.option(
+        "lifetime", valueName: "seconds", abstract: "The bundle may be installed for this long (default 2592000, 30 days).")
 
     static let installSpec = CommandSpec(
         name: "install",
         abstract: "Check a key bundle and install its key into a device store.",
         discussion: """
-            Runs the device's checks (SPEC §16.5) and installs the key; installing the same \
-            bundle again changes nothing. Prints {"outcome":"installed"|"already_installed",\
-            "conversation":…,"epoch":…,"kid":…}. A refused bundle is an error naming its reason \
-            code (malformed_bundle, unsupported_bundle_version, wrong_device, unknown_provider, \
-            bundle_authentication_failed, kid_mismatch, bundle_expired, conflicting_key, \
-            store_locked), exit status 1.
+            Runs the device's checks and installation rules (SPEC §16.5) in one store \
+            transaction. Prints {"outcome":…,"conversation":…,"epoch":…,"kid":…}, the outcome \
+            being installed, installed_retired or already_installed. A refused bundle is an error naming its reason \
+            code (malformed_bundle, unsupported_bundle_version, unknown_provider, \
+            bundle_authentication_failed, kid_mismatch, bundle_expired, epoch_purged, \
+            epoch_out_of_range, conflicting_key, store_locked), exit status 1.
             """,
         arguments: [CommonOptions.inputFile("bundle text")],
         options: StoreCommand.locationOptions + [CommonOptions.now],
@@ -65,26 +75,36 @@ enum BundleCommand {
         }
     }
 
-    /// Seals the key of `conversation` (current, or `epoch`) from the store at `location` to
-    /// `registration` with the store's provider key (current, or `providerKeyID`).
+    /// Seals the key of `registration`'s device for `conversation` (current epoch, or `epoch`,
+    /// retired or not) from the store at `location` with the store's provider key (current, or
+    /// `providerKeyID`): since = the epoch's created time, retireBy = nil while it is current,
+    /// else its not-after time; expires = now + `lifetime`. Returns the bundle and the stored
+    /// conversation key K (whose device key the bundle carries).
     static func seal(
         store: KeyStore, location: StoreCommand.Location, conversation: String, epoch: Int64?, providerKeyID: KeyID?,
-        registration: DeviceRegistration
+        registration: DeviceRegistration, now: Int64, lifetime: Int64 = KeyBundle.defaultLifetime
     ) throws(CLIError) -> (bundle: KeyBundle, stored: StoredKey) {
-        let (stored, provider) = try StoreCommand.run(location) { () throws(KeyStoreError) -> (StoredKey, IdentityKeyPair) in
+        let (stored, current, provider) = try StoreCommand.run(location) { () throws(KeyStoreError) -> (StoredKey, Bool, IdentityKeyPair) in
+            let current: StoredKey? = try? store.currentKey(conversation: conversation)
             let stored: StoredKey
             if let epoch {
                 guard let item = try store.items(conversation: conversation).first(where: { $0.epoch == epoch }) else { throw .itemNotFound }
                 stored = try store.key(for: item.keyID)
             } else {
-                stored = try store.currentKey(conversation: conversation)
+                guard let current else { throw .itemNotFound }
+                stored = current
             }
-            return (stored, try store.providerKey(id: providerKeyID))
+            return (stored, current?.item.keyID == stored.item.keyID, try store.providerKey(id: providerKeyID))
         }
+        try PerDeviceSealing.requirePerDevice(store: store, location: location, item: stored.item)
+        let since = stored.item.createdAt
+        let retireBy = current ? nil : max(since, stored.item.notAfter ?? now)
+        let (expires, overflow) = now.addingReportingOverflow(lifetime)
+        guard lifetime >= 0, !overflow else { throw .usage("--lifetime \(lifetime) is negative or runs past 2^63 - 1") }
         do throws(KeyBundleSealingError) {
             let bundle = try KeyBundle.seal(
-                stored.key, conversation: conversation, epoch: stored.item.epoch, notAfter: stored.item.notAfter, provider: provider,
-                devicePublicKey: registration.publicKey)
+                conversationKey: stored.key, conversation: conversation, epoch: stored.item.epoch, since: since, retireBy: retireBy,
+                expires: expires, provider: provider, device: registration)
             return (bundle, stored)
         } catch {
             throw .failure("\(error)")
@@ -101,9 +121,15 @@ enum BundleCommand {
             return id
         }
         let registration = try registration(context)!
-        let store = try StoreCommand.open(location, clock: StoreCommand.clock(try StoreCommand.now(arguments)))
+        let lifetime = try arguments.value("lifetime") { (text) throws(ValueError) -> Int64 in
+            guard let value = Int64(text), value >= 0 else { throw ValueError("not a number of seconds from 0 to 2^63 - 1") }
+            return value
+        } ?? KeyBundle.defaultLifetime
+        let clock = StoreCommand.clock(try StoreCommand.now(arguments))
+        let store = try StoreCommand.open(location, clock: clock)
         let (bundle, _) = try seal(
-            store: store, location: location, conversation: conversation, epoch: epoch, providerKeyID: providerKeyID, registration: registration)
+            store: store, location: location, conversation: conversation, epoch: epoch, providerKeyID: providerKeyID, registration: registration,
+            now: clock(), lifetime: lifetime)
         context.write(bundle.text + "\n")
         return .success
     }
@@ -122,13 +148,13 @@ enum BundleCommand {
         let store = try StoreCommand.open(location, clock: StoreCommand.clock(now))
         do throws(KeyBundleError) {
             let bundle = try KeyBundle(text: bundleText(input))
-            let (outcome, conversation) = try store.installReportingConversation(bundle)
+            let installed = try store.installReportingConversation(bundle)
             var writer = JSONWriter()
             writer.append(.object(JSONObject(members: [
-                .init(name: "outcome", value: .string(outcome.rawValue)),
-                .init(name: "conversation", value: .string(conversation)),
-                .init(name: "epoch", value: .number(String(bundle.header.epoch))),
-                .init(name: "kid", value: .string(bundle.header.keyID.base64URL)),
+                .init(name: "outcome", value: .string(installed.installation.rawValue)),
+                .init(name: "conversation", value: .string(installed.conversation)),
+                .init(name: "epoch", value: .number(String(installed.epoch))),
+                .init(name: "kid", value: .string(installed.keyID.base64URL)),
             ])))
             context.write(writer.text + "\n")
             return .success
@@ -139,7 +165,10 @@ enum BundleCommand {
 
     static func hints(for error: KeyBundleError, location: StoreCommand.Location) -> [String] {
         switch error {
-        case .wrongDevice: ["the bundle was sealed to another device's registration; 'pushseal device show \(location.commandLineOptions)' prints this one's"]
+        case .bundleAuthenticationFailed:
+            ["the bundle was forged, tampered with, or sealed to another device's registration (or to this device before a logout wipe); 'pushseal device show \(location.commandLineOptions)' prints this one's"]
+        case .unsupportedBundleVersion: ["this device reads bundle format 2 only; ask the provider for a new bundle ('pushseal bundle seal')"]
+        case .epochPurged: ["this epoch was purged on the device and never comes back; ask the provider for the current epoch's bundle"]
         case .unknownProvider: ["pin the provider's public key first: pushseal device pin \(location.commandLineOptions) --provider-key <key>"]
         case .storeLocked: ["a device store needs a device key: pushseal device init \(location.commandLineOptions)"]
         default: []

@@ -34,6 +34,9 @@ enum SealCommand {
         "with-headers", abstract: "APNs: print the request headers with the body (needs --apns-topic).")
     static let batch = OptionSpec.flag(
         "batch", abstract: "Read one content per line (JSON lines); write one payload per line.")
+    static let device = OptionSpec.option(
+        "device", valueName: "id",
+        abstract: "Seal for this device (its device key id, base64url): under its own key, derived from the conversation's current key (needs --store).")
 
     static let spec = CommandSpec(
         name: "seal",
@@ -64,8 +67,15 @@ enum SealCommand {
             apns-priority, apns-expiration and apns-collapse-id when set; add a "token" and \
             the line is ready for 'pushseal send'.
 
+            With --device <id> (and --store), the notification is sealed for that device: under \
+            its own key K_d, derived from the conversation's current key K (SPEC §4.4), so its kid \
+            and thread-id are that device's alone. In --batch, a wrapper's "device" member does \
+            the same per line. An epoch created before per-device keys (its K went out in \
+            format-1 bundles) is refused: rotate the conversation first. A bare --key is the \
+            device's key itself.
+
             With --registration (and --store, a key directory with a provider key), the \
-            payload also carries the key bundle of the sealing key for that device, as the \
+            notification is sealed for that device and also carries its key bundle, as the \
             "pushseal-bundle" member (SPEC §16.7): a device that has not got this epoch's key \
             installs it and then decrypts. The bundle is counted first against the limit; the \
             body is shortened to make room for it.
@@ -73,6 +83,7 @@ enum SealCommand {
             Examples:
               pushseal seal --key-file conversation.key < content.json > payload.json
               pushseal seal --store keys --conversation c1 < content.json
+              pushseal seal --store keys --device "$DEVICE_KEY_ID" < content.json
               pushseal seal --key-file c.key --transport fcm --fcm-token "$T" < content.json
               pushseal seal --key-file c.key --apns-topic com.example.chat \\
                 --with-headers < content.json
@@ -82,7 +93,7 @@ enum SealCommand {
         options: [
             CommonOptions.key, CommonOptions.keyFile, store, CommonOptions.conversation, CommonOptions.masterKeyFile,
             salt, testVectorsOnly, padBlock, transport, fcmToken, SendCommand.apnsTopic, placeholderTitle, placeholderBody, withHeaders,
-            batch, BundleCommand.registration,
+            batch, BundleCommand.registration, device,
         ],
         run: run)
 
@@ -110,6 +121,8 @@ enum SealCommand {
         var batch: Bool
         /// nil or "-": standard input.
         var inputPath: String?
+        /// `--device`: seal for this device's key.
+        var device: KeyID?
     }
 
     /// Checks and converts every option; usage errors exit 64 before any input is read.
@@ -137,6 +150,16 @@ enum SealCommand {
             }
             if isBatch { throw .usage("'--registration <file>' cannot be used with '--batch' (one device per payload).") }
         }
+        let device = try arguments.value("device") { (text) throws(ValueError) -> KeyID in
+            guard let id = KeyID(base64URL: text) else { throw ValueError("not a device key id (16 bytes of base64url)") }
+            return id
+        }
+        if device != nil {
+            guard case .store = keySource else {
+                throw .usage("'--device <id>' needs '--store <dir>': a bare '--key' is already the device's key.")
+            }
+            if isBatch { throw .usage("'--device <id>' cannot be used with '--batch': give each line's \"device\" member instead.") }
+        }
         if salt == nil, arguments.flag("test-vectors-only") {
             throw .usage("'--test-vectors-only' only goes with '--salt <salt>'.")
         }
@@ -159,7 +182,8 @@ enum SealCommand {
             placeholderTitle: arguments.value("placeholder-title"),
             placeholderBody: arguments.value("placeholder-body")!,
             batch: isBatch,
-            inputPath: arguments.argument("file"))
+            inputPath: arguments.argument("file"),
+            device: device)
     }
 
     /// The key source named by `--key`, `--key-file` or `--store` (with `--master-key-file`),
@@ -184,8 +208,10 @@ enum SealCommand {
             throw .failure("\(error)")
         }
         let keyProvider = try makeKeyProvider(options.keySource)
+        var deviceKeys: DeviceKeys?
+        if case let .store(location) = options.keySource { deviceKeys = DeviceKeys(directory: try StoreCommand.openDirectory(location), location: location) }
         if options.batch {
-            return try runBatch(&context, options: options, sealer: sealer, keyProvider: keyProvider)
+            return try runBatch(&context, options: options, sealer: sealer, keyProvider: keyProvider, deviceKeys: deviceKeys)
         }
         let input = try context.readInput(from: options.inputPath, what: "content")
         let request: SealRequestLine
@@ -196,9 +222,18 @@ enum SealCommand {
         }
         let item = try check(request, options: options)
         let bundle = try keyBundle(context, options: options, conversation: item.content.conversationID)
+        if let bundle, let device = options.device ?? request.device, device != bundle.device {
+            throw .usage("'--device <id>' is not the device of '--registration <file>' (\(bundle.device)).")
+        }
         let result: (body: [UInt8], path: SealPath)
         do {
-            let key = try bundle?.key ?? item.key ?? keyProvider.currentKey(conversation: item.content.conversationID)
+            var perDevice: ConversationKey?
+            if bundle == nil, let device = options.device ?? request.device {
+                guard let deviceKeys else { throw ProviderError.invalidOption(field: "device", detail: "needs --store: a bare key is already the device's key") }
+                perDevice = try deviceKeys.key(
+                    conversation: item.content.conversationID, device: PerDeviceSealing.checkRegistration(device, directory: deviceKeys.directory))
+            }
+            let key = try bundle?.key ?? perDevice ?? item.key ?? keyProvider.currentKey(conversation: item.content.conversationID)
             result = try seal(item, key: key, options: options, sealer: sealer, bundle: bundle?.bundle)
         } catch let error as ProviderError {
             throw .failure("\(error)")
@@ -221,14 +256,17 @@ enum SealCommand {
 
     /// With `--registration`: the conversation's current key in the `--store` key directory and
     /// its bundle for that device, sealed with the directory's current provider key.
-    static func keyBundle(_ context: CommandContext, options: Options, conversation: String) throws(CLIError) -> (key: ConversationKey, bundle: KeyBundle)? {
+    static func keyBundle(
+        _ context: CommandContext, options: Options, conversation: String
+    ) throws(CLIError) -> (key: ConversationKey, bundle: KeyBundle, device: KeyID)? {
         guard let registration = try BundleCommand.registration(context), case let .store(location) = options.keySource else {
             return nil
         }
         let store = try StoreCommand.open(location)
         let (bundle, stored) = try BundleCommand.seal(
-            store: store, location: location, conversation: conversation, epoch: nil, providerKeyID: nil, registration: registration)
-        return (stored.key, bundle)
+            store: store, location: location, conversation: conversation, epoch: nil, providerKeyID: nil, registration: registration,
+            now: StoreCommand.clock(nil)())
+        return (stored.key.deviceKey(for: registration.deviceKeyID), bundle, registration.deviceKeyID)
     }
 
     /// One notification to seal: the content, its key (nil: the key provider's current key) and
@@ -336,7 +374,8 @@ enum SealCommand {
     /// flushed before more input is read, so a caller may keep the process as a co-process and
     /// read each line's result after writing that line.
     static func runBatch(
-        _ context: inout CommandContext, options: Options, sealer: NotificationSealer, keyProvider: any CurrentKeyProvider
+        _ context: inout CommandContext, options: Options, sealer: NotificationSealer, keyProvider: any CurrentKeyProvider,
+        deviceKeys: DeviceKeys? = nil
     ) throws(CLIError) -> ExitCode {
         let reader = try context.inputLines(from: options.inputPath, what: "content", maximumLineByteCount: batchLineLimit)
         var sealedLines = 0
@@ -349,7 +388,7 @@ enum SealCommand {
                 throw .io(error)
             }
             guard let lines else { break }
-            for output in sealChunk(lines, firstIndex: sealedLines, options: options, sealer: sealer, keyProvider: keyProvider) {
+            for output in sealChunk(lines, firstIndex: sealedLines, options: options, sealer: sealer, keyProvider: keyProvider, deviceKeys: deviceKeys) {
                 failed = failed || output.starts(with: Array(#"{"error":"#.utf8))
                 context.write(bytes: output)
                 context.write("\n")
@@ -363,7 +402,8 @@ enum SealCommand {
 
     /// The output lines of `lines` (the first being input line `firstIndex + 1`), in order.
     static func sealChunk(
-        _ lines: [LineReader.Line], firstIndex: Int, options: Options, sealer: NotificationSealer, keyProvider: any CurrentKeyProvider
+        _ lines: [LineReader.Line], firstIndex: Int, options: Options, sealer: NotificationSealer, keyProvider: any CurrentKeyProvider,
+        deviceKeys: DeviceKeys? = nil
     ) -> [[UInt8]] {
         var outputs = [[UInt8]](repeating: [], count: lines.count)
         var apnsItems: [(line: Int, item: BatchItem<APNsOptions>)] = []
@@ -381,7 +421,13 @@ enum SealCommand {
                 if let expected = options.expectedConversation, !expected.utf8.elementsEqual(request.content.conversationID.utf8) {
                     throw .invalidOption(field: "cid", detail: "is not the conversation given with --conversation")
                 }
-                let item = Item(content: request.content, key: request.key, fcmToken: request.fcmToken, collapseID: request.collapseID)
+                var item = Item(content: request.content, key: request.key, fcmToken: request.fcmToken, collapseID: request.collapseID)
+                if let device = request.device {
+                    guard request.key == nil else { throw .invalidOption(field: "device", detail: "give either key or device, not both") }
+                    guard let deviceKeys else { throw .invalidOption(field: "device", detail: "needs --store: a bare key is already the device's key") }
+                    item.key = try deviceKeys.key(
+                        conversation: request.content.conversationID, device: PerDeviceSealing.checkRegistration(device, directory: deviceKeys.directory))
+                }
                 if options.transport != "apns" {
                     fcmItems.append((index, BatchItem(content: item.content, key: item.key, options: try fcmOptions(options, item: item))))
                 } else {

@@ -35,7 +35,7 @@ final class DeliveryLogWatch: ReceiverKeySource, @unchecked Sendable {
         return record
     }
 
-    func installKeyBundle(_ bundle: KeyBundle) -> KeyBundleOutcome {
-        base.installKeyBundle(bundle)
+    func installKeyBundle(_ bundle: KeyBundle, envelopeKeyID: KeyID) -> KeyBundleOutcome {
+        base.installKeyBundle(bundle, envelopeKeyID: envelopeKeyID)
     }
 }

@@ -1,38 +1,52 @@
-/// A key bundle (SPEC §16): one conversation key, for one conversation and epoch, sealed by a
-/// provider key to one device key with HPKE mode_auth, DHKEM(X25519, HKDF-SHA256) /
-/// HKDF-SHA256 / ChaCha20Poly1305.
+/// A key bundle, format 2 (SPEC §16): one device key K_d — never the conversation key K — for one
+/// conversation and epoch, sealed by a provider key to one device key with HPKE mode_auth,
+/// DHKEM(X25519, HKDF-SHA256) / HKDF-SHA256 / ChaCha20Poly1305, info "pushseal v1 key bundle 2".
 ///
-/// `bundle = B || enc || ct`: the 65-byte header ``KeyBundleHeader`` (the associated data), the
-/// 32-byte ephemeral public key, and the sealed `K || cid` (32 + n + 16 bytes). The conversation
-/// id is sealed, so a push service that carries the bundle does not learn it. The text form is
-/// strict base64url.
-public struct KeyBundle: Sendable, Equatable {
-    /// Bytes besides the header and the conversation id: enc (32), K (32), the tag (16).
-    static let overheadByteCount = 32 + 32 + 16
-    /// The longest bundle text: base64url of 145 + 256 bytes.
-    public static let maximumTextLength = Base64URL.encodedLength(
-        of: KeyBundleHeader.byteCount + overheadByteCount + NotificationContent.maximumIdentifierByteCount)
-    /// The HPKE info: "pushseal v1 key bundle".
-    static let info: [UInt8] = Array("pushseal v1 key bundle".utf8)
+/// `bundle = B || enc || ct`: the 17-byte clear header ``KeyBundleHeader`` (version and provider
+/// key id, the associated data), the 32-byte ephemeral public key and the sealed 338-byte
+/// ``KeyBundleContents`` with its 16-byte tag: 403 bytes, 538 base64url characters, for every
+/// bundle. A push service carrying it in band learns the version and the provider key id only.
+public struct KeyBundle: Sendable {
+    /// Length of every bundle: header, enc, contents, tag.
+    public static let byteCount = KeyBundleHeader.byteCount + 32 + KeyBundleContents.byteCount + 16
+    /// Length of every bundle's text form.
+    public static let textLength = Base64URL.encodedLength(of: byteCount)
+    /// The longest text a device decodes at all (SPEC §16.5 step 1); longer is `malformed_bundle`
+    /// before any decoding.
+    public static let maximumTextLength = 1024
+    /// How long a bundle may be installed after it was sealed unless the provider says otherwise: 30 days.
+    public static let defaultLifetime: Int64 = 30 * 86_400
+    /// The HPKE info of format 2: "pushseal v1 key bundle 2" (format 1 used "pushseal v1 key bundle").
+    static let info: [UInt8] = Array("pushseal v1 key bundle 2".utf8)
     static let deviceKeyIDInfo: [UInt8] = Array("pushseal v1 device key id".utf8)
     static let providerKeyIDInfo: [UInt8] = Array("pushseal v1 provider key id".utf8)
 
-    /// The parsed header.
+    /// The parsed clear header.
     public let header: KeyBundleHeader
     /// The bundle's bytes.
     public let bytes: [UInt8]
+    /// The kid of the key inside, when this process sealed the bundle (nil when parsed: the kid
+    /// is sealed). The provider checks that an in-band bundle carries the notification's key.
+    public let sealedKeyID: KeyID?
 
     /// The bundle's text form (base64url without padding), as sent in `pushseal-bundle`.
     public var text: String { Base64URL.encode(bytes) }
 
-    /// Parses decoded bundle bytes: version, length and header ranges (SPEC §16.5 steps 2–3).
+    /// Parses decoded bundle bytes (SPEC §16.5 steps 2–3): the version, then the length.
     public init(bytes: [UInt8]) throws(KeyBundleError) {
-        header = try KeyBundleHeader.parse(bundle: bytes).header
+        header = try KeyBundleHeader.parse(bundle: bytes)
         self.bytes = bytes
+        sealedKeyID = nil
     }
 
-    /// Parses the text form (SPEC §16.5 steps 1–3): strict base64url, at most
-    /// ``maximumTextLength`` characters, then ``init(bytes:)``.
+    private init(sealed bytes: [UInt8], keyID: KeyID?) {
+        header = try! KeyBundleHeader.parse(bundle: bytes)
+        self.bytes = bytes
+        sealedKeyID = keyID
+    }
+
+    /// Parses the text form (SPEC §16.5 steps 1–3): at most ``maximumTextLength`` characters of
+    /// strict base64url, then ``init(bytes:)``.
     public init(text: some StringProtocol) throws(KeyBundleError) {
         guard text.utf8.count <= Self.maximumTextLength else {
             throw .malformedBundle("\(text.utf8.count) characters, more than \(Self.maximumTextLength)")
@@ -55,41 +69,47 @@ public struct KeyBundle: Sendable, Equatable {
 
     // MARK: - Sealing (provider)
 
-    /// Seals `key` for `conversation` and `epoch` (valid until `notAfter`, nil for no limit) from
-    /// `provider` to the device whose public key is `devicePublicKey`.
+    /// Seals the key of `device` for epoch `epoch` of `conversation`, derived from the
+    /// conversation key `conversationKey` (K, which never leaves the provider): K_d =
+    /// ``ConversationKey/deviceKey(for:)``. `since` is when the epoch became current, `retireBy`
+    /// its last current second (nil while it is current: a retired epoch can still be delivered
+    /// and installs as retired), `expires` the last second the bundle may be installed.
     public static func seal(
-        _ key: ConversationKey, conversation: String, epoch: Int64, notAfter: Int64?,
-        provider: IdentityKeyPair, devicePublicKey: [UInt8]
+        conversationKey: ConversationKey, conversation: String, epoch: Int64, since: Int64, retireBy: Int64?, expires: Int64,
+        provider: IdentityKeyPair, device: DeviceRegistration
     ) throws(KeyBundleSealingError) -> KeyBundle {
-        try seal(key, conversation: conversation, epoch: epoch, notAfter: notAfter, provider: provider, devicePublicKey: devicePublicKey, ephemeral: nil).bundle
+        let contents = try KeyBundleContents(
+            key: conversationKey.deviceKey(for: device.deviceKeyID), conversation: conversation, epoch: epoch, since: since,
+            retireBy: retireBy, expires: expires)
+        return try seal(contents, provider: provider, devicePublicKey: device.publicKey, ephemeral: nil).bundle
     }
 
-    /// ``seal(_:conversation:epoch:notAfter:provider:devicePublicKey:)`` with a given ephemeral key
-    /// pair (test vectors only) and the HPKE context (for the vectors' intermediates).
+    /// Seals `contents` (whose key is already the device's K_d, e.g. from a per-device cache)
+    /// from `provider` to `devicePublicKey`, with a given ephemeral key pair (test vectors only)
+    /// or a fresh one; returns the HPKE context too (the vectors' intermediates).
     package static func seal(
-        _ key: ConversationKey, conversation: String, epoch: Int64, notAfter: Int64?,
-        provider: IdentityKeyPair, devicePublicKey: [UInt8], ephemeral: HybridPublicKeyEncryption.KeyPair?
+        _ contents: KeyBundleContents, provider: IdentityKeyPair, devicePublicKey: [UInt8], ephemeral: HybridPublicKeyEncryption.KeyPair?
     ) throws(KeyBundleSealingError) -> (bundle: KeyBundle, context: HybridPublicKeyEncryption.Context) {
-        let count = conversation.utf8.count
-        guard count >= 1, count <= NotificationContent.maximumIdentifierByteCount else {
-            throw .invalidField("conversation must be 1 to \(NotificationContent.maximumIdentifierByteCount) UTF-8 bytes, is \(count)")
-        }
-        let header = try KeyBundleHeader(
-            providerKeyID: provider.providerKeyID, deviceKeyID: deviceKeyID(of: devicePublicKey), epoch: epoch,
-            notAfter: notAfter, keyID: key.id)
-        return try seal(key, header: header, conversationBytes: Array(conversation.utf8), sender: provider,
-                        devicePublicKey: devicePublicKey, ephemeral: ephemeral)
+        var plaintext = contents.encoded()
+        defer { plaintext.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
+        let (bundle, context) = try seal(
+            plaintext: plaintext, header: KeyBundleHeader(providerKeyID: provider.providerKeyID), sender: provider,
+            devicePublicKey: devicePublicKey, ephemeral: ephemeral)
+        return (KeyBundle(sealed: bundle.bytes, keyID: contents.keyID), context)
     }
 
-    /// Seals `K || conversationBytes` under any `header` from any `sender`: the one sealing path,
-    /// also used by the vectors to build bundles a correct provider never makes (a forged provider
-    /// key id, a header kid that is not the key's, a conversation id that is not UTF-8).
+    /// Seals any 338-byte `plaintext` under any `header` from any `sender`: the one sealing path,
+    /// also used by the vectors for bundles a correct provider never makes (a forged provider key
+    /// id, out-of-range fields, a kid that is not the key's).
     package static func seal(
-        _ key: ConversationKey, header: KeyBundleHeader, conversationBytes: [UInt8], sender: IdentityKeyPair, devicePublicKey: [UInt8],
+        plaintext: [UInt8], header: KeyBundleHeader, sender: IdentityKeyPair, devicePublicKey: [UInt8],
         ephemeral: HybridPublicKeyEncryption.KeyPair?
     ) throws(KeyBundleSealingError) -> (bundle: KeyBundle, context: HybridPublicKeyEncryption.Context) {
         guard devicePublicKey.count == IdentityKeyPair.byteCount else {
             throw .invalidDevicePublicKey("must be \(IdentityKeyPair.byteCount) bytes, is \(devicePublicKey.count)")
+        }
+        guard plaintext.count == KeyBundleContents.byteCount else {
+            throw .invalidField("the contents must be \(KeyBundleContents.byteCount) bytes, are \(plaintext.count)")
         }
         let aad = header.encoded()
         let (enc, context): ([UInt8], HybridPublicKeyEncryption.Context)
@@ -99,47 +119,25 @@ public struct KeyBundle: Sendable, Equatable {
         } catch {
             throw .invalidDevicePublicKey("\(error)")
         }
-        var plaintext = key.withUnsafeBytes { Array($0) } + conversationBytes
-        defer { plaintext.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
         let ct = try! context.seal(plaintext, authenticating: aad)
-        guard let bundle = try? KeyBundle(bytes: aad + enc + ct) else {
-            throw .invalidField("the conversation id must be 1 to \(NotificationContent.maximumIdentifierByteCount) bytes")
-        }
-        return (bundle, context)
+        return (KeyBundle(sealed: aad + enc + ct, keyID: nil), context)
     }
 
     // MARK: - Opening (device)
 
-    /// What a device opened: the key and the conversation it belongs to.
-    public struct Opened: Sendable {
-        /// The conversation key K.
-        public let key: ConversationKey
-        /// The conversation id sealed with it.
-        public let conversation: String
+    /// Checks and opens the bundle on the device (SPEC §16.5 steps 4–8): the header names a key in
+    /// `pinnedProviderKeys` (public keys), HPKE opens it for `device`, its fields are in range, the
+    /// kid is the key's, and `now` is not after `expires`. The installation rules (step 9) are
+    /// ``installation(of:record:storedUnderKeyID:storedForEpoch:now:)``, applied by the store.
+    public func open(device: IdentityKeyPair, pinnedProviderKeys: [[UInt8]], now: Int64) throws(KeyBundleError) -> KeyBundleContents {
+        try openSteps(device: device, pinnedProviderKeys: pinnedProviderKeys, now: now).result.get()
     }
 
-    /// Checks and opens the bundle on the device (SPEC §16.5 steps 4–9): sealed to `device`, by a
-    /// key in `pinnedProviderKeys` (public keys), authentic, a UTF-8 conversation id, carrying the
-    /// key the header names, not expired at `now`. The conflict check and installation
-    /// (steps 10–11) are the store's.
-    public func open(device: IdentityKeyPair, pinnedProviderKeys: [[UInt8]], now: Int64) throws(KeyBundleError) -> Opened {
-        try openWithContext(device: device, pinnedProviderKeys: pinnedProviderKeys, now: now).opened
-    }
-
-    /// ``open(device:pinnedProviderKeys:now:)`` that also returns the HPKE context (vectors),
-    /// also when a step after HPKE fails (then in `failure`).
-    package func openWithContext(
-        device: IdentityKeyPair, pinnedProviderKeys: [[UInt8]], now: Int64
-    ) throws(KeyBundleError) -> (opened: Opened, context: HybridPublicKeyEncryption.Context) {
-        let (context, result) = try openSteps(device: device, pinnedProviderKeys: pinnedProviderKeys, now: now)
-        return (try result.get(), context)
-    }
-
-    /// Steps 4–6 throw; the result of steps 7–9 comes with the HPKE context that opened the bundle.
+    /// Steps 4–5 throw; the result of steps 6–8 comes with the HPKE context that opened the bundle
+    /// (the vectors' intermediates).
     package func openSteps(
         device: IdentityKeyPair, pinnedProviderKeys: [[UInt8]], now: Int64
-    ) throws(KeyBundleError) -> (context: HybridPublicKeyEncryption.Context, result: Result<Opened, KeyBundleError>) {
-        guard header.deviceKeyID == device.deviceKeyID else { throw .wrongDevice(header.deviceKeyID) }
+    ) throws(KeyBundleError) -> (context: HybridPublicKeyEncryption.Context, result: Result<KeyBundleContents, KeyBundleError>) {
         guard let provider = pinnedProviderKeys.first(where: { Self.providerKeyID(of: $0) == header.providerKeyID }) else {
             throw .unknownProvider(header.providerKeyID)
         }
@@ -156,43 +154,108 @@ public struct KeyBundle: Sendable, Equatable {
             throw .bundleAuthenticationFailed
         }
         defer { opened.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
-        let cid = opened[ConversationKey.byteCount...]
-        let conversation = String(decoding: cid, as: UTF8.self)
-        guard conversation.utf8.elementsEqual(cid) else {
-            return (context, .failure(.malformedBundle("the sealed conversation id is not valid UTF-8")))
-        }
-        let key = try! ConversationKey(rawBytes: opened[..<ConversationKey.byteCount])
-        guard key.id == header.keyID else { return (context, .failure(.kidMismatch)) }
-        if let notAfter = header.notAfter, now > notAfter { return (context, .failure(.bundleExpired(notAfter: notAfter, now: now))) }
-        return (context, .success(Opened(key: key, conversation: conversation)))
+        let contents: KeyBundleContents
+        do throws(KeyBundleError) { contents = try KeyBundleContents.parse(opened) } catch { return (context, .failure(error)) }
+        if now > contents.expires { return (context, .failure(.bundleExpired(expires: contents.expires, now: now))) }
+        return (context, .success(contents))
     }
 
-    // MARK: - Installation rule (SPEC §16.5 steps 10–11)
+    // MARK: - Installation rules (SPEC §16.5 step 9)
 
-    /// What installing an opened bundle does, given what the device store already holds: the
-    /// conversation and epoch of a stored key with the header's kid (if any), and the kid of a
-    /// stored key for the opened conversation and the header's epoch (if any). The store calls
-    /// this inside the transaction that then installs; the vectors call it with their store contents.
+    /// What installing opened `contents` does, given the device's conversation record (nil when the
+    /// device has none for the conversation), the conversation and epoch of a stored key with the
+    /// bundle's kid (and its not-after time), and the kid of a stored key for the bundle's
+    /// (conversation, epoch). The store calls this inside the transaction that then applies the
+    /// plan; the vectors call it with their store contents. Checks, in order: `epoch_purged`,
+    /// `epoch_out_of_range`, `conflicting_key`, then `already_installed`, `installed` (a new
+    /// newest epoch) or `installed_retired` (below the newest).
     package static func installation(
-        of header: KeyBundleHeader, conversation: String, storedUnderKeyID: (conversation: String, epoch: Int64)?, storedForEpoch: KeyID?
-    ) throws(KeyBundleError) -> KeyBundleInstallation {
+        of contents: KeyBundleContents, record: KeyBundleConversationRecord?,
+        storedUnderKeyID: (conversation: String, epoch: Int64, notAfter: Int64?)?, storedForEpoch: KeyID?, now: Int64
+    ) throws(KeyBundleError) -> KeyBundleInstallPlan {
+        let epoch = contents.epoch
+        let record = record ?? KeyBundleConversationRecord()
+        if epoch <= record.purgedThrough { throw .epochPurged(epoch: epoch, purgedThrough: record.purgedThrough) }
+        if record.highWater > 0, epoch > record.highWater, epoch - record.highWater > KeyBundleConversationRecord.maximumStep {
+            throw .epochOutOfRange(epoch: epoch, highWater: record.highWater)
+        }
         if let stored = storedUnderKeyID {
-            guard stored.conversation.utf8.elementsEqual(conversation.utf8), stored.epoch == header.epoch else {
+            guard stored.conversation.utf8.elementsEqual(contents.conversation.utf8), stored.epoch == epoch else {
                 throw .conflictingKey("this key is already stored for another conversation or epoch (epoch \(stored.epoch))")
             }
-            return .alreadyInstalled
+            // May tighten a stored retire-by, never loosen it.
+            let tightened = earliest(stored.notAfter, contents.retireBy)
+            return KeyBundleInstallPlan(installation: .alreadyInstalled, notAfter: tightened, retireEarlierAt: nil, record: record)
         }
         if storedForEpoch != nil {
-            throw .conflictingKey("a different key is already stored for epoch \(header.epoch) of this conversation")
+            throw .conflictingKey("a different key is already stored for epoch \(epoch) of this conversation")
         }
-        return .installed
+        if epoch > record.highWater {
+            var next = record
+            next.highWater = epoch
+            next.highWaterSince = contents.since
+            return KeyBundleInstallPlan(installation: .installed, notAfter: contents.retireBy, retireEarlierAt: min(contents.since, now), record: next)
+        }
+        // Below the newest epoch: retired at the latest when the newest began, whatever the bundle says.
+        let notAfter = min(contents.retireBy ?? Int64.max, record.highWaterSince, now)
+        return KeyBundleInstallPlan(installation: .installedRetired, notAfter: notAfter, retireEarlierAt: nil, record: record)
+    }
+
+    private static func earliest(_ a: Int64?, _ b: Int64?) -> Int64? {
+        switch (a, b) {
+        case let (a?, b?): min(a, b)
+        case let (a?, nil): a
+        case let (nil, b): b
+        }
     }
 }
 
-/// The result of installing a valid key bundle (idempotent).
-public enum KeyBundleInstallation: String, Sendable, Equatable, Codable {
-    /// The key was added to the device store.
+extension KeyBundle: Equatable {
+    /// Two bundles are equal when their bytes are.
+    public static func == (lhs: KeyBundle, rhs: KeyBundle) -> Bool { lhs.bytes == rhs.bytes }
+}
+
+/// What the device remembers per conversation about the bundles it installed (SPEC §16.5 step 9):
+/// the high-water epoch H, its since time S_H, and the purged-through tombstone P. Stored
+/// authenticated under the master key.
+public struct KeyBundleConversationRecord: Sendable, Equatable {
+    /// The largest step the newest epoch may take with one bundle: 2^16.
+    public static let maximumStep: Int64 = 65_536
+    /// H: the newest epoch installed from a bundle; 0 when none.
+    public var highWater: Int64
+    /// S_H: the since time of epoch H (0 when there is none).
+    public var highWaterSince: Int64
+    /// P: every epoch up to this one was purged and never comes back; 0 when none.
+    public var purgedThrough: Int64
+
+    /// A record from its fields (all zero: a conversation the device knows nothing about).
+    public init(highWater: Int64 = 0, highWaterSince: Int64 = 0, purgedThrough: Int64 = 0) {
+        (self.highWater, self.highWaterSince, self.purgedThrough) = (highWater, highWaterSince, purgedThrough)
+    }
+}
+
+/// What the store does to install one bundle: the outcome, the not-after time of the installed
+/// (or already stored) key, when every earlier epoch of the conversation is retired (each gets
+/// `min(its not-after, retireEarlierAt)`), and the conversation record afterwards.
+package struct KeyBundleInstallPlan: Sendable, Equatable {
+    package var installation: KeyBundleInstallation
+    package var notAfter: Int64?
+    package var retireEarlierAt: Int64?
+    package var record: KeyBundleConversationRecord
+
+    package init(installation: KeyBundleInstallation, notAfter: Int64?, retireEarlierAt: Int64?, record: KeyBundleConversationRecord) {
+        (self.installation, self.notAfter, self.retireEarlierAt, self.record) = (installation, notAfter, retireEarlierAt, record)
+    }
+}
+
+/// The result of installing a valid key bundle.
+public enum KeyBundleInstallation: String, Sendable, Equatable, Codable, CaseIterable {
+    /// The key was added as the conversation's newest epoch; every earlier epoch is retired.
     case installed = "installed"
-    /// The same key was already stored for this conversation and epoch; nothing changed.
+    /// The key was added below the newest epoch, retired at the earliest of its retire-by time, the
+    /// newest epoch's since time and the install time.
+    case installedRetired = "installed_retired"
+    /// The same key was already stored for this conversation and epoch (its retire-by may have
+    /// been tightened, never loosened).
     case alreadyInstalled = "already_installed"
 }

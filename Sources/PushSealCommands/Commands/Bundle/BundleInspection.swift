@@ -27,33 +27,27 @@ enum BundleInspection {
         let header = bundle.header
         let headerCount = KeyBundleHeader.byteCount
         if json {
-            var writer = JSONWriter()
-            writer.append(.object(JSONObject(members: [
+            let members: [JSONObject.Member] = [
                 .init(name: "valid", value: .bool(true)),
                 .init(name: "reason", value: .null),
                 .init(name: "version", value: .number(String(KeyBundleHeader.version))),
                 .init(name: "providerKeyId", value: .string(header.providerKeyID.base64URL)),
-                .init(name: "deviceKeyId", value: .string(header.deviceKeyID.base64URL)),
-                .init(name: "epoch", value: .number(String(header.epoch))),
-                .init(name: "notAfter", value: header.notAfter.map { .number(String($0)) } ?? .null),
-                .init(name: "kid", value: .string(header.keyID.base64URL)),
                 .init(name: "bundleBytes", value: .number(String(bundle.bytes.count))),
-                .init(name: "conversationBytes", value: .number(String(bundle.bytes.count - headerCount - 80))),
                 .init(name: "headerBytes", value: .number(String(headerCount))),
+                .init(name: "sealedBytes", value: .number(String(KeyBundleContents.byteCount))),
                 .init(name: "textLength", value: .number(String(text.utf8.count))),
-            ])))
+            ]
+            var writer = JSONWriter()
+            writer.append(.object(JSONObject(members: members)))
             context.write(writer.text + "\n")
             return .success
         }
+        let sealedCount = KeyBundleContents.byteCount
         let rows: [(String, String)] = [
             ("bundle", "valid, version \(KeyBundleHeader.version) (well-formed; authenticity needs the device key)"),
             ("provider key", header.providerKeyID.base64URL),
-            ("device key", header.deviceKeyID.base64URL),
-            ("conversation", "sealed with the key (only the device learns it)"),
-            ("epoch", String(header.epoch)),
-            ("not after", header.notAfter.map { "\($0) (\(UTCTime.iso8601($0)))" } ?? "no limit"),
-            ("key id", header.keyID.base64URL),
-            ("size", "\(bundle.bytes.count) bytes: header \(headerCount) + enc 32 + sealed key and conversation id \(bundle.bytes.count - headerCount - 32) (with the 16-byte tag); text \(text.utf8.count) characters"),
+            ("sealed", "device key, kid, epoch, since, retire-by, expires, conversation id (only the device learns them)"),
+            ("size", "\(bundle.bytes.count) bytes (every bundle): header \(headerCount) + enc 32 + sealed \(sealedCount) + tag 16; text \(text.utf8.count) characters"),
             ("suite", "HPKE mode_auth, DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, ChaCha20Poly1305"),
         ]
         let width = rows.map(\.0.count).max()! + 2

@@ -203,28 +203,41 @@ struct DemoRun {
         return bundle
     }
 
-    /// The bundle of a provider key for the device (the directory's current provider key).
-    private func bundle(for stored: StoredKey, notAfter: Int64?? = nil) throws(CLIError) -> KeyBundle {
+    /// The bundle of a provider key's device key for the device (the directory's current provider
+    /// key): since = the epoch's created time, retire-by = its not-after time, expires = now +
+    /// `lifetime` (30 days unless given).
+    private func bundle(for stored: StoredKey, lifetime: Int64 = KeyBundle.defaultLifetime) throws(CLIError) -> KeyBundle {
         let (provider, device) = (self.provider!, self.device!)
         let providerKey = try Self.perform("reading the provider key") { () throws(KeyStoreError) in try provider.providerKey() }
         let registration = try Self.perform("reading the device registration") { () throws(KeyStoreError) in try device.deviceRegistration() }
         return try Self.perform("sealing a key bundle") { () throws(KeyBundleSealingError) in
             try KeyBundle.seal(
-                stored.key, conversation: stored.item.conversation, epoch: stored.item.epoch, notAfter: notAfter ?? stored.item.notAfter,
-                provider: providerKey, devicePublicKey: registration.publicKey)
+                conversationKey: stored.key, conversation: stored.item.conversation, epoch: stored.item.epoch, since: stored.item.createdAt,
+                retireBy: stored.item.notAfter.map { max($0, stored.item.createdAt) }, expires: now + lifetime, provider: providerKey,
+                device: registration)
         }
     }
 
-    /// The device holds exactly the provider's key, under the same conversation and epoch.
+    /// The device's own key K_d of the provider's key K (SPEC §4.4).
+    private func deviceKey(of key: ConversationKey) throws(CLIError) -> ConversationKey {
+        let device = self.device!
+        let registration = try Self.perform("reading the device registration") { () throws(KeyStoreError) in try device.deviceRegistration() }
+        return key.deviceKey(for: registration.deviceKeyID)
+    }
+
+    /// The device holds exactly its own key of the provider's key (never K itself), under the same
+    /// conversation and epoch.
     private func checkDevice(holds provided: StoredKey, _ step: inout DemoStep) throws(CLIError) {
         let device = self.device!
-        let held = try Self.perform("reading key \(provided.item.keyID) on the device") { () throws(KeyStoreError) in
-            try device.key(for: provided.item.keyID)
+        let expected = try deviceKey(of: provided.key)
+        let held = try Self.perform("reading key \(expected.id) on the device") { () throws(KeyStoreError) in
+            try device.key(for: expected.id)
         }
         step.expect("conversation", provided.item.conversation, held.item.conversation)
         step.expect("epoch", provided.item.epoch, held.item.epoch)
-        step.expect("kid", provided.item.keyID.base64URL, held.item.keyID.base64URL)
-        step.expect("sameKey", true, held.key == provided.key)
+        step.expect("kid", expected.id.base64URL, held.item.keyID.base64URL)
+        step.expect("sameKey", true, held.key == expected)
+        step.expect("conversationKeyOnDevice", false, (try? device.key(for: provided.item.keyID)) != nil)
     }
 
     // MARK: Sealing
@@ -235,14 +248,13 @@ struct DemoRun {
         _ notification: DemoNotification, section: DemoStep.Section = .notifications, withBundle: Bool = false
     ) throws(CLIError) -> Sealed {
         let (provider, sealer) = (self.provider!, self.sealer!)
-        let keys = KeyStoreKeyProvider(store: provider)
-        var keyBundle: KeyBundle?
-        if withBundle {
-            let current = try Self.perform("reading the current key") { () throws(KeyStoreError) in
-                try provider.currentKey(conversation: notification.content.conversationID)
-            }
-            keyBundle = try bundle(for: current)
+        // Sealed for the device: under its own key K_d of the conversation's current key K.
+        let current = try Self.perform("reading the current key") { () throws(KeyStoreError) in
+            try provider.currentKey(conversation: notification.content.conversationID)
         }
+        let sealingKey = try deviceKey(of: current.key)
+        var keyBundle: KeyBundle?
+        if withBundle { keyBundle = try bundle(for: current) }
         let content = notification.content
         var step = DemoStep(
             "seal-\(notification.name)", section: section,
@@ -253,21 +265,21 @@ struct DemoRun {
             var options = DemoNotifications.apnsOptions
             options.keyBundle = keyBundle
             let request = try Self.perform("sealing \(notification.name)") { () throws(ProviderError) in
-                try sealer.seal(content, keyProvider: keys, options: options)
+                try sealer.seal(content, with: sealingKey, options: options)
             }
             (body, path, sizes, keyID) = (request.body, request.path, request.sizes, request.keyID)
         case .fcm:
             var options = DemoNotifications.fcmOptions
             options.keyBundle = keyBundle
             let message = try Self.perform("sealing \(notification.name)") { () throws(ProviderError) in
-                try sealer.seal(content, keyProvider: keys, options: options)
+                try sealer.seal(content, with: sealingKey, options: options)
             }
             (body, path, sizes, keyID) = (message.body, message.path, message.sizes, message.keyID)
         }
         fileCount += 1
         let file = try workspace.writePayload(body, named: notification.fileName(number: fileCount))
         let written = try workspace.read(file)
-        let key = try Self.perform("reading key \(keyID)") { () throws(KeyStoreError) in try provider.key(for: keyID) }
+        let key = StoredKey(key: sealingKey, item: current.item)
 
         // What the push service sees, from the file's exact bytes.
         let exposure = DemoExposure.examine(written, transport: notification.transport, plaintext: notification.plaintextStrings)
@@ -303,7 +315,7 @@ struct DemoRun {
         step.row("header", "version 1 · kid \(keyID) · random salt: opaque values only")
         if let keyBundle {
             step.expect("keyBundleMember", true, Self.index(of: Array("\"pushseal-bundle\":\"\(keyBundle.text)\"".utf8), in: written) != nil)
-            step.row("key bundle", "\"pushseal-bundle\": \(keyBundle.bytes.count) bytes for this device (epoch \(keyBundle.header.epoch)), counted first against the limit")
+            step.row("key bundle", "\"pushseal-bundle\": \(keyBundle.bytes.count) bytes for this device (its epoch and key sealed), counted first against the limit")
             step.detail("keyBundleBytes", DemoJSON.integer(keyBundle.bytes.count))
         }
         let found = exposure.plaintextFound
@@ -454,17 +466,18 @@ struct DemoRun {
             let attacker = IdentityKeyPair.generate()
             let pinned = try Self.perform("reading the provider key") { () throws(KeyStoreError) in try provider.providerKey() }
             let registration = try Self.perform("reading the device registration") { () throws(KeyStoreError) in try device.deviceRegistration() }
-            let header = try Self.perform("building the header") { () throws(KeyBundleSealingError) in
-                try KeyBundleHeader(providerKeyID: pinned.providerKeyID, deviceKeyID: registration.deviceKeyID, epoch: attackerKey.item.epoch,
-                                    notAfter: nil, keyID: attackerKey.key.id)
-            }
             bundle = try Self.perform("forging a bundle") { () throws(KeyBundleSealingError) in
-                try KeyBundle.seal(
-                    attackerKey.key, header: header, conversationBytes: Array(attackerKey.item.conversation.utf8), sender: attacker,
+                let contents = try KeyBundleContents(
+                    key: attackerKey.key.deviceKey(for: registration.deviceKeyID), conversation: attackerKey.item.conversation,
+                    epoch: attackerKey.item.epoch, since: now, retireBy: nil, expires: now + KeyBundle.defaultLifetime)
+                var plaintext = contents.encoded()
+                defer { plaintext.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
+                return try KeyBundle.seal(
+                    plaintext: plaintext, header: KeyBundleHeader(providerKeyID: pinned.providerKeyID), sender: attacker,
                     devicePublicKey: registration.publicKey, ephemeral: nil).bundle
             }
         } else {
-            bundle = try self.bundle(for: attackerKey, notAfter: .some(now - 3_600))
+            bundle = try self.bundle(for: attackerKey, lifetime: -3_600)
         }
         let reason: String
         do throws(KeyBundleError) {
@@ -481,9 +494,10 @@ struct DemoRun {
         steps.append(step)
     }
 
-    /// A member removed by the rotation still holds epoch 1 and, an hour later, seals a
-    /// notification with it and a fresh `ts`. The device retired epoch 1 when epoch 2 arrived in
-    /// band, so it falls back with `retired_key` instead of showing the forgery (SPEC §3.5).
+    /// A member removed by the rotation still holds epoch 1 of its own device (Bob's old tablet) and,
+    /// an hour later, seals a notification with it and a fresh `ts` to this device. Its key is its
+    /// tablet's K_d, which this device never had: the forgery falls back with `unknown_key` (SPEC
+    /// §4.4). Even this device's own epoch-1 key is retired since epoch 2 arrived (`retired_key`).
     private mutating func removedMemberForgery(_ conversation: DemoConversation) throws(CLIError) {
         let (provider, sealer) = (self.provider!, self.sealer!)
         var step = DemoStep(
@@ -492,12 +506,14 @@ struct DemoRun {
         let items = try Self.perform("listing the provider's keys") { () throws(KeyStoreError) in try provider.items(conversation: conversation.id) }
         guard let retired = items.first(where: { $0.epoch == 1 }) else { throw .failure("epoch 1 of \(conversation.id) is missing") }
         let oldKey = try Self.perform("reading key \(retired.keyID)") { () throws(KeyStoreError) in try provider.key(for: retired.keyID) }
+        let tablet = IdentityKeyPair.generate().deviceKeyID  // the removed member's own device
+        let tabletKey = oldKey.key.deviceKey(for: tablet)
         let later = now + 3_600
         let forged = NotificationContent(
             conversationID: conversation.id, messageID: "msg:1099", sentAt: later,
             title: "Alice Martin", body: "New phone! Send me the door code here")
         let request = try Self.perform("sealing the forgery") { () throws(ProviderError) in
-            try sealer.seal(forged, with: oldKey.key, options: DemoNotifications.apnsOptions)
+            try sealer.seal(forged, with: tabletKey, options: DemoNotifications.apnsOptions)
         }
         fileCount += 1
         let file = try workspace.writePayload(request.body, named: DemoNotification.fileName(number: fileCount, name: "removed-member-forgery", transport: .apns))
@@ -509,12 +525,20 @@ struct DemoRun {
             configuration: ReceiverConfiguration(clock: deviceClock))
         let result = laterReceiver.open(json: try workspace.read(file))
         step.expect("outcome", ReceivedNotification.Outcome.fallback.rawValue, result.outcome.rawValue)
-        step.expect("reason", ReasonCode.retiredKey.rawValue, result.reason?.rawValue)
+        step.expect("reason", ReasonCode.unknownKey.rawValue, result.reason?.rawValue)
         step.expect("duplicate", false, result.isDuplicate)
         step.expect("text", "placeholder", Self.textKind(result, sealed: forged))
+        // The same forgery under this device's own epoch-1 key (were it leaked): retired.
+        let ownKey = try deviceKey(of: oldKey.key)
+        let own = try Self.perform("sealing the forgery") { () throws(ProviderError) in
+            try sealer.seal(forged, with: ownKey, options: DemoNotifications.apnsOptions)
+        }
+        let ownResult = laterReceiver.open(json: own.body)
+        step.expect("ownDeviceKeyReason", ReasonCode.retiredKey.rawValue, ownResult.reason?.rawValue)
         step.files = [file]
-        step.row("payload", "\(file): epoch 1's key (kid \(retired.keyID)), ts one hour after the rotation")
-        step.row("device", "fallback · reason \(result.reason?.rawValue ?? "none") · epoch 1 retired when epoch 2 arrived in band")
+        step.row("payload", "\(file): the removed member's tablet key of epoch 1 (kid \(tabletKey.id)), ts one hour after the rotation")
+        step.row("device", "fallback · reason \(result.reason?.rawValue ?? "none") · a member's key seals to its own devices only")
+        step.row("own key", "this device's own epoch-1 key: \(ownResult.reason?.rawValue ?? "none") (retired at epoch 2's since)")
         step.row("shows", DemoFormat.shown(result))
         step.detail("received", ReceivedNotificationJSON.value(of: result))
         step.detail("sentAt", DemoJSON.integer(later))
@@ -525,8 +549,10 @@ struct DemoRun {
     /// Logout: the device wipes every key and its duplicate log.
     private mutating func logoutWipe() throws(CLIError) {
         let device = self.device!
-        var step = DemoStep("logout-wipe", section: .fallbacks, title: "Logout: the device wipes its store (removeAll)")
-        let removed = try Self.perform("wiping the device store") { () throws(KeyStoreError) in try device.removeAll() }
+        var step = DemoStep("logout-wipe", section: .fallbacks, title: "Logout: the device wipes its store and replaces its device key")
+        let before = try Self.perform("reading the device registration") { () throws(KeyStoreError) in try device.deviceRegistration() }
+        let (removed, registration) = try Self.perform("wiping the device store") { () throws(KeyStoreError) in try device.wipeDevice() }
+        step.expect("deviceKeyReplaced", true, registration != before)
         let remaining = try Self.perform("listing the device's keys") { () throws(KeyStoreError) in try device.items().count }
         let deliveries = try Self.perform("counting the duplicate log") { () throws(KeyStoreError) in try device.deliveryCount() }
         step.expect("removedKeys", Int64(deviceKeyCount), Int64(removed))

@@ -15,7 +15,10 @@ enum StoreRemoveCommand {
             error when the store does not hold it. --conversation <cid> alone removes every \
             epoch of the conversation (none is fine: removed 0). --all is the logout wipe: every \
             key and the whole duplicate log, in one transaction, with the freed pages zeroed. \
-            For a complete erase also delete the master key file afterwards.
+            On a device store (one with a device key) it also deletes the bundle records and \
+            replaces the device key, so no key bundle recorded before the wipe can open again; it \
+            then also prints "deviceKeyReplaced":true and the new "registration" to send to the \
+            backend. For a complete erase also delete the master key file afterwards.
 
             Notifications sealed under a removed key then fall back with unknown_key.
             """,
@@ -54,8 +57,16 @@ enum StoreRemoveCommand {
         }
         let store = try StoreCommand.openDirectory(location)
         let removed: Int
+        var newRegistration: DeviceRegistration?
         if all {
-            removed = try StoreCommand.run(location) { () throws(KeyStoreError) in try (store as? KeyStore)?.removeAll() ?? 0 }
+            removed = try StoreCommand.run(location) { () throws(KeyStoreError) -> Int in
+                guard let store = store as? KeyStore else { return 0 }
+                // A device store: the logout wipe also replaces the device key (SPEC §16.5).
+                guard (try? store.deviceRegistration()) != nil else { return try store.removeAll() }
+                let wiped = try store.wipeDevice()
+                newRegistration = wiped.registration
+                return wiped.removed
+            }
         } else if let kid {
             if let conversation {
                 let stored = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
@@ -89,6 +100,10 @@ enum StoreRemoveCommand {
         writer.appendRaw(all ? "true" : "false")
         writer.appendRaw(",\"removed\":")
         writer.appendInteger(Int64(removed))
+        if let newRegistration {
+            writer.appendRaw(",\"deviceKeyReplaced\":true,\"registration\":")
+            writer.appendRaw(bytes: Array(newRegistration.json.utf8))
+        }
         writer.appendRaw("}\n")
         context.write(bytes: writer.bytes)
         return .success

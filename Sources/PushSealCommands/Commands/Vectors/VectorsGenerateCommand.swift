@@ -10,12 +10,14 @@ enum VectorsGenerateCommand {
             Without --provider: the receiver vectors (Vectors/pushseal-v1.json). With --provider: \
             the provider-side vectors of the size policy (Vectors/pushseal-v1-provider.json). With \
             --bundles: the key bundle vectors (Vectors/pushseal-v1-bundles.json).
-            --store: the key-store at-rest values (Vectors/pushseal-v1-store.json).
+            --store: the key-store at-rest values (Vectors/pushseal-v1-store.json). --devices: the \
+            device key derivation (Vectors/pushseal-v1-devices.json).
             """,
         options: [
             .flag("provider", abstract: "Write the provider-side vectors instead of the receiver vectors."),
             .flag("bundles", abstract: "Write the key bundle vectors instead of the receiver vectors."),
             .flag("store", abstract: "Write the key-store vectors instead of the receiver vectors."),
+            .flag("devices", abstract: "Write the device key derivation vectors instead of the receiver vectors."),
             .option("output", short: "o", valueName: "file",
                     abstract: "Write to this file (atomically) instead of standard output."),
         ],
@@ -25,12 +27,16 @@ enum VectorsGenerateCommand {
         let provider = context.arguments.flag("provider")
         let bundles = context.arguments.flag("bundles")
         let store = context.arguments.flag("store")
-        if [provider, bundles, store].filter({ $0 }).count > 1 { throw .usage("Give at most one of '--provider', '--bundles' and '--store'.") }
-        let text = bundles ? BundleVectorSuite.render() : provider ? ProviderVectorSuite.render() : store ? StoreVectorSuite.render() : VectorSuite.render()
+        let devices = context.arguments.flag("devices")
+        if [provider, bundles, store, devices].filter({ $0 }).count > 1 {
+            throw .usage("Give at most one of '--provider', '--bundles', '--store' and '--devices'.")
+        }
+        let text = bundles ? BundleVectorSuite.render() : provider ? ProviderVectorSuite.render() : store ? StoreVectorSuite.render()
+            : devices ? DeviceKeyVectorSuite.render() : VectorSuite.render()
         if let path = context.arguments.value("output") {
             try context.writeFile(Array(text.utf8), to: path)
             let count = bundles ? BundleVectorSuite.caseCount : provider ? ProviderVectorSuite.cases().count
-                : store ? StoreVectorSuite.cases().count : VectorSuite.cases().count
+                : store ? StoreVectorSuite.cases().count : devices ? DeviceKeyVectorSuite.caseCount : VectorSuite.cases().count
             context.note("wrote \(count) cases to \(path)")
         } else {
             context.write(text)

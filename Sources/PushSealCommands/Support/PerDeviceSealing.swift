@@ -1,0 +1,61 @@
+import PushSealCLIKit
+import PushSealCore
+import PushSealKeyStore
+import PushSealProvider
+
+/// The rules of sealing per device on the provider (SPEC §16.9): which device a seal is for, and
+/// which epochs may be the root of per-device keys.
+enum PerDeviceSealing {
+    /// The one place where a device key id given to the provider (`seal --device`, a JSON line's
+    /// `device`) is checked against the key directory's device registrations. The directory's
+    /// registration table (register/list/revoke) plugs in here; until then every well-formed id
+    /// is accepted, and the sealing key is derived from it alone.
+    static func checkRegistration(_ deviceKeyID: KeyID, directory: any KeyDirectory) throws(ProviderError) -> KeyID {
+        deviceKeyID
+    }
+
+    /// Refuses an epoch created before per-device keys: its K may have gone out in format-1
+    /// bundles to every member, so device keys derived from it would be no secret among them.
+    static func requirePerDevice(store: KeyStore, location: StoreCommand.Location, item: KeyItem) throws(CLIError) {
+        let shared = try StoreCommand.run(location) { () throws(KeyStoreError) -> Bool in
+            try store.isSharedEpoch(conversation: item.conversation, epoch: item.epoch)
+        }
+        guard shared else { return }
+        throw .failure(Diagnostic(
+            "epoch \(item.epoch) of \(item.conversation) was created before per-device keys (its key went out in format-1 bundles); it cannot be sealed per device",
+            hints: ["rotate the conversation first: pushseal store rotate \(location.commandLineOptions) --conversation <id>, then seal the new epoch per device"]))
+    }
+}
+
+/// The device keys of `seal --store --device` and of JSON lines with a `device` member: the
+/// conversation's current K from the key directory, checked not to be shared (an epoch from
+/// before per-device keys, on a SQLite directory), and the device's K_d derived from it through
+/// one cache per process (per epoch key and device).
+final class DeviceKeys: Sendable {
+    let directory: any KeyDirectory
+    let location: StoreCommand.Location
+    let cache = DeviceKeyCache()
+
+    init(directory: any KeyDirectory, location: StoreCommand.Location) {
+        self.directory = directory
+        self.location = location
+    }
+
+    /// K_d of `device` for the current epoch of `conversation`; a line's error as a ProviderError.
+    func key(conversation: String, device: KeyID) throws(ProviderError) -> ConversationKey {
+        let stored: StoredKey
+        let shared: Bool
+        do throws(KeyStoreError) {
+            stored = try directory.currentKey(conversation: conversation)
+            shared = try (directory as? KeyStore)?.isSharedEpoch(conversation: conversation, epoch: stored.item.epoch) ?? false
+        } catch {
+            throw .keyUnavailable(conversation: conversation, detail: "\(error)")
+        }
+        guard !shared else {
+            throw .keyUnavailable(
+                conversation: conversation,
+                detail: "epoch \(stored.item.epoch) was created before per-device keys (its key went out in format-1 bundles); rotate the conversation first")
+        }
+        return cache.deviceKey(of: stored.key, for: device)
+    }
+}
