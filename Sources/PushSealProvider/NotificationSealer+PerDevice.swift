@@ -1,7 +1,7 @@
 import Dispatch
 public import PushSealCore
 
-/// Device keys K_d = ``ConversationKey/deviceKey(for:)``, cached per (epoch key, device): the
+/// Device keys K_d = `ConversationKey.deviceKey(for:)`, cached per (epoch key, device): the
 /// provider seals every notification under the recipient device's key, and deriving it costs
 /// three HMACs (K_d, its kid, its thread-id), about as much as the rest of a small seal.
 ///
