@@ -3,9 +3,9 @@
 #
 #   Vectors/ports/run-all.sh [--install-missing] [VECTOR_FILE…]
 #
-# The files default to Vectors/pushseal-v1.json, pushseal-v1-provider.json, pushseal-v1-store.json and
-# pushseal-v1-bundles.json in this repository (receiver, provider, key-store and key bundle vectors;
-# each runner tells them apart by their schema) and RFC 9180's HPKE vectors (found by
+# The files default to Vectors/pushseal-v1.json, pushseal-v1-provider.json, pushseal-v1-store.json,
+# pushseal-v1-bundles.json and pushseal-v1-devices.json in this repository (receiver, provider,
+# key-store, key bundle and device key vectors; each runner tells them apart by their schema) and RFC 9180's HPKE vectors (found by
 # hpke-vectors.sh: shared/vectors/hpke/ beside the checkout, or PUSHSEAL_HPKE_VECTORS). Java is
 # built by java/build.sh (javac --release 8, the jar, its tests) into a temporary directory.
 # --install-missing installs absent prerequisites (Debian's nodejs and openjdk-17-jdk-headless;
@@ -30,7 +30,7 @@ if [ "${#files[@]}" -eq 0 ]; then
   # RFC 9180's own HPKE vectors live beside the checkout (shared/vectors/hpke/ in an ancestor
   # directory), or at PUSHSEAL_HPKE_VECTORS.
   hpke="$("$here/hpke-vectors.sh")" || exit 1
-  files=("$root/Vectors/pushseal-v1.json" "$root/Vectors/pushseal-v1-provider.json" "$root/Vectors/pushseal-v1-store.json" "$root/Vectors/pushseal-v1-bundles.json" "$hpke")
+  files=("$root/Vectors/pushseal-v1.json" "$root/Vectors/pushseal-v1-provider.json" "$root/Vectors/pushseal-v1-store.json" "$root/Vectors/pushseal-v1-bundles.json" "$root/Vectors/pushseal-v1-devices.json" "$hpke")
 fi
 
 if ! python3 -c 'import cryptography.hazmat.primitives.ciphers.aead, regex' >/dev/null 2>&1; then
