@@ -51,6 +51,10 @@ public enum Benchmark {
                 workloads.append(SealWorkloads.batch(contentBytes: size, key: key, batchSize: options.batchSize, cores: cores, delivering: delivering))
             }
             if cores > 1 { workloads.append(SealWorkloads.loop(contentBytes: size, key: key, batchSize: options.batchSize, cores: cores)) }
+            if size == 512 {
+                workloads.append(PerDeviceWorkloads.single(contentBytes: size, key: key))
+                workloads.append(PerDeviceWorkloads.fanOut(contentBytes: size, key: key, cores: cores))
+            }
         }
         workloads.append(RawAEAD.decrypt(paddedBytes: ConversationKey.byteCount))
         if options.selectsSome("bundle.") || options.selectsSome("x25519.") {

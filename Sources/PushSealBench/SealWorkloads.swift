@@ -121,3 +121,67 @@ enum SealWorkloads {
         }
     }
 }
+
+/// Per-device sealing (SPEC §4.4): one content for many devices of its conversation, each under
+/// its own K_d from a `DeviceKeyCache`.
+enum PerDeviceWorkloads {
+    /// Devices per fan-out call.
+    static let devices = 100
+    static func singleName(_ contentBytes: Int) -> String { "seal.perdevice.\(contentBytes)" }
+    static func fanOutName(_ contentBytes: Int) -> String { "seal.fanout.\(contentBytes).\(devices)" }
+
+    static func deviceIDs() -> [KeyID] {
+        (0..<devices).map { index in KeyID(bytes: (0..<16).map { UInt8(truncatingIfNeeded: index &* 131 &+ $0) })! }
+    }
+
+    /// The base: `devices` single seals on one thread, `seal(_:conversationKey:device:options:cache:)`
+    /// with every K_d already cached.
+    static func single(contentBytes: Int, key: ConversationKey) -> Workload {
+        Workload(
+            name: singleName(contentBytes), group: "seal", operationsPerIteration: devices,
+            limit: RawAEAD.encryptName(Fixtures.paddedByteCount(contentByteCount: contentBytes)),
+            attributes: [("content_bytes", .integer(contentBytes)), ("devices", .integer(devices))],
+            makeWorker: {
+                let sealer = try! NotificationSealer()
+                let content = Fixtures.content(byteCount: contentBytes)
+                let options = Fixtures.apnsOptions
+                let cache = DeviceKeyCache()
+                let ids = deviceIDs()
+                for id in ids { _ = cache.deviceKey(of: key, for: id) }
+                return Worker { iterations in
+                    var total = 0
+                    for _ in 0..<iterations {
+                        for id in ids {
+                            total &+= try! sealer.seal(content, conversationKey: key, device: id, options: options, cache: cache).body.count
+                        }
+                    }
+                    return total
+                }
+            })
+    }
+
+    /// The fan-out call `seal(_:conversationKey:devices:cache:)` (all cores), per device, against
+    /// `single` (target: at most 1.15× its time per device).
+    static func fanOut(contentBytes: Int, key: ConversationKey, cores: Int) -> Workload {
+        Workload(
+            name: fanOutName(contentBytes), group: "seal", cores: cores, operationsPerIteration: devices,
+            limit: RawAEAD.encryptName(Fixtures.paddedByteCount(contentByteCount: contentBytes), allCores: cores > 1),
+            speedupBase: singleName(contentBytes),
+            attributes: [("content_bytes", .integer(contentBytes)), ("devices", .integer(devices))],
+            makeWorker: {
+                let sealer = try! NotificationSealer()
+                let content = Fixtures.content(byteCount: contentBytes)
+                let cache = DeviceKeyCache()
+                let recipients = deviceIDs().map { (device: $0, options: Fixtures.apnsOptions) }
+                return Worker { iterations in
+                    var total = 0
+                    for _ in 0..<iterations {
+                        for result in sealer.seal(content, conversationKey: key, devices: recipients, cache: cache) {
+                            if case let .success(request) = result { total &+= request.body.count }
+                        }
+                    }
+                    return total
+                }
+            })
+    }
+}

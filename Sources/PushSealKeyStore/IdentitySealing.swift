@@ -65,7 +65,7 @@ enum IdentitySealing {
 
     /// Seals `secret` (a private key, or nothing for a pinned key) for the row `binding`.
     static func seal(_ secret: UnsafeRawBufferPointer, binding: Binding, masterKey: SecretKey) -> [UInt8] {
-        let salt = SystemRandom.bytes(count: saltByteCount)
+        let salt = HedgedRandom.bytes(count: saltByteCount, label: "at-rest salt")
         return ItemSealing.sealAtRest(
             secret, format: format, salt: salt, rowKey: rowKey(masterKey, salt: salt[...]), associatedData: binding.associatedData)
     }

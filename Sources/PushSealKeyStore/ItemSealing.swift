@@ -95,7 +95,7 @@ package enum ItemSealing {
 
     /// Seals `key` for the row `binding` with a fresh salt (`salt` only for test vectors).
     package static func seal(_ key: ConversationKey, binding: Binding, masterKey: SecretKey, salt: [UInt8]? = nil) -> [UInt8] {
-        let salt = salt ?? SystemRandom.bytes(count: saltByteCount)
+        let salt = salt ?? HedgedRandom.bytes(count: saltByteCount, label: "at-rest salt")
         let itemKey = derive(masterKey, info: itemInfo, salt: salt)
         let ad = binding.associatedData
         return key.withUnsafeBytes { sealAtRest($0, format: itemFormat, salt: salt, rowKey: itemKey, associatedData: ad) }
@@ -171,7 +171,7 @@ package enum ItemSealing {
     /// A fresh verifier for `masterKey`: 0x01 || s || HKDF-Expand(MK, "pushseal v1 store verifier" || s, 32)
     /// (`salt` only for test vectors).
     package static func makeVerifier(masterKey: SecretKey, salt: [UInt8]? = nil) -> [UInt8] {
-        let salt = salt ?? SystemRandom.bytes(count: saltByteCount)
+        let salt = salt ?? HedgedRandom.bytes(count: saltByteCount, label: "at-rest salt")
         return [verifierFormat] + salt + checkValue(masterKey: masterKey, salt: salt)
     }
 

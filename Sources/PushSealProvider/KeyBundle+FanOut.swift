@@ -4,7 +4,7 @@ public import PushSealCore
 extension KeyBundle {
     /// Seals epoch `epoch` of a conversation to many devices at once (a rotation's fan-out), on
     /// every core (or `maximumThreads`): one result per device, in order, each carrying that
-    /// device's key K_d derived from `conversationKey` (``ConversationKey/deviceKey(for:)``). Each
+    /// device's key K_d derived from `conversationKey` (`ConversationKey.deviceKey(for:)`). Each
     /// bundle has its own fresh ephemeral key; a bad device key fails only its own result.
     public static func seal(
         conversationKey: ConversationKey, conversation: String, epoch: Int64, since: Int64, retireBy: Int64?, expires: Int64,

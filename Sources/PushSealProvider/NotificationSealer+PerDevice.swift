@@ -1,6 +1,7 @@
+import Dispatch
 public import PushSealCore
 
-/// Device keys K_d = ``ConversationKey/deviceKey(for:)``, cached per (epoch key, device): the
+/// Device keys K_d = `ConversationKey.deviceKey(for:)`, cached per (epoch key, device): the
 /// provider seals every notification under the recipient device's key, and deriving it costs
 /// three HMACs (K_d, its kid, its thread-id), about as much as the rest of a small seal.
 ///
@@ -59,17 +60,33 @@ extension NotificationSealer {
 
     /// Fan-out: seals one `content` for many devices of its conversation on all cores, each under
     /// its own K_d (through `cache` when given), with the options given for it (its token, its
-    /// in-band bundle). Results are in input order; an invalid item fails only itself.
+    /// in-band bundle). Results are in input order; an invalid item fails only itself. Each thread
+    /// claims devices as it goes (like ``seal(batch:keyProvider:)``) and seals with each device's
+    /// key directly: every key is used by one thread only, so no private copies are made.
     public func seal<Options: TransportOptions>(
         _ content: NotificationContent, conversationKey: ConversationKey, devices: [(device: KeyID, options: Options)],
         cache: DeviceKeyCache? = nil
     ) -> [Result<Options.SealedRequest, ProviderError>] {
-        let items = devices.map { recipient in
-            BatchItem(
-                content: content,
-                key: cache?.deviceKey(of: conversationKey, for: recipient.device) ?? conversationKey.deviceKey(for: recipient.device),
-                options: recipient.options)
+        let count = devices.count
+        guard count > 0 else { return [] }
+        let claimSizes = Self.batchClaimSizes
+        let threads = min(Self.activeProcessorCount, (count + claimSizes.lowerBound - 1) / claimSizes.lowerBound)
+        let claims = BatchClaims(count: count, threads: threads, claimSizes: claimSizes)
+        var results = [Result<Options.SealedRequest, ProviderError>](repeating: .failure(.internalInconsistency("not sealed")), count: count)
+        results.withUnsafeMutableBufferPointer { output in
+            nonisolated(unsafe) let output = output
+            DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                // A private copy of K for the derivations of this thread (a cache hit does not touch it).
+                let root = conversationKey.privateCopy()
+                while let claim = claims.next() {
+                    for index in claim {
+                        let device = devices[index].device
+                        let key = cache?.deviceKey(of: root, for: device) ?? root.deviceKey(for: device)
+                        output[index] = Result { () throws(ProviderError) in try seal(content, with: key, options: devices[index].options) }
+                    }
+                }
+            }
         }
-        return seal(batch: items)
+        return results
     }
 }

@@ -51,8 +51,10 @@ struct BundleCLITests {
         // The device holds its own key K_d, never the directory's K: derived from K and its device key id.
         let deviceKey = try setup.sandbox.storeJSON("get", "dev", ["--conversation", "c1"])
         let directoryKey = try setup.sandbox.storeJSON("get", "kd", ["--conversation", "c1"])
-        let root = try ConversationKey(rawBytes: Base64URL.decode(#require(directoryKey["key"]?.stringValue)))
-        let deviceID = try #require(KeyID(base64URL: #require(registration?["deviceKeyId"]?.stringValue)))
+        let rootText = try #require(directoryKey["key"]?.stringValue)
+        let root = try ConversationKey(rawBytes: Base64URL.decode(rootText))
+        let idText = try #require(registration?["deviceKeyId"]?.stringValue)
+        let deviceID = try #require(KeyID(base64URL: idText))
         #expect(deviceKey["key"]?.stringValue == root.deviceKey(for: deviceID).withUnsafeBytes { Base64URL.encode($0) })
         #expect(deviceKey["key"] != directoryKey["key"])
         let show = try runPushSeal(["device", "show", "--dir", setup.sandbox.path("dev"), "--json"])

@@ -32,7 +32,7 @@ import PushSealJSON
         "tampered-payload": ("fallback", "authentication_failed", false),
         "duplicate-delivery": ("decrypted", nil, true),
         "open-stale": ("fallback", "stale", false),
-        "removed-member-forgery": ("fallback", "retired_key", false),
+        "removed-member-forgery": ("fallback", "unknown_key", false),
         "open-after-logout": ("fallback", "unknown_key", false),
     ]
 
@@ -75,7 +75,9 @@ import PushSealJSON
             "✓ none in the payload bytes", "removed 3 keys", "✓ all 28 steps behaved as expected.",
             "installed epoch 1 from a key bundle", "epoch 2 arrives in band", "\"pushseal-bundle\": ", "installed before opening",
             "refused: bundle_authentication_failed", "refused: bundle_expired",
-            "fallback · reason retired_key · epoch 1 retired when epoch 2 arrived in band",
+            "fallback · reason unknown_key · a member's key seals to its own devices only",
+            "this device's own epoch-1 key: retired_key (retired at epoch 2's since)",
+            "the device wipes its store and replaces its device key",
         ] {
             #expect(text.contains(expected), "missing \(expected)\n\(text)")
         }

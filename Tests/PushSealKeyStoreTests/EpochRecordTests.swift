@@ -107,7 +107,7 @@ struct EpochRecordTests {
     @Test func aFormat2StoreGetsItsRecordsWhenOpened() throws {
         let dir = TemporaryDirectory()
         let (_, keys) = try rotatedThrice(dir)
-        try RawDatabase(dir.database).execute("DROP TABLE identities; DROP TABLE epochs; ALTER TABLE deliveries DROP COLUMN envelope; PRAGMA user_version = 2")
+        try RawDatabase(dir.database).execute("DROP TABLE bundle_records; DROP TABLE shared_epochs; DROP TABLE identities; DROP TABLE epochs; ALTER TABLE deliveries DROP COLUMN envelope; PRAGMA user_version = 2")
         let store = try reopen(dir)
         #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == KeyStore.supportedFileVersion)
         #expect(try store.currentKey(conversation: "c").key == keys[2].key)

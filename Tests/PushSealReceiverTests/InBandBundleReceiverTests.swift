@@ -137,3 +137,27 @@ struct InBandForgeryTests {
         #expect(try device.store.key(for: device.deviceKey(k1).id).item.notAfter == now - 3_600)
     }
 }
+
+/// Migration from 0.3 (SPEC §16.9): a device that holds K itself from a format-1 install.
+@Suite("Receiver: migration from format-1 keys")
+struct FormatOneMigrationTests {
+    @Test("a 0.3 device keeps opening K-sealed notifications; the first per-device notification installs K_d in band and retires K at since")
+    func migration() throws {
+        let device = try InBandBundleReceiverTests.Device()  // holds keyA (epoch 1) as a format-1 install left it: K itself
+        let late = seal(contentA(mid: "m-late", ts: now - 120), key: keyA)
+        #expect(device.receiver.open(json: Array(apns(wire: late).utf8)).outcome == .decrypted, "K-sealed, before the rotation")
+        let k2 = ConversationKey.generate()
+        let since = now - 3_600
+        let first = seal(contentA(mid: "m-new"), key: try device.deviceKey(k2))
+        let opened = device.receiver.open(json: InBandBundleReceiverTests.payload(
+            wire: first, bundle: "\"\(try device.bundle(k2, epoch: 2, since: since))\""))
+        #expect(opened.outcome == .decrypted)
+        #expect(opened.keyBundle == .installed)
+        #expect(try device.store.key(for: keyA.id).item.notAfter == since, "old K retired at since")
+        // A notification sealed under K before the rotation still opens (late delivery) ...
+        #expect(device.receiver.open(json: Array(apns(wire: seal(contentA(mid: "m-late2", ts: since - 10), key: keyA)).utf8)).outcome == .decrypted)
+        // ... one claiming a later time is a forgery with the old key: retired_key.
+        let forged = seal(contentA(mid: "m-forged", ts: now), key: keyA)
+        #expect(device.receiver.open(json: Array(apns(wire: forged).utf8)).reason == .retiredKey)
+    }
+}

@@ -128,7 +128,7 @@ public struct KeyBundle: Sendable {
     /// Checks and opens the bundle on the device (SPEC §16.5 steps 4–8): the header names a key in
     /// `pinnedProviderKeys` (public keys), HPKE opens it for `device`, its fields are in range, the
     /// kid is the key's, and `now` is not after `expires`. The installation rules (step 9) are
-    /// ``installation(of:record:storedUnderKeyID:storedForEpoch:now:)``, applied by the store.
+    /// `installation(of:record:storedUnderKeyID:storedForEpoch:now:)`, applied by the store.
     public func open(device: IdentityKeyPair, pinnedProviderKeys: [[UInt8]], now: Int64) throws(KeyBundleError) -> KeyBundleContents {
         try openSteps(device: device, pinnedProviderKeys: pinnedProviderKeys, now: now).result.get()
     }

@@ -23,9 +23,10 @@ package struct SecretKey: Sendable {
         self.storage = storage
     }
 
-    /// A new key of `byteCount` bytes from the system CSPRNG.
+    /// A new key of `byteCount` bytes from the system CSPRNG, hedged against a replayed
+    /// generator (``HedgedRandom``).
     package static func random(byteCount: Int = 32) -> SecretKey {
-        SecretKey(storage: SecureBytes(count: byteCount) { SystemRandom.fill($0) })
+        SecretKey(storage: SecureBytes(count: byteCount) { HedgedRandom.fill($0, label: "secret key") })
     }
 
     /// Length of the key in bytes.
