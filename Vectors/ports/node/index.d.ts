@@ -160,7 +160,7 @@ export declare class MemoryKeyStore implements BundleKeyStore {
   setRecord(conversation: string, record: ConversationRecord): void;
   /** Deletes the key of (conversation, epoch) and raises the purge tombstone to epoch. */
   purge(conversation: string, epoch: bigint | number): void;
-  lookup(kid: Uint8Array): { key: Buffer; conversation: string; retireBy: bigint | null } | typeof KEY_NOT_FOUND;
+  lookup(kid: Uint8Array): { key: Buffer; conversation: string; retireBy: number | bigint | null } | typeof KEY_NOT_FOUND;
 }
 /** K_d = HKDF-Expand(K, "pushseal v1 device conversation key" || deviceKeyId, 32) (SPEC §4.4). */
 export declare function deviceKey(conversationKey: Uint8Array, deviceKeyId: Uint8Array): Buffer;

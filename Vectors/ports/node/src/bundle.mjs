@@ -274,12 +274,14 @@ export class MemoryKeyStore {
     this.#records.set(conversation, { ...old, purgedThrough: old.purgedThrough > e ? old.purgedThrough : e });
   }
 
-  /** The receiver's key source: { key, conversation, retireBy } for this kid, or KEY_NOT_FOUND. */
+  /** The receiver's key source: { key, conversation, retireBy (null while current) } for this kid, or KEY_NOT_FOUND. */
   lookup(kid) {
     const place = this.locationOf(kid);
     if (place === null) return KEY_NOT_FOUND;
     const { key, notAfter } = this.keyFor(place.conversation, place.epoch);
-    return { key, conversation: place.conversation, retireBy: notAfter };
+    // A safe integer as a number (what every receiver compares), a larger one as the exact BigInt.
+    const retireBy = notAfter !== null && notAfter <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(notAfter) : notAfter;
+    return { key, conversation: place.conversation, retireBy };
   }
 }
 

@@ -254,7 +254,7 @@ test("rotation retires earlier epochs at the provider's since", () => {
   assert.equal(r3.retireEarlierAt, BigInt(later));
   assert.equal(store.keyFor('conv-1', 2).notAfter, BigInt(later));
   assert.equal(store.keyFor('conv-1', 1).notAfter, BigInt(SINCE)); // never loosened
-  assert.equal(store.lookup(keyId(store.keyFor('conv-1', 1).key)).retireBy, BigInt(SINCE)); // the receiver sees it
+  assert.equal(store.lookup(keyId(store.keyFor('conv-1', 1).key)).retireBy, SINCE); // the receiver sees it (a safe integer as a number)
 });
 
 test('below the high-water a bundle installs only retired', () => {
@@ -386,4 +386,15 @@ test('an in-band bundle must be a format-2 bundle', () => {
   for (const text of ['AQ', b64urlEncode(Buffer.alloc(403, 1)), bundle().slice(0, -4), 7]) {
     assert.throws(() => new Sealer().sealAPNs({ cid: 'conv-1', mid: 'm-1', ts: NOW, body: 'hi' }, KD, { keyBundle: text }), (e) => e instanceof SealError && e.code === 'invalid_option');
   }
+});
+
+test('a retired device key is refused for later notifications', () => {
+  const store = new MemoryKeyStore();
+  install(bundle({ epoch: 1, since: SINCE - 1000 }), store);
+  install(bundle({ conversationKey: K2, epoch: 2, since: SINCE }), store); // retires epoch 1 at SINCE
+  const d = deviceKeyId(device.publicKey);
+  const early = new Sealer().sealFCMForDevice({ cid: 'conv-1', mid: 'm-1', ts: SINCE - 10, body: 'old' }, K, d, { token: 'tok' });
+  assert.equal(openPayload(early.body, store, { clock: () => SINCE }).content.body, 'old');
+  const late = new Sealer().sealFCMForDevice({ cid: 'conv-1', mid: 'm-2', ts: NOW, body: 'forged' }, K, d, { token: 'tok' });
+  assert.throws(() => openPayload(late.body, store, { clock: () => NOW }), (e) => e instanceof OpenError && e.reason === 'retired_key');
 });

@@ -448,3 +448,17 @@ def test_an_in_band_bundle_must_be_a_format_2_bundle():
         with pytest.raises(SealError) as e:
             Sealer().seal_apns(Content("conv-1", "m-1", NOW, body="hi"), KD, APNsOptions(key_bundle=text))
         assert e.value.code == "invalid_option"
+
+
+def test_a_retired_device_key_is_refused_for_later_notifications_and_fcm_seals_per_device():
+    from pushseal import FCMOptions, OpenError
+    store = MemoryKeyStore()
+    install(bundle(epoch=1, since=SINCE - 1000), store)
+    install(bundle(bytes(range(2, 34)), epoch=2, since=SINCE), store)  # retires epoch 1 at SINCE
+    d = device_key_id(DEVICE_PK)
+    early = Sealer().seal_fcm_for_device(Content("conv-1", "m-1", SINCE - 10, body="old"), K, d, FCMOptions("tok"))
+    assert open_payload(early.body, store, clock=lambda: SINCE).content.body == "old"  # sent before the rotation
+    late = Sealer().seal_fcm_for_device(Content("conv-1", "m-2", NOW, body="forged"), K, d, FCMOptions("tok"))
+    with pytest.raises(OpenError) as e:  # dated after the retirement: the removed member's forgery
+        open_payload(late.body, store, clock=lambda: NOW)
+    assert e.value.reason.value == "retired_key"

@@ -368,6 +368,23 @@ public final class BundleTest {
             install(bundle(K2, 2, NOW + 600, NONE, NOW + 3600), s4, NOW);
             check(install(bundle(K, 1, SINCE, NONE, NOW + 3600), s4, NOW).notAfter == NOW, "never later than now");
         });
+        PushSealTest.test("a retired device key is refused for later notifications", () -> {
+            MemoryKeyStore store = new MemoryKeyStore();
+            install(bundle(K, 1, SINCE - 1000, NONE, NOW + 3600), store, NOW);
+            install(bundle(K2, 2, SINCE, NONE, NOW + 3600), store, NOW); // retires epoch 1 at SINCE
+            byte[] d = KeyBundle.deviceKeyId(DEVICE.publicKey());
+            Sealer sealer = new Sealer();
+            SealedPayload early = sealer.sealFCMForDevice(Content.builder("conv-1", "m-1", SINCE - 10).body("old").build(), K, d, new FCMOptions("tok"));
+            check(new Receiver(store, Receiver.DEFAULT_MAX_AGE, Receiver.DEFAULT_MAX_FUTURE_SKEW, () -> SINCE, null).open(early.body()).content.body.equals("old"),
+                    "sent before the rotation: opens");
+            SealedPayload late = sealer.sealFCMForDevice(Content.builder("conv-1", "m-2", NOW).body("forged").build(), K, d, new FCMOptions("tok"));
+            try {
+                new Receiver(store, Receiver.DEFAULT_MAX_AGE, Receiver.DEFAULT_MAX_FUTURE_SKEW, () -> NOW, null).open(late.body());
+                throw new AssertionError("opened a notification dated after the retirement");
+            } catch (PushSealException e) {
+                check(e.getCode().equals("retired_key"), e.getCode());
+            }
+        });
         PushSealTest.test("already installed tightens a retire-by and never loosens it", () -> {
             MemoryKeyStore store = new MemoryKeyStore();
             install(bundle(K, 1, SINCE, NONE, NOW + 3600), store, NOW);
