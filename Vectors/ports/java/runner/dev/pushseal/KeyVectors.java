@@ -101,15 +101,7 @@ final class KeyVectors {
         return errs;
     }
 
-    private static final BundleKeyStore LOCKED = new BundleKeyStore() {
-        @Override public KeyBundle.StoredKey keyFor(String conversation, long epoch) throws Locked { throw new Locked(); }
-        @Override public boolean storedElsewhere(byte[] kid, String conversation, long epoch) throws Locked { throw new Locked(); }
-        @Override public KeyBundle.ConversationRecord record(String conversation) throws Locked { throw new Locked(); }
-        @Override public void install(String conversation, long epoch, byte[] key, long notAfter, long created) throws Locked { throw new Locked(); }
-        @Override public void setNotAfter(String conversation, long epoch, long notAfter) throws Locked { throw new Locked(); }
-        @Override public void retireEarlier(String conversation, long epoch, long at) throws Locked { throw new Locked(); }
-        @Override public void setRecord(String conversation, KeyBundle.ConversationRecord record) throws Locked { throw new Locked(); }
-    };
+    private static final BundleKeyStore LOCKED = VectorRunner.LOCKED_BUNDLE_STORE;
 
     private static String hexOrNull(byte[] b) { return b == null ? null : Wire.hex(b); }
 

@@ -54,6 +54,17 @@ public final class VectorRunner {
         return b;
     }
 
+    /** A device store that is always locked (the bundle vectors' {@code "keyStore": "locked"}; also for the tests). */
+    public static final BundleKeyStore LOCKED_BUNDLE_STORE = new BundleKeyStore() {
+        @Override public KeyBundle.StoredKey keyFor(String conversation, long epoch) throws Locked { throw new Locked(); }
+        @Override public boolean storedElsewhere(byte[] kid, String conversation, long epoch) throws Locked { throw new Locked(); }
+        @Override public KeyBundle.ConversationRecord record(String conversation) throws Locked { throw new Locked(); }
+        @Override public void install(String conversation, long epoch, byte[] key, long notAfter, long created) throws Locked { throw new Locked(); }
+        @Override public void setNotAfter(String conversation, long epoch, long notAfter) throws Locked { throw new Locked(); }
+        @Override public void retireEarlier(String conversation, long epoch, long at) throws Locked { throw new Locked(); }
+        @Override public void setRecord(String conversation, KeyBundle.ConversationRecord record) throws Locked { throw new Locked(); }
+    };
+
     static long longField(Map<String, Object> t, String name) throws CaseError {
         Object v = t.get(name);
         if (!(v instanceof Long)) throw new CaseError(name + " must be an integer");

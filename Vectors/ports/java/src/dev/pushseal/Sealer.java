@@ -43,10 +43,20 @@ public final class Sealer {
         }
     }
 
-    private static byte[] deviceKeyFor(byte[] conversationKey, byte[] deviceKeyId) throws PushSealException {
+    private interface KeyedSeal {
+        SealedPayload seal(byte[] key) throws PushSealException;
+    }
+
+    /** Seals under the device key K_d of (conversationKey, deviceKeyId), wiped afterwards. */
+    private static SealedPayload withDeviceKey(byte[] conversationKey, byte[] deviceKeyId, KeyedSeal seal) throws PushSealException {
         if (conversationKey == null || conversationKey.length != 32) throw PushSealException.seal("invalid_key", "a conversation key is 32 bytes");
         if (deviceKeyId == null || deviceKeyId.length != 16) throw PushSealException.seal("invalid_key", "a device key id is 16 bytes");
-        return KeyBundle.deviceKey(conversationKey, deviceKeyId);
+        byte[] kd = KeyBundle.deviceKey(conversationKey, deviceKeyId);
+        try {
+            return seal.seal(kd);
+        } finally {
+            java.util.Arrays.fill(kd, (byte) 0);
+        }
     }
 
     /**
@@ -61,12 +71,7 @@ public final class Sealer {
     /** With a fixed salt: test vectors only. */
     public SealedPayload sealAPNsForDevice(Content content, byte[] conversationKey, byte[] deviceKeyId, APNsOptions options, byte[] testSalt)
             throws PushSealException {
-        byte[] kd = deviceKeyFor(conversationKey, deviceKeyId);
-        try {
-            return sealAPNs(content, kd, options, testSalt);
-        } finally {
-            java.util.Arrays.fill(kd, (byte) 0);
-        }
+        return withDeviceKey(conversationKey, deviceKeyId, kd -> sealAPNs(content, kd, options, testSalt));
     }
 
     /** {@link #sealFCM} for one device, under its key K_d (see {@link #sealAPNsForDevice}). */
@@ -77,12 +82,7 @@ public final class Sealer {
     /** With a fixed salt: test vectors only. */
     public SealedPayload sealFCMForDevice(Content content, byte[] conversationKey, byte[] deviceKeyId, FCMOptions options, byte[] testSalt)
             throws PushSealException {
-        byte[] kd = deviceKeyFor(conversationKey, deviceKeyId);
-        try {
-            return sealFCM(content, kd, options, testSalt);
-        } finally {
-            java.util.Arrays.fill(kd, (byte) 0);
-        }
+        return withDeviceKey(conversationKey, deviceKeyId, kd -> sealFCM(content, kd, options, testSalt));
     }
 
     private static byte[] bundleMember(String bundle) {

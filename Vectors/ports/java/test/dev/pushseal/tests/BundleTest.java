@@ -130,15 +130,7 @@ public final class BundleTest {
         throw new AssertionError("installed");
     }
 
-    static final BundleKeyStore LOCKED = new BundleKeyStore() {
-        @Override public KeyBundle.StoredKey keyFor(String conversation, long epoch) throws Locked { throw new Locked(); }
-        @Override public boolean storedElsewhere(byte[] kid, String conversation, long epoch) throws Locked { throw new Locked(); }
-        @Override public KeyBundle.ConversationRecord record(String conversation) throws Locked { throw new Locked(); }
-        @Override public void install(String conversation, long epoch, byte[] key, long notAfter, long created) throws Locked { throw new Locked(); }
-        @Override public void setNotAfter(String conversation, long epoch, long notAfter) throws Locked { throw new Locked(); }
-        @Override public void retireEarlier(String conversation, long epoch, long at) throws Locked { throw new Locked(); }
-        @Override public void setRecord(String conversation, KeyBundle.ConversationRecord record) throws Locked { throw new Locked(); }
-    };
+    static final BundleKeyStore LOCKED = VectorRunner.LOCKED_BUNDLE_STORE;
 
     static BundleReason reason(String text) { return reason(text, new MemoryKeyStore(), NOW, DEVICE.privateKey(), Collections.singletonList(PROVIDER.publicKey())); }
 
