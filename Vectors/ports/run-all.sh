@@ -3,10 +3,10 @@
 #
 #   Vectors/ports/run-all.sh [--install-missing] [VECTOR_FILE…]
 #
-# The files default to Vectors/pushseal-v1.json, pushseal-v1-provider.json, pushseal-v1-store.json and
-# pushseal-v1-bundles.json in this repository (receiver, provider, key-store and key bundle vectors;
-# each runner tells them apart by their schema) and RFC 9180's HPKE vectors (vendored in
-# Vectors/external/rfc9180/). Java is
+# The files default to Vectors/pushseal-v1.json, pushseal-v1-provider.json, pushseal-v1-store.json,
+# pushseal-v1-bundles.json and pushseal-v1-devices.json in this repository (receiver, provider,
+# key-store, key bundle and device key vectors; each runner tells them apart by their schema) and
+# RFC 9180's HPKE vectors (vendored in Vectors/external/rfc9180/). Java is
 # built by java/build.sh (javac --release 8, the jar, its tests) into a temporary directory.
 # --install-missing installs absent prerequisites (Debian's nodejs and openjdk-17-jdk-headless;
 # the Python packages cryptography and regex with pip); without it a missing prerequisite is an
@@ -28,7 +28,7 @@ for arg in "$@"; do
 done
 if [ "${#files[@]}" -eq 0 ]; then
   hpke="$root/Vectors/external/rfc9180/rfc9180-x25519-sha256-chacha20poly1305.json"
-  files=("$root/Vectors/pushseal-v1.json" "$root/Vectors/pushseal-v1-provider.json" "$root/Vectors/pushseal-v1-store.json" "$root/Vectors/pushseal-v1-bundles.json" "$hpke")
+  files=("$root/Vectors/pushseal-v1.json" "$root/Vectors/pushseal-v1-provider.json" "$root/Vectors/pushseal-v1-store.json" "$root/Vectors/pushseal-v1-bundles.json" "$root/Vectors/pushseal-v1-devices.json" "$hpke")
 fi
 
 if ! python3 -c 'import cryptography.hazmat.primitives.ciphers.aead, regex' >/dev/null 2>&1; then

@@ -92,6 +92,10 @@ export declare class Sealer {
   sealAPNs(content: Content, key: Uint8Array, options?: APNsOptions, seal?: { testSalt?: Uint8Array }): SealedPayload;
   /** Throws SealError. `testSalt` is for test vectors only. */
   sealFCM(content: Content, key: Uint8Array, options: FCMOptions, seal?: { testSalt?: Uint8Array }): SealedPayload;
+  /** sealAPNs under the device key K_d of the conversation key and the device key id (SPEC §4.4). */
+  sealAPNsForDevice(content: Content, conversationKey: Uint8Array, deviceKeyId: Uint8Array, options?: APNsOptions, seal?: { testSalt?: Uint8Array }): SealedPayload;
+  /** sealFCM under the device key K_d of the conversation key and the device key id. */
+  sealFCMForDevice(content: Content, conversationKey: Uint8Array, deviceKeyId: Uint8Array, options: FCMOptions, seal?: { testSalt?: Uint8Array }): SealedPayload;
 }
 /** The longest grapheme-cluster prefix whose JSON-escaped length fits `budget`. */
 export declare function graphemePrefix(text: string, budget: number): string;
@@ -106,53 +110,80 @@ export declare const version: string;
 
 export { HPKEError } from './hpke';
 
-/** The key bundle reason codes, in the receiver's check order (plus store_locked). */
+/** The key bundle reason codes, in the device's check order (SPEC §16.5, plus store_locked). */
 export type BundleReasonCode =
-  | 'malformed_bundle' | 'unsupported_bundle_version' | 'wrong_device' | 'unknown_provider'
-  | 'bundle_authentication_failed' | 'kid_mismatch' | 'bundle_expired' | 'conflicting_key' | 'store_locked';
+  | 'malformed_bundle' | 'unsupported_bundle_version' | 'unknown_provider' | 'bundle_authentication_failed' | 'kid_mismatch'
+  | 'bundle_expired' | 'envelope_mismatch' | 'epoch_purged' | 'epoch_out_of_range' | 'conflicting_key' | 'store_locked';
 export declare const BundleReason: Readonly<{
-  MALFORMED_BUNDLE: 'malformed_bundle'; UNSUPPORTED_BUNDLE_VERSION: 'unsupported_bundle_version'; WRONG_DEVICE: 'wrong_device';
-  UNKNOWN_PROVIDER: 'unknown_provider'; BUNDLE_AUTHENTICATION_FAILED: 'bundle_authentication_failed'; KID_MISMATCH: 'kid_mismatch';
-  BUNDLE_EXPIRED: 'bundle_expired'; CONFLICTING_KEY: 'conflicting_key'; STORE_LOCKED: 'store_locked';
+  MALFORMED_BUNDLE: 'malformed_bundle'; UNSUPPORTED_BUNDLE_VERSION: 'unsupported_bundle_version'; UNKNOWN_PROVIDER: 'unknown_provider';
+  BUNDLE_AUTHENTICATION_FAILED: 'bundle_authentication_failed'; KID_MISMATCH: 'kid_mismatch'; BUNDLE_EXPIRED: 'bundle_expired';
+  ENVELOPE_MISMATCH: 'envelope_mismatch'; EPOCH_PURGED: 'epoch_purged'; EPOCH_OUT_OF_RANGE: 'epoch_out_of_range';
+  CONFLICTING_KEY: 'conflicting_key'; STORE_LOCKED: 'store_locked';
 }>;
+/** What installing a bundle did. */
+export type BundleOutcomeCode = 'installed' | 'installed_retired' | 'already_installed';
+export declare const BundleOutcome: Readonly<{ INSTALLED: 'installed'; INSTALLED_RETIRED: 'installed_retired'; ALREADY_INSTALLED: 'already_installed' }>;
 /** A key bundle was refused; carries no key material. */
 export declare class BundleError extends PushSealError { readonly reason: BundleReasonCode; }
 /** Thrown by a BundleKeyStore that cannot be used now; reported as store_locked. */
 export declare class StoreLocked extends PushSealError { constructor(); }
-/** notAfter of a key without a time limit (2^64 − 1). */
+/** The retireBy field of a bundle whose epoch was current when sealed (2^64 − 1). */
+export declare const NO_RETIRE_BY: bigint;
+/** The same all-ones value, kept for callers of format 1. */
 export declare const NO_EXPIRY: bigint;
-/** The bundle header (65 bytes, the HPKE associated data); the conversation id is sealed with K, not in it. */
-export interface BundleHeader {
-  providerKeyId: Buffer; deviceKeyId: Buffer; epoch: bigint; notAfter: bigint; kid: Buffer;
+/** The length of every bundle (format 2), in bytes: 403. */
+export declare const BUNDLE_BYTES: number;
+/** The sealed fields of a bundle (SPEC §16.3); `key` is the device key K_d. */
+export interface OpenedBundle {
+  key: Buffer; kid: Buffer; epoch: bigint; since: bigint; retireBy: bigint | null; expires: bigint; conversation: string;
 }
-/** What openBundle needs from the device's key store; each method throws StoreLocked when it cannot be used. */
+/** A device's per-conversation record: high-water epoch, its since time, purge tombstone. */
+export interface ConversationRecord { highWater: bigint; highWaterSince: bigint; purgedThrough: bigint }
+/** What openBundle needs from the device's key store; each method throws StoreLocked when it cannot be used. notAfter null: current. */
 export interface BundleKeyStore {
-  keyFor(conversation: string, epoch: bigint): Uint8Array | null;
+  keyFor(conversation: string, epoch: bigint): { key: Uint8Array; notAfter: bigint | null } | null;
   locationOf(kid: Uint8Array): { conversation: string; epoch: bigint | number } | null;
-  install(conversation: string, epoch: bigint, key: Uint8Array, notAfter: bigint): void;
+  record(conversation: string): ConversationRecord | null;
+  install(conversation: string, epoch: bigint, key: Uint8Array, notAfter: bigint | null, created: bigint): void;
+  setNotAfter(conversation: string, epoch: bigint, notAfter: bigint): void;
+  retireEarlier(conversation: string, epoch: bigint, at: bigint): void;
+  setRecord(conversation: string, record: ConversationRecord): void;
 }
 /** An in-memory bundle key store that is also a receiver key source. For tests and examples. */
 export declare class MemoryKeyStore implements BundleKeyStore {
-  keyFor(conversation: string, epoch: bigint | number): Buffer | null;
+  keyFor(conversation: string, epoch: bigint | number): { key: Buffer; notAfter: bigint | null } | null;
   locationOf(kid: Uint8Array): { conversation: string; epoch: bigint } | null;
-  install(conversation: string, epoch: bigint | number, key: Uint8Array, notAfter: bigint | number): void;
-  lookup(kid: Uint8Array): { key: Buffer; conversation: string } | typeof KEY_NOT_FOUND;
+  record(conversation: string): ConversationRecord | null;
+  install(conversation: string, epoch: bigint | number, key: Uint8Array, notAfter?: bigint | number | null, created?: bigint | number): void;
+  setNotAfter(conversation: string, epoch: bigint | number, notAfter: bigint | number): void;
+  retireEarlier(conversation: string, epoch: bigint | number, at: bigint | number): void;
+  setRecord(conversation: string, record: ConversationRecord): void;
+  /** Deletes the key of (conversation, epoch) and raises the purge tombstone to epoch. */
+  purge(conversation: string, epoch: bigint | number): void;
+  lookup(kid: Uint8Array): { key: Buffer; conversation: string; retireBy: number | bigint | null } | typeof KEY_NOT_FOUND;
 }
+/** K_d = HKDF-Expand(K, "pushseal v1 device conversation key" || deviceKeyId, 32) (SPEC §4.4). */
+export declare function deviceKey(conversationKey: Uint8Array, deviceKeyId: Uint8Array): Buffer;
 /** HKDF-Expand(PRK = the device's X25519 public key, "pushseal v1 device key id", 16). */
 export declare function deviceKeyId(devicePublicKey: Uint8Array): Buffer;
 /** HKDF-Expand(PRK = the provider's X25519 public key, "pushseal v1 provider key id", 16). */
 export declare function providerKeyId(providerPublicKey: Uint8Array): Buffer;
-/** Parses a bundle; throws BundleError malformed_bundle or unsupported_bundle_version. */
-export declare function parseBundle(bundle: string | Uint8Array): { header: BundleHeader; headerBytes: Buffer; enc: Buffer; ciphertext: Buffer };
-/** The bundle text of `key` for (conversation, epoch), sealed to the device by the provider. `testIkmE`: test vectors only. */
+/** Steps 1-3 of the checks; throws BundleError malformed_bundle or unsupported_bundle_version. */
+export declare function parseBundle(bundle: string | Uint8Array): { headerBytes: Buffer; providerKeyId: Buffer; enc: Buffer; ciphertext: Buffer };
+/** The fields of a 338-byte plaintext (step 6); throws BundleError malformed_bundle. */
+export declare function decodePlaintext(pt: Uint8Array): OpenedBundle;
+/** The bundle text delivering the device key of `conversationKey` to the device, sealed by the provider. `testIkmE`: test vectors only. */
 export declare function sealBundle(bundle: {
-  key: Uint8Array; conversation: string; epoch: number | bigint; notAfter?: number | bigint | null;
-  providerPrivateKey: Uint8Array; devicePublicKey: Uint8Array; testIkmE?: Uint8Array | null;
+  conversationKey: Uint8Array; devicePublicKey: Uint8Array; conversation: string; epoch: number | bigint; since: number | bigint;
+  retireBy?: number | bigint | null; expires: number | bigint; providerPrivateKey: Uint8Array; testIkmE?: Uint8Array | null;
 }): string;
-/** Checks a bundle in the specified order and installs its key (idempotent). Throws BundleError. */
+/** Checks a bundle in the order of SPEC §16.5 and installs its key by the rules of step 9. Throws BundleError. */
 export declare function openBundle(bundle: string | Uint8Array, device: {
-  devicePrivateKey: Uint8Array; pinnedProviderKeys: Iterable<Uint8Array>; store: BundleKeyStore; now: number | bigint;
-}): { header: BundleHeader; conversation: string; alreadyInstalled: boolean };
+  devicePrivateKey: Uint8Array; pinnedProviderKeys: Iterable<Uint8Array>; store: BundleKeyStore; now: number | bigint; envelopeKid?: Uint8Array | null;
+}): {
+  outcome: BundleOutcomeCode; alreadyInstalled: boolean; bundle: OpenedBundle; conversation: string; notAfter: bigint | null;
+  retireEarlierAt: bigint | null; record: ConversationRecord;
+};
 /** The registration suite string of SPEC §16.1. */
 export declare const REGISTRATION_SUITE: 'pushseal-v1-x25519';
 /** A device registration was refused; the message says why. */

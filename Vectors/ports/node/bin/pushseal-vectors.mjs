@@ -13,7 +13,8 @@ import { KEY_LOCKED, KEY_NOT_FOUND, OPAQUE, OpenError, Reason, Receiver, Sealer,
 import { encodeContent } from '../src/content.mjs';
 import { parseJSON, toPlain } from '../src/strict-json.mjs';
 import { b64urlDecode, b64urlEncode, keyId, messageKey, opaqueThreadId, openEnvelope, pad, sealEnvelope, unpad } from '../src/wire.mjs';
-import { BUNDLE_SCHEMA, hpkeCases, isHPKEFile, runBundleCase, runHPKECase } from './key-vectors.mjs';
+import { deviceKey } from '../src/bundle.mjs';
+import { BUNDLE_SCHEMA, DEVICE_KEY_SCHEMA, hpkeCases, isHPKEFile, runBundleCase, runDeviceKeyCase, runHPKECase } from './key-vectors.mjs';
 
 const RECEIVER_SCHEMA = 'pushseal_v1_test_schema';
 const PROVIDER_SCHEMA = 'pushseal_v1_provider_test_schema';
@@ -184,13 +185,21 @@ export function runProviderCase(t) {
   const errs = [];
   const key = hexField(t, 'key', 32, false);
   const salt = hexField(t, 'salt', 24, false);
+  const conversationKey = hexField(t, 'conversationKey', 32); const device = hexField(t, 'deviceKeyId', 16);
+  const perDevice = conversationKey !== null && conversationKey !== undefined && device !== null && device !== undefined;
+  if (perDevice && !deviceKey(conversationKey, device).equals(key)) errs.push('key is not the device key of conversationKey and deviceKeyId');
   if (!keyId(key).equals(hexField(t, 'kid', 16, false))) errs.push('kid differs');
   if (t.threadId !== opaqueThreadId(key)) errs.push('threadId differs');
   let sealed;
   try {
     const sealer = new Sealer({ padBlock: t.padBlock });
     const opts = options(t.transport, t.options);
-    sealed = t.transport === 'fcm' ? sealer.sealFCM(t.input, key, opts, { testSalt: salt }) : sealer.sealAPNs(t.input, key, opts, { testSalt: salt });
+    if (perDevice) { // sealed per device, from K and the device key id
+      sealed = t.transport === 'fcm' ? sealer.sealFCMForDevice(t.input, conversationKey, device, opts, { testSalt: salt })
+        : sealer.sealAPNsForDevice(t.input, conversationKey, device, opts, { testSalt: salt });
+    } else {
+      sealed = t.transport === 'fcm' ? sealer.sealFCM(t.input, key, opts, { testSalt: salt }) : sealer.sealAPNs(t.input, key, opts, { testSalt: salt });
+    }
   } catch (e) {
     if (!(e instanceof SealError)) throw e;
     if (t.result !== 'error' || t.error !== e.code) errs.push(`expected ${t.result} ${t.error ?? ''}, got error ${e.code}`);
@@ -227,10 +236,11 @@ export function runFile(path) {
   }
   const runner = {
     [RECEIVER_SCHEMA]: runReceiverCase, [PROVIDER_SCHEMA]: runProviderCase, [STORE_SCHEMA]: runStoreCase, [BUNDLE_SCHEMA]: runBundleCase,
+    [DEVICE_KEY_SCHEMA]: runDeviceKeyCase,
   }[doc?.schema];
-  const versions = { [RECEIVER_SCHEMA]: 2, [PROVIDER_SCHEMA]: 1, [STORE_SCHEMA]: 1, [BUNDLE_SCHEMA]: 1 };
+  const versions = { [RECEIVER_SCHEMA]: 2, [PROVIDER_SCHEMA]: 1, [STORE_SCHEMA]: 1, [BUNDLE_SCHEMA]: 2, [DEVICE_KEY_SCHEMA]: 1 };
   if (!runner || doc.schemaVersion !== versions[doc.schema]) {
-    console.log(`FAIL file ${path}: schema is not ${RECEIVER_SCHEMA} version 2, ${PROVIDER_SCHEMA} version 1, ${STORE_SCHEMA} version 1 or ${BUNDLE_SCHEMA} version 1, nor the RFC 9180 file`);
+    console.log(`FAIL file ${path}: schema is not ${RECEIVER_SCHEMA} version 2, ${PROVIDER_SCHEMA} version 1, ${STORE_SCHEMA} version 1, ${BUNDLE_SCHEMA} version 2 or ${DEVICE_KEY_SCHEMA} version 1, nor the RFC 9180 file`);
     return [0, 1];
   }
   return runCases(path, runner, Array.isArray(doc.tests) ? doc.tests : [], doc.numberOfTests);

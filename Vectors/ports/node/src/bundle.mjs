@@ -1,7 +1,10 @@
-// Key bundles v1: one conversation key K for one (conversation, epoch), sealed to one device with
-// HPKE mode_auth (DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, ChaCha20Poly1305) by the provider's
-// key. A backend seals with sealBundle(); a device opens, checks and installs with openBundle(),
-// which throws a BundleError whose `reason` is the first failed check.
+// Key bundles, format 2 (SPEC §16): one device key K_d for one (conversation, epoch), sealed to one
+// device with HPKE mode_auth (DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, ChaCha20Poly1305) by the
+// provider's key. The provider's conversation key K never leaves the provider: a bundle carries
+// K_d = HKDF-Expand(K, "pushseal v1 device conversation key" || deviceKeyId, 32) (SPEC §4.4).
+// A backend seals with sealBundle(); a device opens, checks and installs with openBundle(), which
+// throws a BundleError whose `reason` is the first failed check (SPEC §16.5). Every integer of a
+// bundle (epochs, times) is a BigInt here: they go up to 2^63 - 1.
 
 import { timingSafeEqual } from 'node:crypto';
 import { PushSealError } from './errors.mjs';
@@ -10,31 +13,48 @@ import { KEY_NOT_FOUND } from './receiver.mjs';
 import { JObj, JSONError, parseJSON } from './strict-json.mjs';
 import { b64urlDecode, b64urlEncode, hkdfExpand, keyId } from './wire.mjs';
 
-export const BUNDLE_VERSION = 0x01;
-export const BUNDLE_INFO = Buffer.from('pushseal v1 key bundle', 'ascii');
-/** notAfter of a key without a time limit (2^64 − 1). */
-export const NO_EXPIRY = 0xFFFFFFFFFFFFFFFFn;
-const HEADER = 65; // B
+export const BUNDLE_VERSION = 0x02;
+export const BUNDLE_INFO = Buffer.from('pushseal v1 key bundle 2', 'ascii');
+const DEVICE_KEY_INFO = Buffer.from('pushseal v1 device conversation key', 'ascii');
+/** The retireBy field of a bundle whose epoch was current when sealed (2^64 − 1). */
+export const NO_RETIRE_BY = 0xFFFFFFFFFFFFFFFFn;
+/** Kept for callers of format 1: the same all-ones value. A format-2 bundle always expires. */
+export const NO_EXPIRY = NO_RETIRE_BY;
+const HEADER = 17; // B: version || provider key id
 const ENC = 32;
-const OVERHEAD = HEADER + ENC + 32 + 16; // |bundle| = 145 + n (K and the tag around the sealed cid)
+/** The sealed plaintext, in bytes, of every bundle. */
+export const PLAINTEXT_BYTES = 338;
+/** The length of every bundle, in bytes (538 characters of text). */
+export const BUNDLE_BYTES = HEADER + ENC + PLAINTEXT_BYTES + 16;
 const MAX_CID = 256;
 const MAX_63 = (1n << 63n) - 1n;
-/** The longest bundle text, in characters (401 bytes). */
-export const MAX_TEXT = 535;
+/** A longer text is refused before it is decoded. */
+export const MAX_TEXT = 1024;
+/** The newest epoch moves by at most this much per bundle (rule 9b). */
+export const MAX_EPOCH_STEP = 65536n;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Why a key bundle was refused, in the order the receiver checks (plus store_locked). */
+/** Why a key bundle was refused, in the order the device checks (plus store_locked). */
 export const BundleReason = Object.freeze({
   MALFORMED_BUNDLE: 'malformed_bundle',
   UNSUPPORTED_BUNDLE_VERSION: 'unsupported_bundle_version',
-  WRONG_DEVICE: 'wrong_device',
   UNKNOWN_PROVIDER: 'unknown_provider',
   BUNDLE_AUTHENTICATION_FAILED: 'bundle_authentication_failed',
   KID_MISMATCH: 'kid_mismatch',
   BUNDLE_EXPIRED: 'bundle_expired',
+  ENVELOPE_MISMATCH: 'envelope_mismatch',
+  EPOCH_PURGED: 'epoch_purged',
+  EPOCH_OUT_OF_RANGE: 'epoch_out_of_range',
   CONFLICTING_KEY: 'conflicting_key',
   STORE_LOCKED: 'store_locked',
+});
+
+/** What installing a bundle did. */
+export const BundleOutcome = Object.freeze({
+  INSTALLED: 'installed',
+  INSTALLED_RETIRED: 'installed_retired',
+  ALREADY_INSTALLED: 'already_installed',
 });
 
 /** A key bundle was refused; `reason` is its reason code. Carries no key material. */
@@ -45,6 +65,16 @@ export class BundleError extends PushSealError {
 /** Thrown by a bundle key store that cannot be read or written now; reported as store_locked. */
 export class StoreLocked extends PushSealError {
   constructor() { super('the key store is locked'); }
+}
+
+/**
+ * K_d = HKDF-Expand(K, "pushseal v1 device conversation key" || deviceKeyId, 32) (SPEC §4.4): the key
+ * of one device for one (conversation, epoch). Its kid and thread-id come from it as from any key.
+ */
+export function deviceKey(conversationKey, deviceKeyIdBytes) {
+  if (!(conversationKey instanceof Uint8Array) || conversationKey.length !== 32) throw new RangeError('the conversation key must be 32 bytes');
+  if (!(deviceKeyIdBytes instanceof Uint8Array) || deviceKeyIdBytes.length !== 16) throw new RangeError('the device key id must be 16 bytes');
+  return hkdfExpand(Buffer.from(conversationKey), Buffer.concat([DEVICE_KEY_INFO, deviceKeyIdBytes]), 32);
 }
 
 /** HKDF-Expand(PRK = the device's X25519 public key, "pushseal v1 device key id", 16). */
@@ -91,140 +121,247 @@ export function registrationPublicKey(registration) {
 }
 
 /**
- * The bundle header B (65 bytes, the HPKE associated data), byte for byte. epoch and notAfter are
- * bigints. The conversation id is not in it: it is sealed together with K.
- */
-export function encodeBundleHeader({ providerKeyId: p, deviceKeyId: d, epoch, notAfter, kid }) {
-  const numbers = Buffer.alloc(16);
-  numbers.writeBigUInt64BE(BigInt(epoch), 0);
-  numbers.writeBigUInt64BE(BigInt(notAfter), 8);
-  return Buffer.concat([Buffer.from([BUNDLE_VERSION]), p, d, numbers, kid]);
-}
-
-/**
  * Parses a bundle (its text or its bytes) after steps 1-3 of the checks:
- * { header, headerBytes, enc, ciphertext }. Throws BundleError malformed_bundle (text longer than
- * 535 characters or not strict base64url), unsupported_bundle_version (checked before the length),
- * malformed_bundle (length not 146...401 bytes, epoch 0 or above 2^63 - 1, notAfter above 2^63 - 1
- * and not NO_EXPIRY).
+ * { headerBytes, providerKeyId, enc, ciphertext }. Throws BundleError malformed_bundle (text longer
+ * than 1024 characters or not strict base64url), unsupported_bundle_version (checked before the
+ * length, so format 1 reports this), malformed_bundle (not 403 bytes).
  */
 export function parseBundle(bundle) {
   let data;
   if (typeof bundle === 'string') data = bundle.length <= MAX_TEXT ? b64urlDecode(bundle) : null;
-  else data = Buffer.from(bundle);
+  else if (bundle instanceof Uint8Array) data = Buffer.from(bundle);
+  else data = null;
   if (!data || data.length === 0) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
   if (data[0] !== BUNDLE_VERSION) throw new BundleError(BundleReason.UNSUPPORTED_BUNDLE_VERSION);
-  const n = data.length - OVERHEAD;
-  if (n < 1 || n > MAX_CID) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
-  const epoch = data.readBigUInt64BE(33);
-  const notAfter = data.readBigUInt64BE(41);
-  if (epoch < 1n || epoch > MAX_63 || (notAfter > MAX_63 && notAfter !== NO_EXPIRY)) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
-  const header = { providerKeyId: data.subarray(1, 17), deviceKeyId: data.subarray(17, 33), epoch, notAfter, kid: data.subarray(49, 65) };
-  return { header, headerBytes: data.subarray(0, HEADER), enc: data.subarray(HEADER, HEADER + ENC), ciphertext: data.subarray(HEADER + ENC) };
+  if (data.length !== BUNDLE_BYTES) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
+  return { headerBytes: data.subarray(0, HEADER), providerKeyId: data.subarray(1, HEADER), enc: data.subarray(HEADER, HEADER + ENC), ciphertext: data.subarray(HEADER + ENC) };
+}
+
+// SPEC §5.1's identifier rule on UTF-8 bytes: 1-256 bytes of valid UTF-8 without a C0 control.
+function identifier(bytes) {
+  if (bytes.length < 1 || bytes.length > MAX_CID) return null;
+  let text;
+  try { text = STRICT_UTF8.decode(bytes); } catch { return null; }
+  return /[\u0000-\u001f]/.test(text) ? null : text;
+}
+
+/**
+ * The fields of a 338-byte plaintext: { key, kid, epoch, since, retireBy (null while current),
+ * expires, conversation } (integers as BigInts). Throws malformed_bundle when one is out of range
+ * (step 6); the kid is checked by step 7.
+ */
+export function decodePlaintext(pt) {
+  if (pt.length !== PLAINTEXT_BYTES) throw new BundleError(BundleReason.MALFORMED_BUNDLE);
+  const b = Buffer.from(pt.buffer, pt.byteOffset, pt.length);
+  const epoch = b.readBigUInt64BE(48); const since = b.readBigUInt64BE(56);
+  const retireBy = b.readBigUInt64BE(64); const expires = b.readBigUInt64BE(72);
+  const n = b.readUInt16BE(80);
+  const conversation = n >= 1 && n <= MAX_CID ? identifier(b.subarray(82, 82 + n)) : null;
+  if (epoch < 1n || epoch > MAX_63 || since > MAX_63 || expires > MAX_63
+      || !(retireBy === NO_RETIRE_BY || (retireBy >= since && retireBy <= MAX_63))
+      || conversation === null || b.subarray(82 + n).some((x) => x !== 0)) {
+    throw new BundleError(BundleReason.MALFORMED_BUNDLE);
+  }
+  return { key: Buffer.from(b.subarray(0, 32)), kid: Buffer.from(b.subarray(32, 48)), epoch, since, retireBy: retireBy === NO_RETIRE_BY ? null : retireBy, expires, conversation };
 }
 
 function int63(value, name, min) {
   const ok = (typeof value === 'bigint' || Number.isSafeInteger(value)) && BigInt(value) >= min && BigInt(value) <= MAX_63;
-  if (!ok) throw new RangeError(`${name} must be an integer ${min}...2^63-1`);
+  if (!ok) throw new RangeError(`${name} must be an integer ${min}...2^63-1 (a number up to 2^53 - 1, or a bigint)`);
   return BigInt(value);
 }
 
 /**
- * The bundle text (base64url, no padding) of conversation key `key` for (conversation, epoch),
- * sealed to `devicePublicKey` by `providerPrivateKey`. `notAfter`: the key's last live second (Unix
- * time, inclusive; number or bigint), null for no limit. `testIkmE` is for test vectors only.
+ * The bundle text (538 characters of base64url) delivering the device key K_d of `conversationKey`
+ * (the provider's K of (conversation, epoch)) to the device whose X25519 public key is
+ * `devicePublicKey`, sealed by `providerPrivateKey` (SPEC §16.4). `since`: when the epoch became
+ * current; `retireBy`: null while it is current, else its last current second (≥ since);
+ * `expires`: the last second the bundle may be installed (e.g. now + 30 days). Integers are
+ * numbers or bigints up to 2^63 - 1. `testIkmE` is for test vectors only.
  */
-export function sealBundle({ key, conversation, epoch, notAfter = null, providerPrivateKey, devicePublicKey, testIkmE = null }) {
-  for (const [name, v] of [['key', key], ['providerPrivateKey', providerPrivateKey], ['devicePublicKey', devicePublicKey]]) {
+export function sealBundle({ conversationKey, devicePublicKey, conversation, epoch, since, retireBy = null, expires, providerPrivateKey, testIkmE = null }) {
+  for (const [name, v] of [['conversationKey', conversationKey], ['providerPrivateKey', providerPrivateKey], ['devicePublicKey', devicePublicKey]]) {
     if (!(v instanceof Uint8Array) || v.length !== 32) throw new RangeError(`${name} must be 32 bytes`);
   }
-  const cidLength = typeof conversation === 'string' ? Buffer.byteLength(conversation, 'utf8') : 0;
-  if (cidLength < 1 || cidLength > MAX_CID || LONE_SURROGATE.test(conversation)) {
-    throw new RangeError('the conversation must be 1-256 bytes of UTF-8');
-  }
-  const headerBytes = encodeBundleHeader({
-    providerKeyId: providerKeyId(publicKey(providerPrivateKey)), deviceKeyId: deviceKeyId(devicePublicKey),
-    epoch: int63(epoch, 'epoch', 1n), notAfter: notAfter === null ? NO_EXPIRY : int63(notAfter, 'notAfter', 0n),
-    kid: keyId(key),
-  });
-  const { enc, context } = setupSender(devicePublicKey, BUNDLE_INFO, { senderPrivateKey: providerPrivateKey, testIkmE });
-  const pt = Buffer.concat([Buffer.from(key), Buffer.from(conversation, 'utf8')]);
+  const e = int63(epoch, 'epoch', 1n); const s = int63(since, 'since', 0n); const x = int63(expires, 'expires', 0n);
+  const r = retireBy === null ? NO_RETIRE_BY : int63(retireBy, 'retireBy', 0n);
+  if (r !== NO_RETIRE_BY && r < s) throw new RangeError('retireBy must not be before since');
+  const cid = typeof conversation === 'string' && !LONE_SURROGATE.test(conversation) ? Buffer.from(conversation, 'utf8') : Buffer.alloc(0);
+  if (identifier(cid) === null) throw new RangeError('the conversation must be 1-256 bytes of UTF-8 without a control character');
+  const kd = deviceKey(conversationKey, deviceKeyId(devicePublicKey));
+  const pt = Buffer.alloc(PLAINTEXT_BYTES);
+  kd.copy(pt, 0); keyId(kd).copy(pt, 32);
+  pt.writeBigUInt64BE(e, 48); pt.writeBigUInt64BE(s, 56); pt.writeBigUInt64BE(r, 64); pt.writeBigUInt64BE(x, 72);
+  pt.writeUInt16BE(cid.length, 80); cid.copy(pt, 82);
+  const headerBytes = Buffer.concat([Buffer.from([BUNDLE_VERSION]), providerKeyId(publicKey(providerPrivateKey))]);
   try {
+    const { enc, context } = setupSender(devicePublicKey, BUNDLE_INFO, { senderPrivateKey: providerPrivateKey, testIkmE });
     return b64urlEncode(Buffer.concat([headerBytes, enc, context.seal(headerBytes, pt)]));
   } finally {
-    pt.fill(0);
+    pt.fill(0); kd.fill(0);
   }
 }
 
 const sameBytes = (a, b) => a.length === b.length && timingSafeEqual(a, b);
+const min = (a, b) => (a < b ? a : b);
 
 /**
- * An in-memory key store: installs bundles ({keyFor, locationOf, install}) and is a receiver key
- * source (lookup), so a notification sealed under an installed key opens. For tests and examples;
- * a real app keeps keys in protected storage. A store throws StoreLocked when it cannot be used.
- * openBundle calls keyFor, locationOf and then install (steps 10-11) synchronously, so within one
- * process they are atomic; a store shared between processes must make them one transaction.
+ * An in-memory key store: installs bundles and is a receiver key source (lookup, with each key's
+ * retire-by time), so a notification sealed under an installed key opens. For tests and examples;
+ * a real app keeps keys and conversation records in protected storage. The store interface that
+ * openBundle uses: keyFor(cid, epoch) → { key, notAfter } | null, locationOf(kid) →
+ * { conversation, epoch } | null, record(cid) → { highWater, highWaterSince, purgedThrough } | null,
+ * install(cid, epoch, key, notAfter, created), setNotAfter(cid, epoch, notAfter),
+ * retireEarlier(cid, epoch, at), setRecord(cid, record); any of them throws StoreLocked when the
+ * store cannot be used. openBundle calls them synchronously, so within one process they are
+ * atomic; a store shared between processes must make them one transaction. Epochs and times are
+ * BigInts; notAfter null means current.
  */
 export class MemoryKeyStore {
-  #keys = new Map(); // "epoch cid" -> { key, notAfter }
+  #keys = new Map(); // "epoch cid" -> { conversation, epoch, key, notAfter, created }
   #kids = new Map(); // kid hex -> { conversation, epoch }
+  #records = new Map(); // cid -> { highWater, highWaterSince, purgedThrough }
 
-  /** The key stored for (conversation, epoch), or null. */
-  keyFor(conversation, epoch) { return this.#keys.get(`${BigInt(epoch)} ${conversation}`)?.key ?? null; }
+  /** { key, notAfter } stored for (conversation, epoch), or null. */
+  keyFor(conversation, epoch) {
+    const row = this.#keys.get(`${BigInt(epoch)} ${conversation}`);
+    return row === undefined ? null : { key: row.key, notAfter: row.notAfter };
+  }
 
   /** { conversation, epoch } of the stored key with this kid, or null. */
   locationOf(kid) { return this.#kids.get(Buffer.from(kid).toString('hex')) ?? null; }
 
-  /** Stores a new key for (conversation, epoch). */
-  install(conversation, epoch, key, notAfter) {
-    this.#keys.set(`${BigInt(epoch)} ${conversation}`, { key: Buffer.from(key), notAfter: BigInt(notAfter) });
-    this.#kids.set(keyId(key).toString('hex'), { conversation, epoch: BigInt(epoch) });
+  /** The conversation record; without one, the newest stored epoch and its created time. */
+  record(conversation) {
+    const stored = this.#records.get(conversation);
+    if (stored !== undefined) return { ...stored };
+    let newest = null;
+    for (const row of this.#keys.values()) {
+      if (row.conversation === conversation && (newest === null || row.epoch > newest.epoch)) newest = row;
+    }
+    return newest === null ? null : { highWater: newest.epoch, highWaterSince: newest.created, purgedThrough: 0n };
   }
 
-  /** The receiver's key source: { key, conversation } for this kid, or KEY_NOT_FOUND. */
+  /** Stores a key for (conversation, epoch) (also for adding one by hand, as a test fixture). */
+  install(conversation, epoch, key, notAfter = null, created = 0n) {
+    if (!(key instanceof Uint8Array) || key.length !== 32) throw new RangeError('a key is 32 bytes');
+    const e = BigInt(epoch);
+    this.#keys.set(`${e} ${conversation}`, { conversation, epoch: e, key: Buffer.from(key), notAfter: notAfter === null ? null : BigInt(notAfter), created: BigInt(created) });
+    this.#kids.set(keyId(key).toString('hex'), { conversation, epoch: e });
+  }
+
+  /** Sets the not-after time of the stored key of (conversation, epoch). */
+  setNotAfter(conversation, epoch, notAfter) { this.#keys.get(`${BigInt(epoch)} ${conversation}`).notAfter = BigInt(notAfter); }
+
+  /** Every stored key of the conversation below `epoch` gets notAfter := min(its notAfter, at). */
+  retireEarlier(conversation, epoch, at) {
+    for (const row of this.#keys.values()) {
+      if (row.conversation === conversation && row.epoch < BigInt(epoch)) row.notAfter = row.notAfter === null ? BigInt(at) : min(row.notAfter, BigInt(at));
+    }
+  }
+
+  /** Writes the conversation record. */
+  setRecord(conversation, record) {
+    this.#records.set(conversation, { highWater: BigInt(record.highWater), highWaterSince: BigInt(record.highWaterSince), purgedThrough: BigInt(record.purgedThrough) });
+  }
+
+  /** Deletes the key of (conversation, epoch) and sets the tombstone P := max(P, epoch): a purged epoch never comes back. */
+  purge(conversation, epoch) {
+    const e = BigInt(epoch);
+    const row = this.#keys.get(`${e} ${conversation}`);
+    if (row !== undefined) { this.#keys.delete(`${e} ${conversation}`); this.#kids.delete(keyId(row.key).toString('hex')); }
+    const old = this.record(conversation) ?? { highWater: 0n, highWaterSince: 0n, purgedThrough: 0n };
+    this.#records.set(conversation, { ...old, purgedThrough: old.purgedThrough > e ? old.purgedThrough : e });
+  }
+
+  /** The receiver's key source: { key, conversation, retireBy (null while current) } for this kid, or KEY_NOT_FOUND. */
   lookup(kid) {
     const place = this.locationOf(kid);
-    return place === null ? KEY_NOT_FOUND : { key: this.keyFor(place.conversation, place.epoch), conversation: place.conversation };
+    if (place === null) return KEY_NOT_FOUND;
+    const { key, notAfter } = this.keyFor(place.conversation, place.epoch);
+    // A safe integer as a number (what every receiver compares), a larger one as the exact BigInt.
+    const retireBy = notAfter !== null && notAfter <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(notAfter) : notAfter;
+    return { key, conversation: place.conversation, retireBy };
   }
 }
 
 /**
- * Checks a bundle in the specified order and installs its key (idempotent): returns
- * { header, conversation, alreadyInstalled }. Throws BundleError with the first failed check's
- * reason and installs nothing then. `now`: seconds since 1970 (number or bigint). The store's
- * install() must copy the key: the opened plaintext is wiped when this returns.
+ * Checks a bundle in the order of SPEC §16.5 and installs its key by the rules of step 9. Returns
+ * { outcome ('installed' | 'installed_retired' | 'already_installed'), alreadyInstalled, bundle
+ * (the sealed fields), conversation, notAfter (the stored key's, null while current),
+ * retireEarlierAt (9e, else null), record (the conversation record afterwards) }. `envelopeKid`:
+ * in band, the kid of the envelope the bundle rides with (step 8b). Throws BundleError with the
+ * first failed check's reason and installs nothing then. `now`: seconds since 1970 (number or bigint).
  */
-export function openBundle(bundle, { devicePrivateKey, pinnedProviderKeys, store, now }) {
-  const { header, headerBytes, enc, ciphertext } = parseBundle(bundle); // steps 1-3
-  if (!header.deviceKeyId.equals(deviceKeyId(publicKey(devicePrivateKey)))) throw new BundleError(BundleReason.WRONG_DEVICE); // step 4
-  const provider = [...pinnedProviderKeys].find((p) => providerKeyId(p).equals(header.providerKeyId));
-  if (provider === undefined) throw new BundleError(BundleReason.UNKNOWN_PROVIDER); // step 5
+export function openBundle(bundle, { devicePrivateKey, pinnedProviderKeys, store, now, envelopeKid = null }) {
+  const { headerBytes, providerKeyId: pid, enc, ciphertext } = parseBundle(bundle); // steps 1-3
+  const provider = [...pinnedProviderKeys].find((p) => sameBytes(providerKeyId(p), pid));
+  if (provider === undefined) throw new BundleError(BundleReason.UNKNOWN_PROVIDER); // step 4
   let pt;
-  try { // step 6
+  try { // step 5
     pt = setupReceiver(enc, devicePrivateKey, BUNDLE_INFO, { senderPublicKey: Buffer.from(provider) }).open(headerBytes, ciphertext);
   } catch (e) {
     if (e instanceof HPKEError) throw new BundleError(BundleReason.BUNDLE_AUTHENTICATION_FAILED);
     throw e;
   }
+  let opened;
   try {
-    const key = pt.subarray(0, 32);
-    let conversation;
-    try { conversation = STRICT_UTF8.decode(pt.subarray(32)); } catch { throw new BundleError(BundleReason.MALFORMED_BUNDLE); } // step 7
-    if (!sameBytes(keyId(key), header.kid)) throw new BundleError(BundleReason.KID_MISMATCH); // step 8
-    if (header.notAfter !== NO_EXPIRY && BigInt(now) > header.notAfter) throw new BundleError(BundleReason.BUNDLE_EXPIRED); // step 9
-    try { // steps 10-11
-      const existing = store.keyFor(conversation, header.epoch);
-      const where = store.locationOf(header.kid);
-      const elsewhere = where !== null && (where.conversation !== conversation || BigInt(where.epoch) !== header.epoch);
-      if ((existing !== null && !sameBytes(Buffer.from(existing), key)) || elsewhere) throw new BundleError(BundleReason.CONFLICTING_KEY);
-      if (existing !== null) return { header, conversation, alreadyInstalled: true };
-      store.install(conversation, header.epoch, key, header.notAfter);
+    opened = decodePlaintext(pt); // step 6
+  } finally {
+    pt.fill(0);
+  }
+  try {
+    if (!sameBytes(keyId(opened.key), opened.kid)) throw new BundleError(BundleReason.KID_MISMATCH); // step 7
+    const t = BigInt(now);
+    if (t > opened.expires) throw new BundleError(BundleReason.BUNDLE_EXPIRED); // step 8
+    if (envelopeKid !== null && !sameBytes(Buffer.from(envelopeKid), opened.kid)) throw new BundleError(BundleReason.ENVELOPE_MISMATCH); // step 8b
+    try { // step 9
+      return install(store, opened, t);
     } catch (e) {
       if (e instanceof StoreLocked) throw new BundleError(BundleReason.STORE_LOCKED);
       throw e;
     }
-    return { header, conversation, alreadyInstalled: false };
-  } finally {
-    pt.fill(0); // the store keeps its own copy
+  } catch (e) {
+    opened.key.fill(0);
+    throw e;
   }
 }
+
+function install(store, o, now) {
+  const cid = o.conversation; const epoch = o.epoch;
+  const record = store.record(cid);
+  const purged = record === null ? 0n : BigInt(record.purgedThrough);
+  if (record !== null && epoch <= purged) throw new BundleError(BundleReason.EPOCH_PURGED); // 9a
+  const high = record === null || BigInt(record.highWater) === 0n ? null : BigInt(record.highWater);
+  if (high !== null && epoch > high && epoch - high > MAX_EPOCH_STEP) throw new BundleError(BundleReason.EPOCH_OUT_OF_RANGE); // 9b
+  const existing = store.keyFor(cid, epoch);
+  const where = store.locationOf(o.kid);
+  const elsewhere = where !== null && (where.conversation !== cid || BigInt(where.epoch) !== epoch);
+  if ((existing !== null && !sameBytes(Buffer.from(existing.key), o.key)) || elsewhere) throw new BundleError(BundleReason.CONFLICTING_KEY); // 9c
+  const result = (outcome, notAfter, retireEarlierAt, after) => ({
+    outcome, alreadyInstalled: outcome === BundleOutcome.ALREADY_INSTALLED, bundle: o, conversation: cid, notAfter, retireEarlierAt, record: after,
+  });
+  if (existing !== null) { // 9d
+    let notAfter = existing.notAfter === null ? null : BigInt(existing.notAfter);
+    if (o.retireBy !== null && (notAfter === null || o.retireBy < notAfter)) {
+      notAfter = o.retireBy;
+      store.setNotAfter(cid, epoch, notAfter);
+    }
+    const after = record === null ? { highWater: epoch, highWaterSince: o.since, purgedThrough: purged } : normalized(record);
+    return result(BundleOutcome.ALREADY_INSTALLED, notAfter, null, after);
+  }
+  if (high === null || epoch > high) { // 9e
+    const at = min(o.since, now);
+    store.install(cid, epoch, o.key, o.retireBy, now);
+    store.retireEarlier(cid, epoch, at);
+    const after = { highWater: epoch, highWaterSince: o.since, purgedThrough: purged };
+    store.setRecord(cid, after);
+    return result(BundleOutcome.INSTALLED, o.retireBy, at, after);
+  }
+  let notAfter = min(BigInt(record.highWaterSince), now); // 9f
+  if (o.retireBy !== null) notAfter = min(notAfter, o.retireBy);
+  store.install(cid, epoch, o.key, notAfter, now);
+  return result(BundleOutcome.INSTALLED_RETIRED, notAfter, null, normalized(record));
+}
+
+const normalized = (r) => ({ highWater: BigInt(r.highWater), highWaterSince: BigInt(r.highWaterSince), purgedThrough: BigInt(r.purgedThrough) });

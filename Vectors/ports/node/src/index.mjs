@@ -13,6 +13,7 @@ export { keyId, messageKey, threadId, opaqueThreadId, b64urlEncode, b64urlDecode
 export { VERSION as version } from './version.mjs';
 export { HPKEError } from './hpke.mjs';
 export {
-  NO_EXPIRY, BundleReason, BundleError, StoreLocked, MemoryKeyStore, deviceKeyId, providerKeyId, parseBundle, sealBundle, openBundle,
+  NO_EXPIRY, NO_RETIRE_BY, BUNDLE_BYTES, BundleReason, BundleOutcome, BundleError, StoreLocked, MemoryKeyStore, deviceKey, deviceKeyId, providerKeyId,
+  parseBundle, decodePlaintext, sealBundle, openBundle,
   REGISTRATION_SUITE, RegistrationError, deviceRegistration, registrationPublicKey,
 } from './bundle.mjs';

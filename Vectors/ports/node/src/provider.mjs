@@ -3,7 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { MAX_CONTENT_BYTES, contentFree, encodeContent, escapedLength, isContentFreeShape, jsonString, validateContent } from './content.mjs';
-import { BundleError, BundleReason, parseBundle } from './bundle.mjs';
+import { BundleError, BundleReason, deviceKey, parseBundle } from './bundle.mjs';
 import { ContentError, SealError } from './errors.mjs';
 import { HEADER_BYTES, MAX_ENVELOPE, MIN_ENVELOPE, SALT_BYTES, TAG_BYTES, b64urlEncode, decodedLength, encodedLength, keyId, opaqueThreadId, padTo, paddedLength, sealEnvelope } from './wire.mjs';
 
@@ -97,19 +97,22 @@ function fcmFrame(o) {
 
 const BUNDLE_MEMBER = 'pushseal-bundle';
 
-// An in-band bundle (SPEC §16.7) must be a bundle of the key the notification is sealed under.
-function checkBundle(bundle, key) {
-  if (bundle === undefined || bundle === null || !key || key.length !== 32) return; // a wrong key is #seal's invalid_key
-  let header;
+function deviceKeyFor(conversationKey, deviceKeyId) {
+  if (!(conversationKey instanceof Uint8Array) || conversationKey.length !== 32) throw new SealError('invalid_key', 'a conversation key is 32 bytes');
+  if (!(deviceKeyId instanceof Uint8Array) || deviceKeyId.length !== 16) throw new SealError('invalid_key', 'a device key id is 16 bytes');
+  return deviceKey(conversationKey, deviceKeyId);
+}
+
+// An in-band bundle (SPEC §16.7) must be a format-2 bundle (its kid is sealed: whether it delivers
+// the notification's key is the device's step 8b, envelope_mismatch).
+function checkBundle(bundle) {
+  if (bundle === undefined || bundle === null) return;
   try {
     if (typeof bundle !== 'string') throw new BundleError(BundleReason.MALFORMED_BUNDLE);
-    ({ header } = parseBundle(bundle));
+    parseBundle(bundle);
   } catch (e) {
     if (e instanceof BundleError) throw new SealError('invalid_option', `keyBundle: ${e.reason}`);
     throw e;
-  }
-  if (!header.kid.equals(keyId(key))) {
-    throw new SealError('invalid_option', `keyBundle: the bundle carries key ${header.kid.toString('hex')}, the notification is sealed under ${keyId(key).toString('hex')}`);
   }
 }
 
@@ -164,7 +167,7 @@ export class Sealer {
   sealAPNs(content, key, options = {}, { testSalt } = {}) {
     checkContent(content);
     validateAPNs(options);
-    checkBundle(options.keyBundle, key);
+    checkBundle(options.keyBundle);
     return this.#seal(content, key, apnsFrame(options, key), testSalt);
   }
 
@@ -175,8 +178,22 @@ export class Sealer {
   sealFCM(content, key, options, { testSalt } = {}) {
     checkContent(content);
     validateFCM(options ?? {});
-    checkBundle(options.keyBundle, key);
+    checkBundle(options.keyBundle);
     return this.#seal(content, key, fcmFrame(options), testSalt);
+  }
+
+  /**
+   * sealAPNs for one device: sealed under that device's key K_d = HKDF-Expand(K, "pushseal v1
+   * device conversation key" || deviceKeyId, 32) of the conversation key K (SPEC §4.4), so only
+   * that device opens it. Throws SealError.
+   */
+  sealAPNsForDevice(content, conversationKey, deviceKeyId, options = {}, { testSalt } = {}) {
+    return this.sealAPNs(content, deviceKeyFor(conversationKey, deviceKeyId), options, { testSalt });
+  }
+
+  /** sealFCM for one device, under its key K_d (see sealAPNsForDevice). Throws SealError. */
+  sealFCMForDevice(content, conversationKey, deviceKeyId, options, { testSalt } = {}) {
+    return this.sealFCM(content, deviceKeyFor(conversationKey, deviceKeyId), options, { testSalt });
   }
 
   #seal(content, key, frame, salt) {

@@ -138,10 +138,17 @@ export function parseJSON(bytes, { recordDups = false, maxDepth = MAX_DEPTH } = 
   return v;
 }
 
-/** Parsed JSON as plain values (objects, arrays, numbers). */
+/** Parsed JSON as plain values (objects, arrays, numbers). An integer literal (no fraction or
+ * exponent) beyond Number.MAX_SAFE_INTEGER becomes a BigInt, exact: a double would round it. */
 export function toPlain(v) {
   if (v instanceof JObj) return Object.fromEntries(v.pairs.map(([k, x]) => [k, toPlain(x)]));
   if (Array.isArray(v)) return v.map(toPlain);
-  if (v instanceof JNum) return Number(v.raw);
+  if (v instanceof JNum) {
+    if (/^-?(?:0|[1-9][0-9]*)$/.test(v.raw)) {
+      const exact = BigInt(v.raw);
+      return exact >= BigInt(Number.MIN_SAFE_INTEGER) && exact <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(exact) : exact;
+    }
+    return Number(v.raw);
+  }
   return v;
 }

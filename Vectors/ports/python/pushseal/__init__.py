@@ -22,8 +22,8 @@ from .receiver import (
 from .wire import b64url_decode, b64url_encode, key_id, message_key, opaque_thread_id, thread_id
 from .hpke import HPKEError
 from .bundle import (
-    NO_EXPIRY, REGISTRATION_SUITE, BundleError, BundleHeader, BundleKeyStore, BundleReason, InstalledBundle, MemoryKeyStore,
-    RegistrationError, StoreLocked, device_key_id, device_registration, open_bundle, parse_bundle, provider_key_id,
+    NO_EXPIRY, NO_RETIRE_BY, REGISTRATION_SUITE, BundleError, BundleKeyStore, BundleReason, ConversationRecord,
+    InstalledBundle, MemoryKeyStore, OpenedBundle, RegistrationError, StoreLocked, device_key, device_key_id, device_registration, open_bundle, parse_bundle, provider_key_id,
     registration_public_key, seal_bundle,
 )
 
@@ -34,7 +34,7 @@ __all__ = [
     "Receiver", "KeySource", "KeyLookup", "KeyFound", "KEY_NOT_FOUND", "KEY_LOCKED", "SingleKeySource", "Opened",
     "open_payload", "open_wire", "DEFAULT_MAX_AGE", "DEFAULT_MAX_FUTURE_SKEW", "key_id", "message_key",
     "thread_id", "opaque_thread_id", "b64url_encode", "b64url_decode",
-    "HPKEError", "NO_EXPIRY", "BundleError", "BundleHeader", "BundleKeyStore", "BundleReason", "InstalledBundle",
+    "HPKEError", "NO_EXPIRY", "NO_RETIRE_BY", "BundleError", "ConversationRecord", "OpenedBundle", "device_key", "BundleKeyStore", "BundleReason", "InstalledBundle",
     "MemoryKeyStore", "StoreLocked", "device_key_id", "open_bundle", "parse_bundle", "provider_key_id", "seal_bundle",
     "REGISTRATION_SUITE", "RegistrationError", "device_registration", "registration_public_key",
 ]

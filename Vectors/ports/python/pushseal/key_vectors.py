@@ -1,21 +1,25 @@
 """Vector checks for key delivery, used by ``pushseal.vectors``: the RFC 9180 Appendix A.2 file
-(base and auth modes of DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, ChaCha20Poly1305) and the
-key bundle vectors (``pushseal_v1_bundle_test_schema``)."""
+(base and auth modes of DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, ChaCha20Poly1305) the key
+bundle vectors (``pushseal_v1_bundle_test_schema``, format 2) and the device key derivation vectors
+(``pushseal_v1_device_key_test_schema``)."""
 
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
 from .bundle import (
-    BUNDLE_INFO, NO_EXPIRY, BundleError, BundleKeyStore, BundleReason, MemoryKeyStore, StoreLocked, device_key_id, open_bundle,
-    parse_bundle, provider_key_id, seal_bundle,
+    BUNDLE_INFO, BundleError, BundleKeyStore, BundleReason, ConversationRecord, MemoryKeyStore, StoreLocked, device_key,
+    device_key_id, open_bundle, parse_bundle, provider_key_id, seal_bundle,
 )
 from .hpke import MODE_AUTH, MODE_BASE, HPKEError, derive_key_pair, public_key, setup_receiver, setup_sender
-from .wire import b64url_decode, key_id
+from .wire import b64url_decode, key_id, opaque_thread_id
 
-__all__ = ["HPKE_SUITE", "BUNDLE_SCHEMA", "is_hpke_file", "hpke_cases", "run_hpke_case", "run_bundle_case"]
+DEVICE_KEY_INFO = b"pushseal v1 device conversation key"
+
+__all__ = ["HPKE_SUITE", "BUNDLE_SCHEMA", "DEVICE_KEY_SCHEMA", "run_device_key_case", "is_hpke_file", "hpke_cases", "run_hpke_case", "run_bundle_case"]
 
 BUNDLE_SCHEMA = "pushseal_v1_bundle_test_schema"
+DEVICE_KEY_SCHEMA = "pushseal_v1_device_key_test_schema"
 
 HPKE_SUITE = {"kem_id": 32, "kdf_id": 1, "aead_id": 3}
 
@@ -87,65 +91,90 @@ def run_hpke_case(v: Dict[str, Any]) -> List[str]:
 
 
 class _LockedStore(BundleKeyStore):
-    def key_for(self, conversation: str, epoch: int) -> Optional[bytes]:
+    def key_for(self, conversation: str, epoch: int) -> Optional[Tuple[bytes, Optional[int]]]:
         raise StoreLocked()
 
     def location_of(self, kid: bytes) -> Optional[Tuple[str, int]]:
         raise StoreLocked()
 
-    def install(self, conversation: str, epoch: int, key: bytes, not_after: int) -> None:
+    def record(self, conversation: str) -> Optional[ConversationRecord]:
         raise StoreLocked()
 
 
+def _record_json(r: Optional[ConversationRecord]) -> Optional[Dict[str, int]]:
+    return None if r is None else {"highWater": r.high_water, "highWaterSince": r.high_water_since,
+                                   "purgedThrough": r.purged_through}
+
+
+def run_device_key_case(t: Dict[str, Any]) -> List[str]:
+    """Mismatches of one device key case (SPEC §4.4): K_d, its kid and thread-id from K and the device key id."""
+    errs: List[str] = []
+    k, d = _b(t, "conversationKey"), _b(t, "deviceKeyId")
+    if t.get("devicePublicKey") is not None and device_key_id(_b(t, "devicePublicKey")) != d:
+        errs.append("deviceKeyId differs")
+    if key_id(k).hex() != t["conversationKid"]:
+        errs.append("conversationKid differs")
+    if (DEVICE_KEY_INFO + d).hex() != t["info"]:
+        errs.append("info differs")
+    kd = device_key(k, d)
+    for name, got in (("deviceKey", kd.hex()), ("kid", key_id(kd).hex()), ("threadId", opaque_thread_id(kd))):
+        if got != t[name]:
+            errs.append(f"{name} differs")
+    return errs
+
+
 def run_bundle_case(t: Dict[str, Any]) -> List[str]:
-    """Mismatches of one key bundle case (SPEC §16.8): the key pairs, key ids and kid; the re-seal
-    of resealable cases byte for byte; the intermediates (aad, enc, ct, and the device's HPKE context);
-    and the outcome of the checks with the case's device key, pinned keys, clock and store."""
+    """Mismatches of one key bundle case (SPEC §16.8): the key pairs, key ids, K_d and kid; the
+    plaintext; the re-seal of resealable cases byte for byte; the intermediates (aad, enc, ct, and the
+    device's HPKE context); and the outcome of the checks with the case's device key, pinned keys,
+    clock, envelope kid, store and conversation record, with the not-after times and the record after."""
     errs: List[str] = []
     device, provider = t["deviceKeyPair"], t["providerKeyPair"]
     device_sk, device_pk = _b(device, "private"), _b(device, "public")
     provider_sk, provider_pk = _b(provider, "private"), _b(provider, "public")
-    key = _b(t, "key")
+    k = _b(t, "conversationKey")
     for name, derived, expected in (("deviceKeyPair", public_key(device_sk), device_pk),
-                            ("providerKeyPair", public_key(provider_sk), provider_pk),
-                            ("deviceKeyId", device_key_id(device_pk), _b(t, "deviceKeyId")),
-                            ("providerKeyId", provider_key_id(provider_pk), _b(t, "providerKeyId")),
-                            ("kid", key_id(key), _b(t, "kid"))):
+                                    ("providerKeyPair", public_key(provider_sk), provider_pk),
+                                    ("deviceKeyId", device_key_id(device_pk), _b(t, "deviceKeyId")),
+                                    ("providerKeyId", provider_key_id(provider_pk), _b(t, "providerKeyId"))):
         if derived != expected:
             errs.append(f"{name} differs")
-    text = t["bundle"]
-    if (b64url_decode(text) or b"").hex() != (t.get("bundleHex") or ""):
-        errs.append("bundleHex differs from the decoded bundle")
     if t["resealable"]:
-        resealed = seal_bundle(key, t["conversation"], t["epoch"], t["notAfter"], provider_sk, device_pk,
-                               test_ikm_e=_b(t, "ikmE"))
-        if resealed != text:
+        if device_key(k, device_key_id(device_pk)) != _b(t, "deviceKey") or key_id(_b(t, "deviceKey")) != _b(t, "kid"):
+            errs.append("deviceKey or kid differs from the derivation")
+        resealed = seal_bundle(k, device_pk, t["conversation"], t["epoch"], t["since"], t["retireBy"], t["expires"],
+                               provider_sk, test_ikm_e=_b(t, "ikmE"))
+        if resealed != t["bundle"]:
             errs.append("re-sealed bundle differs from bundle")
+    text = t["bundle"]
+    decoded = b64url_decode(text) if isinstance(text, str) else None
+    if t.get("bundleHex") != ("" if decoded is None else decoded.hex()):  # "" when not strict base64url
+        errs.append("bundleHex differs from the decoded bundle")
     result, outcome, reason = t["result"], t.get("outcome"), t.get("reason")
-    if result == "valid":
+    if result == "valid" and outcome in ("installed", "installed_retired", "already_installed") and reason is None:
         want = f"valid/{outcome}"
-    elif result == "invalid" and reason is not None:
+    elif result == "invalid" and reason is not None and outcome is None:
         want = f"invalid/{BundleReason(reason).value}"
     else:
         raise ValueError("result, outcome and reason disagree")
-    # The intermediates, from the device's side: B, enc and ct once the header parses; the HPKE
-    # context once it opens the bundle (step 6 passes).
-    parsed: Optional[Tuple[Any, bytes, bytes, bytes]] = None
+    # The intermediates, from the device's side: B, enc and ct once the length checks pass; the HPKE
+    # context and the plaintext once it opens the bundle (step 5 passes).
+    parsed: Optional[Tuple[bytes, bytes, bytes]] = None
     try:
         parsed = parse_bundle(text)
     except BundleError:
         pass
-    for name, index in (("aad", 1), ("enc", 2), ("ct", 3)):
+    for name, index in (("aad", 0), ("enc", 1), ("ct", 2)):
         if t.get(name) != (None if parsed is None else parsed[index].hex()):
             errs.append(f"{name} differs")
-    context = None
-    if parsed is not None and parsed[0].device_key_id == device_key_id(device_pk):
-        sender = next((k for k in (bytes.fromhex(x) for x in t["pinnedProviderKeys"])
-                       if provider_key_id(k) == parsed[0].provider_key_id), None)
+    context, pt = None, None
+    if parsed is not None:
+        sender = next((p for p in (bytes.fromhex(x) for x in t["pinnedProviderKeys"])
+                       if provider_key_id(p) == parsed[0][1:17]), None)
         if sender is not None:
             try:
-                context = setup_receiver(parsed[2], device_sk, BUNDLE_INFO, pk_s=sender)
-                context.open(parsed[1], parsed[3])
+                context = setup_receiver(parsed[1], device_sk, BUNDLE_INFO, pk_s=sender)
+                pt = context.open(parsed[0], parsed[2])
             except HPKEError:
                 context = None
     for name, value in (("sharedSecret", None if context is None else context.shared_secret),
@@ -153,20 +182,44 @@ def run_bundle_case(t: Dict[str, Any]) -> List[str]:
                         ("baseNonce", None if context is None else context.base_nonce)):
         if t.get(name) != (None if value is None else value.hex()):
             errs.append(f"{name} differs")
+    if pt is not None and pt.hex() != t["plaintext"]:
+        errs.append("plaintext differs")
     # The checks.
     if t["keyStore"] not in ("available", "locked"):
         raise ValueError("keyStore must be available or locked")
     memory = MemoryKeyStore()
     for s in t["storedKeys"]:
-        memory.install(s["conversation"], s["epoch"], _b(s, "key"), NO_EXPIRY)
+        memory.install(s["conversation"], s["epoch"], _b(s, "key"), s["notAfter"])
+    r = t["conversationRecord"]
+    if r is not None:
+        memory.set_record(t["conversation"], ConversationRecord(r["highWater"], r["highWaterSince"], r["purgedThrough"]))
     store: BundleKeyStore = _LockedStore() if t["keyStore"] == "locked" else memory
+    envelope_kid = None if t["envelopeKid"] is None else _b(t, "envelopeKid")
+    installed = None
     try:
-        installed = open_bundle(text, device_sk, [bytes.fromhex(k) for k in t["pinnedProviderKeys"]], store, t["now"])
-        got = "valid/" + ("already_installed" if installed.already_installed else "installed")
+        installed = open_bundle(text, device_sk, [bytes.fromhex(x) for x in t["pinnedProviderKeys"]], store, t["now"],
+                                envelope_kid=envelope_kid)
+        got = f"valid/{installed.outcome}"
     except BundleError as e:
         got = f"invalid/{e.reason.value}"
     if got != want:
-        errs.append(f"expected {want}, got {got}")
-    elif result == "valid" and memory.key_for(t["conversation"], t["epoch"]) != key:
+        return errs + [f"expected {want}, got {got}"]
+    if installed is None:
+        return errs
+    stored = memory.key_for(t["conversation"], t["epoch"])
+    if stored is None or stored[0] != _b(t, "deviceKey"):
         errs.append("the key is not in the store after opening")
+    elif stored[1] != t["notAfter"] or installed.not_after != t["notAfter"]:
+        errs.append(f"notAfter: expected {t['notAfter']}, got {stored[1]}")
+    if installed.retire_earlier_at != t["retireEarlierAt"]:
+        errs.append(f"retireEarlierAt: expected {t['retireEarlierAt']}, got {installed.retire_earlier_at}")
+    after = _record_json(memory.record(t["conversation"]))
+    if after != t["conversationRecordAfter"] or _record_json(installed.record) != after:
+        errs.append(f"conversationRecordAfter: expected {t['conversationRecordAfter']}, got {after}")
+    for s in t["storedKeys"]:  # every earlier epoch retired at retireEarlierAt (9e)
+        if s["conversation"] == t["conversation"] and s["epoch"] < t["epoch"] and t["retireEarlierAt"] is not None:
+            want_na = t["retireEarlierAt"] if s["notAfter"] is None else min(s["notAfter"], t["retireEarlierAt"])
+            got_na = (memory.key_for(s["conversation"], s["epoch"]) or (b"", None))[1]
+            if got_na != want_na:
+                errs.append(f"epoch {s['epoch']} not-after: expected {want_na}, got {got_na}")
     return errs

@@ -15,7 +15,7 @@ from .content import MAX_CONTENT_BYTES, Content, escaped_length, json_string
 from .errors import ContentError, SealError
 from .wire import HEADER_BYTES, MAX_ENVELOPE, MIN_ENVELOPE, SALT_BYTES, TAG_BYTES, b64url_encode, decoded_length
 from .wire import encoded_length, key_id, opaque_thread_id, pad_to, padded_length, seal_envelope
-from .bundle import BundleError, parse_bundle
+from .bundle import BundleError, device_key, parse_bundle
 
 __all__ = [
     "OPAQUE", "DEFAULT_PAD_BLOCK", "MAX_PAD_BLOCK", "APNS_LIMIT", "FCM_DATA_LIMIT", "ELLIPSIS", "TextPlaceholder",
@@ -186,6 +186,18 @@ class Sealer:
         _check_bundle(options.key_bundle, key)
         return self._seal(content, key, _fcm_frame(options), test_salt)
 
+    def seal_apns_for_device(self, content: Content, conversation_key: bytes, device_key_id: bytes,
+                             options: APNsOptions = APNsOptions(), *, test_salt: Optional[bytes] = None) -> SealedPayload:
+        """:meth:`seal_apns` for one device: sealed under that device's key
+        K_d = HKDF-Expand(K, "pushseal v1 device conversation key" || deviceKeyId, 32) of the
+        conversation key K (SPEC §4.4), so only that device opens it. Raises SealError."""
+        return self.seal_apns(content, _device_key(conversation_key, device_key_id), options, test_salt=test_salt)
+
+    def seal_fcm_for_device(self, content: Content, conversation_key: bytes, device_key_id: bytes,
+                            options: FCMOptions, *, test_salt: Optional[bytes] = None) -> SealedPayload:
+        """:meth:`seal_fcm` for one device, under its key K_d (see :meth:`seal_apns_for_device`)."""
+        return self.seal_fcm(content, _device_key(conversation_key, device_key_id), options, test_salt=test_salt)
+
     def _seal(self, content: Content, key: bytes, frame: _Frame, salt: Optional[bytes]) -> SealedPayload:
         if len(key) != 32:
             raise SealError("invalid_key", "a conversation key is 32 bytes")
@@ -308,17 +320,23 @@ def _fcm_frame(options: FCMOptions) -> _Frame:
 _BUNDLE_MEMBER = "pushseal-bundle"
 
 
+def _device_key(conversation_key: bytes, device_key_id: bytes) -> bytes:
+    if len(conversation_key) != 32:
+        raise SealError("invalid_key", "a conversation key is 32 bytes")
+    if len(device_key_id) != 16:
+        raise SealError("invalid_key", "a device key id is 16 bytes")
+    return device_key(conversation_key, device_key_id)
+
+
 def _check_bundle(bundle: Optional[str], key: bytes) -> None:
-    """An in-band bundle must be a bundle of the key the notification is sealed under."""
-    if bundle is None or len(key) != 32:  # a wrong key is _seal's invalid_key
+    """An in-band bundle must be a format-2 bundle (its kid is sealed: whether it delivers the
+    notification's key is the device's step 8b, envelope_mismatch)."""
+    if bundle is None:
         return
     try:
-        header = parse_bundle(bundle)[0]
+        parse_bundle(bundle)
     except BundleError as e:
         raise SealError("invalid_option", f"keyBundle: {e.reason.value}") from None
-    if header.kid != key_id(key):
-        raise SealError("invalid_option", f"keyBundle: the bundle carries key {header.kid.hex()}, "
-                                          f"the notification is sealed under {key_id(key).hex()}")
 
 
 def _carrying(frame: _Frame, bundle: Optional[str], json_bytes: bool) -> _Frame:

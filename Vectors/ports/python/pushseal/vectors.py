@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 from . import key_vectors
+from .bundle import device_key
 from .content import Content
 from .errors import OpenError, Reason, SealError
 from .provider import APNsOptions, FCMOptions, LocalizedPlaceholder, OPAQUE, Sealer, TextPlaceholder
@@ -176,6 +177,9 @@ def run_provider_case(t: Dict[str, Any]) -> List[str]:
     """Mismatches of one provider case (empty: it passes)."""
     errs: List[str] = []
     key, salt = _hex(t, "key", 32, nullable=False), _hex(t, "salt", 24, nullable=False)
+    conversation_key, device = _hex(t, "conversationKey", 32), _hex(t, "deviceKeyId", 16)
+    if conversation_key is not None and device is not None and device_key(conversation_key, device) != key:
+        errs.append("key is not the device key of conversationKey and deviceKeyId")
     if _hex(t, "kid", 16, nullable=False) != key_id(key):
         errs.append("kid differs")
     if t["threadId"] != opaque_thread_id(key):
@@ -184,7 +188,12 @@ def run_provider_case(t: Dict[str, Any]) -> List[str]:
     options = _options(t["transport"], t["options"])
     try:
         sealer = Sealer(t["padBlock"])
-        sealed = (sealer.seal_fcm if t["transport"] == "fcm" else sealer.seal_apns)(content, key, options, test_salt=salt)
+        if conversation_key is not None and device is not None:  # sealed per device, from K and the device key id
+            sealed = (sealer.seal_fcm_for_device if t["transport"] == "fcm" else sealer.seal_apns_for_device)(
+                content, conversation_key, device, options, test_salt=salt)
+        else:
+            sealed = (sealer.seal_fcm if t["transport"] == "fcm" else sealer.seal_apns)(content, key, options,
+                                                                                        test_salt=salt)
     except SealError as e:
         if t["result"] != "error" or t.get("error") != e.code:
             errs.append(f"expected {t['result']} {t.get('error') or ''}, got error {e.code}")
@@ -281,11 +290,14 @@ def run_file(path: Path) -> tuple:
         return _run_cases(path, doc, key_vectors.run_hpke_case, cases, len(cases))
     schema = doc.get("schema") if isinstance(doc, dict) else None
     runner = {RECEIVER_SCHEMA: run_receiver_case, PROVIDER_SCHEMA: run_provider_case,
-              STORE_SCHEMA: run_store_case, key_vectors.BUNDLE_SCHEMA: key_vectors.run_bundle_case}.get(str(schema))
-    versions = {RECEIVER_SCHEMA: 2, PROVIDER_SCHEMA: 1, STORE_SCHEMA: 1, key_vectors.BUNDLE_SCHEMA: 1}
+              STORE_SCHEMA: run_store_case, key_vectors.BUNDLE_SCHEMA: key_vectors.run_bundle_case,
+              key_vectors.DEVICE_KEY_SCHEMA: key_vectors.run_device_key_case}.get(str(schema))
+    versions = {RECEIVER_SCHEMA: 2, PROVIDER_SCHEMA: 1, STORE_SCHEMA: 1, key_vectors.BUNDLE_SCHEMA: 2,
+                key_vectors.DEVICE_KEY_SCHEMA: 1}
     if runner is None or doc.get("schemaVersion") != versions.get(str(schema)):
         print(f"FAIL file {path}: schema is not {RECEIVER_SCHEMA} version 2, {PROVIDER_SCHEMA} version 1, "
-              f"{STORE_SCHEMA} version 1 or {key_vectors.BUNDLE_SCHEMA} version 1, nor the RFC 9180 file")
+              f"{STORE_SCHEMA} version 1, {key_vectors.BUNDLE_SCHEMA} version 2 or {key_vectors.DEVICE_KEY_SCHEMA} "
+              "version 1, nor the RFC 9180 file")
         return 0, 1
     return _run_cases(path, doc, runner, doc.get("tests"), doc.get("numberOfTests"))
 

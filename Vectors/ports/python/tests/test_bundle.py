@@ -1,5 +1,6 @@
-"""HPKE (RFC 9180 A.2 base and auth) and key bundles through the public API: sealing, every
-refusal reason in check order, idempotent install, and the installed key opening a notification."""
+"""HPKE (RFC 9180 A.2 base and auth), device keys and key bundles format 2 through the public API:
+sealing, every refusal reason in check order, the installation rules (high-water, step cap,
+tombstones, retired installs), and the installed device key opening a notification sealed per device."""
 
 import json
 import os
@@ -9,11 +10,12 @@ import pytest
 
 from pushseal import Content, Sealer, open_payload, vectors
 from pushseal.bundle import (
-    NO_EXPIRY, BundleError, BundleKeyStore, BundleReason, MemoryKeyStore, StoreLocked, device_key_id, open_bundle,
-    parse_bundle, provider_key_id, seal_bundle,
+    BUNDLE_BYTES, BundleError, BundleKeyStore, BundleReason, ConversationRecord, MemoryKeyStore, StoreLocked, device_key,
+    device_key_id, open_bundle, parse_bundle, provider_key_id, seal_bundle,
 )
+from pushseal.hpke import setup_sender
 from pushseal.hpke import HPKEError, derive_key_pair, open_auth, open_base, seal_auth, seal_base
-from pushseal.wire import b64url_decode, b64url_encode, key_id
+from pushseal.wire import b64url_decode, b64url_encode, key_id, opaque_thread_id
 
 
 # The vendored external vectors (Vectors/external/, SHA-256 in its manifest.json), found like the
@@ -29,29 +31,51 @@ def _wycheproof_x25519() -> Path:
     return _VECTORS / "external/wycheproof/x25519_test.json"
 
 
-K = bytes(range(32))
+K = bytes(range(32))  # the provider's conversation key: never on a device
 OTHER_K = bytes(range(1, 33))
 NOW = 1764400000
+SINCE = NOW - 86400
 DEVICE_SK, DEVICE_PK = derive_key_pair(b"device" * 6)
+TABLET_SK, TABLET_PK = derive_key_pair(b"tablet" * 6)
 PROVIDER_SK, PROVIDER_PK = derive_key_pair(b"provider" * 4)
 STRANGER_SK, STRANGER_PK = derive_key_pair(b"stranger" * 4)
+KD = device_key(K, device_key_id(DEVICE_PK))  # the device's key
+BUNDLES = Path(os.environ.get("PUSHSEAL_VECTORS", Path(__file__).resolve().parents[3])) / "pushseal-v1-bundles.json"
 
 
-def bundle(**changes):
-    args = dict(key=K, conversation="conv-1", epoch=2, not_after=NOW + 3600, provider_private_key=PROVIDER_SK,
-                device_public_key=DEVICE_PK)
+def bundle(k=K, **changes):
+    args = dict(device_public_key=DEVICE_PK, conversation="conv-1", epoch=2, since=SINCE, retire_by=None,
+                expires=NOW + 3600, provider_private_key=PROVIDER_SK)
     args.update(changes)
-    return seal_bundle(**args)
+    return seal_bundle(k, **args)
 
 
-def reason(text, store=None, now=NOW, device_sk=DEVICE_SK, pinned=(PROVIDER_PK,)):
+def reason(text, store=None, now=NOW, device_sk=DEVICE_SK, pinned=(PROVIDER_PK,), envelope_kid=None):
+    store = store if store is not None else MemoryKeyStore()
     with pytest.raises(BundleError) as e:
-        open_bundle(text, device_sk, list(pinned), store if store is not None else MemoryKeyStore(), now)
-    assert "conv-1" not in str(e.value) and K.hex() not in str(e.value)
+        open_bundle(text, device_sk, list(pinned), store, now, envelope_kid=envelope_kid)
+    assert "conv-1" not in str(e.value) and K.hex() not in str(e.value) and KD.hex() not in str(e.value)
     return e.value.reason
 
 
-BUNDLES = Path(os.environ.get("PUSHSEAL_VECTORS", Path(__file__).resolve().parents[3])) / "pushseal-v1-bundles.json"
+def install(text, store, now=NOW, **kw):
+    return open_bundle(text, DEVICE_SK, [PROVIDER_PK], store, now, **kw)
+
+
+def _raw(pt, provider_sk=PROVIDER_SK, device_pk=DEVICE_PK, version=2):
+    """A bundle of any plaintext, sealed as the provider would (for the range checks after opening)."""
+    header = bytes([version]) + provider_key_id(derive_key_pair(b"provider" * 4)[1] if provider_sk is PROVIDER_SK
+                                               else STRANGER_PK)
+    enc, ctx = setup_sender(device_pk, b"pushseal v1 key bundle 2", sk_s=provider_sk)
+    return b64url_encode(header + enc + ctx.seal(header, pt))
+
+
+def _pt(key=KD, kid=None, epoch=2, since=SINCE, retire_by=(1 << 64) - 1, expires=NOW + 3600, cid=b"conv-1", n=None,
+        pad=b""):
+    cid_field = (cid + pad).ljust(256, b"\x00")[:256]
+    return (key + (key_id(key) if kid is None else kid) + epoch.to_bytes(8, "big") + since.to_bytes(8, "big")
+            + retire_by.to_bytes(8, "big") + expires.to_bytes(8, "big") + (len(cid) if n is None else n).to_bytes(2, "big")
+            + cid_field)
 
 
 def test_the_bundle_vectors_pass(capsys):
@@ -114,39 +138,73 @@ def test_the_all_zero_shared_secret_is_refused(point):
     assert e.value.code == "zero_shared_secret"
 
 
-def test_a_bundle_installs_and_its_key_opens_a_notification():
+def test_the_device_key_is_hkdf_expand_of_k_and_the_device_key_id():
+    import hmac, hashlib
+    d = device_key_id(DEVICE_PK)
+    info = b"pushseal v1 device conversation key" + d
+    assert len(info) == 51
+    assert KD == hmac.new(K, info + b"\x01", hashlib.sha256).digest()
+    tablet = device_key(K, device_key_id(TABLET_PK))
+    assert tablet != KD and key_id(tablet) != key_id(KD) and opaque_thread_id(tablet) != opaque_thread_id(KD)
+    assert key_id(KD) != key_id(K) and device_key(OTHER_K, d) != KD
+    for bad in ((bytes(31), d), (K, d[:15]), (K, d + b"x")):
+        with pytest.raises(ValueError):
+            device_key(*bad)
+
+
+def test_the_device_vectors_pass(capsys):
+    assert vectors.main([str(BUNDLES.parent / "pushseal-v1-devices.json")]) == 0
+    assert "6 passed, 0 failed" in capsys.readouterr().out
+
+
+def test_a_bundle_delivers_the_device_key_and_it_opens_a_notification_sealed_per_device():
     text = bundle()
-    data = b64url_decode(text)
-    assert data is not None and len(data) == 145 + len("conv-1")
-    header, b, enc, ct = parse_bundle(text)
-    assert header.provider_key_id == provider_key_id(PROVIDER_PK) and header.device_key_id == device_key_id(DEVICE_PK)
-    assert (header.epoch, header.not_after, header.kid) == (2, NOW + 3600, key_id(K))
-    assert b"conv-1" not in data  # the conversation id is sealed
-    assert b == header.encode() and len(b) == 65 and len(enc) == 32 and len(ct) == 32 + 6 + 16
+    assert len(text) == 538 and len(b64url_decode(text)) == BUNDLE_BYTES
+    assert b64url_decode(text)[:17] == b"\x02" + provider_key_id(PROVIDER_PK)  # nothing else in clear
+    assert len(bundle(conversation="c" * 256)) == 538  # one length for every bundle
     store = MemoryKeyStore()
-    first = open_bundle(text, DEVICE_SK, [STRANGER_PK, PROVIDER_PK], store, NOW)
-    assert not first.already_installed and first.conversation == "conv-1" and store.key_for("conv-1", 2) == K
-    again = open_bundle(bundle(), DEVICE_SK, [PROVIDER_PK], store, NOW)  # another ephemeral key, same K
-    assert again.already_installed and again.header == header
-    sealed = Sealer().seal_apns(Content("conv-1", "m-1", NOW, body="after rotation"), K)
-    assert open_payload(sealed.body, store, clock=lambda: NOW).content.body == "after rotation"
+    installed = install(text, store)
+    assert installed.outcome == "installed" and not installed.already_installed
+    assert installed.bundle.key == KD and installed.conversation == "conv-1" and installed.bundle.epoch == 2
+    assert installed.record == ConversationRecord(2, SINCE, 0) == store.record("conv-1")
+    assert store.key_for("conv-1", 2) == (KD, None)
+    sealed = Sealer().seal_apns_for_device(Content("conv-1", "m-1", NOW, body="hi"), K, device_key_id(DEVICE_PK))
+    assert open_payload(sealed.body, store, clock=lambda: NOW).content.body == "hi"
+    assert sealed.body == Sealer().seal_apns(Content("conv-1", "m-1", NOW, body="hi"), KD,
+                                             test_salt=b64url_decode(sealed.wire)[17:41]).body  # a bare key is K_d
+    other = Sealer().seal_apns_for_device(Content("conv-1", "m-1", NOW, body="hi"), K, device_key_id(TABLET_PK))
+    from pushseal import OpenError
+    with pytest.raises(OpenError) as e:  # sealed for the tablet: this device has no such key
+        open_payload(other.body, store, clock=lambda: NOW)
+    assert e.value.reason.value == "unknown_key"
+    again = install(text, store)
+    assert again.outcome == "already_installed" and again.already_installed
+    from pushseal import SealError
+    with pytest.raises(SealError) as e:
+        Sealer().seal_apns_for_device(Content("conv-1", "m-1", NOW, body="hi"), K, bytes(15))
+    assert e.value.code == "invalid_key"
 
 
-def test_no_expiry_and_the_expiry_boundary():
-    assert parse_bundle(bundle(not_after=None))[0].not_after == NO_EXPIRY
-    assert not open_bundle(bundle(not_after=None), DEVICE_SK, [PROVIDER_PK], MemoryKeyStore(), (1 << 64) - 1).already_installed
-    open_bundle(bundle(not_after=NOW), DEVICE_SK, [PROVIDER_PK], MemoryKeyStore(), NOW)
-    assert reason(bundle(not_after=NOW), now=NOW + 1) is BundleReason.BUNDLE_EXPIRED
+def test_a_bundle_sealed_to_another_device_fails_authentication():
+    assert reason(bundle(device_public_key=TABLET_PK)) is BundleReason.BUNDLE_AUTHENTICATION_FAILED
+    assert open_bundle(bundle(device_public_key=TABLET_PK), TABLET_SK, [PROVIDER_PK], MemoryKeyStore(), NOW).bundle.key \
+        == device_key(K, device_key_id(TABLET_PK))
 
 
-@pytest.mark.parametrize("text", ["", "!!!", "AQ=", "AB", b64url_encode(b"\x01" * 145), b64url_encode(b"\x01" * 48),
-                                  b64url_encode(b"\x01" + bytes(400)), "AQ" + "A" * 534])
+def test_the_expiry_boundary():
+    assert install(bundle(expires=NOW), MemoryKeyStore()).outcome == "installed"
+    assert reason(bundle(expires=NOW - 1)) is BundleReason.BUNDLE_EXPIRED
+
+
+@pytest.mark.parametrize("text", ["", "A", "AQ=", "AQ==", "A" * 1025, "a+b/", b64url_encode(bytes([2]) * 402),
+                                  b64url_encode(bytes([2]) * 404), b64url_encode(bytes([2]) * 17)])
 def test_malformed_bundles(text):
     assert reason(text) is BundleReason.MALFORMED_BUNDLE
 
 
-@pytest.mark.parametrize("text", ["AAAA", "Ag", b64url_encode(b"\x02" + bytes(400))])
-def test_another_version_is_unsupported_whatever_its_length(text):
+@pytest.mark.parametrize("text", [b64url_encode(bytes([1]) * 403), b64url_encode(bytes([1]) + bytes(160)),
+                                  b64url_encode(bytes([3])), b64url_encode(bytes([0]) * 403)])
+def test_format_1_and_other_versions_are_unsupported_whatever_their_length(text):
     assert reason(text) is BundleReason.UNSUPPORTED_BUNDLE_VERSION
 
 
@@ -158,75 +216,158 @@ def _edit(text, at, value):
 
 def test_each_check_in_order():
     text = bundle()
-    data = b64url_decode(text)
-    assert reason(text + "!") is BundleReason.MALFORMED_BUNDLE  # not base64url
-    assert reason(b64url_encode(data[:145])) is BundleReason.MALFORMED_BUNDLE  # no room for a conversation id
-    assert reason(_edit(text, 40, 0)) is BundleReason.MALFORMED_BUNDLE  # epoch 0
-    assert reason(_edit(text, 33, 0x80)) is BundleReason.MALFORMED_BUNDLE  # epoch above 2^63 - 1
-    assert reason(_edit(text, 41, 0x80)) is BundleReason.MALFORMED_BUNDLE  # notAfter above 2^63 - 1, not all-ones
-    assert reason(bundle(not_after=None)[:-1] + "!") is BundleReason.MALFORMED_BUNDLE
-    assert reason(_edit(text, 0, 2)) is BundleReason.UNSUPPORTED_BUNDLE_VERSION
-    assert reason(_edit(_edit(text, 0, 2), 17, 0)) is BundleReason.UNSUPPORTED_BUNDLE_VERSION  # version before device
-    assert reason(text, device_sk=STRANGER_SK) is BundleReason.WRONG_DEVICE
     assert reason(text, pinned=(STRANGER_PK,)) is BundleReason.UNKNOWN_PROVIDER
     assert reason(text, pinned=()) is BundleReason.UNKNOWN_PROVIDER
-    assert reason(_edit(text, 40, data[40] ^ 1)) is BundleReason.BUNDLE_AUTHENTICATION_FAILED  # epoch (aad)
-    assert reason(_edit(text, len(data) - 1, data[-1] ^ 1)) is BundleReason.BUNDLE_AUTHENTICATION_FAILED  # tag
-    assert reason(_edit(text, 65, data[65] ^ 1)) is BundleReason.BUNDLE_AUTHENTICATION_FAILED  # enc
-    assert reason(_edit(text, 97, data[97] ^ 1)) is BundleReason.BUNDLE_AUTHENTICATION_FAILED  # sealed K
-    assert reason(b64url_encode(data + b"\x00")) is BundleReason.BUNDLE_AUTHENTICATION_FAILED  # a longer cid
-    assert reason(b64url_encode(data[:-1])) is BundleReason.BUNDLE_AUTHENTICATION_FAILED  # a shorter cid
-    # A bundle sealed by a key whose id a pinned key shares cannot exist; a forged one by the
-    # stranger under the pinned provider's id fails authentication:
-    forged = bytearray(b64url_decode(bundle(provider_private_key=STRANGER_SK)))
-    forged[1:17] = provider_key_id(PROVIDER_PK)
-    assert reason(b64url_encode(bytes(forged))) is BundleReason.BUNDLE_AUTHENTICATION_FAILED
-    assert reason(bundle(not_after=NOW - 1)) is BundleReason.BUNDLE_EXPIRED
+    assert install(text, MemoryKeyStore()).outcome == "installed"  # with the right pin
+    assert open_bundle(text, DEVICE_SK, [STRANGER_PK, PROVIDER_PK], MemoryKeyStore(), NOW).outcome == "installed"
+    forged = bundle(provider_private_key=STRANGER_SK)  # names the stranger's key id
+    forged = b64url_encode(b"\x02" + provider_key_id(PROVIDER_PK) + b64url_decode(forged)[17:])
+    assert reason(forged) is BundleReason.BUNDLE_AUTHENTICATION_FAILED
+    assert reason(_edit(text, 1, b64url_decode(text)[1] ^ 1)) is BundleReason.UNKNOWN_PROVIDER  # the header names no pin
+    relabelled = b64url_encode(b"\x02" + provider_key_id(STRANGER_PK) + b64url_decode(text)[17:])
+    assert reason(relabelled, pinned=(PROVIDER_PK, STRANGER_PK)) is BundleReason.BUNDLE_AUTHENTICATION_FAILED
+    for at in (17, 48, 49, 200, 402):  # enc, sealed contents, tag
+        assert reason(_edit(text, at, b64url_decode(text)[at] ^ 1)) is BundleReason.BUNDLE_AUTHENTICATION_FAILED
+    small = b64url_encode(b64url_decode(text)[:17] + bytes(32) + b64url_decode(text)[49:])
+    assert reason(small) is BundleReason.BUNDLE_AUTHENTICATION_FAILED  # the all-zero DH
+    assert reason(text, device_sk=STRANGER_SK) is BundleReason.BUNDLE_AUTHENTICATION_FAILED
+    # An expired bundle with a wrong envelope kid is expired (step 8 before 8b), and a locked store is asked last.
+    assert reason(bundle(expires=NOW - 1), envelope_kid=bytes(16)) is BundleReason.BUNDLE_EXPIRED
+    assert reason(bundle(expires=NOW - 1), Locked()) is BundleReason.BUNDLE_EXPIRED
+    assert reason(text, Locked(), envelope_kid=bytes(16)) is BundleReason.ENVELOPE_MISMATCH
 
 
-def test_kid_mismatch_needs_an_authentic_bundle_with_another_kid():
-    from pushseal.bundle import BUNDLE_INFO, BundleHeader
-    from pushseal.hpke import setup_sender
-    header = BundleHeader(provider_key_id(PROVIDER_PK), device_key_id(DEVICE_PK), 2, NOW + 3600, key_id(OTHER_K)).encode()
-    enc, ctx = setup_sender(DEVICE_PK, BUNDLE_INFO, sk_s=PROVIDER_SK)
-    assert reason(b64url_encode(header + enc + ctx.seal(header, K + b"conv-1"))) is BundleReason.KID_MISMATCH
+@pytest.mark.parametrize("pt", [
+    _pt(epoch=0), _pt(epoch=1 << 63), _pt(since=1 << 63), _pt(retire_by=SINCE - 1), _pt(retire_by=1 << 63),
+    _pt(retire_by=(1 << 64) - 2), _pt(expires=1 << 63), _pt(n=0), _pt(n=257), _pt(pad=b"\x00\x01"),
+    _pt(cid=b"c\xff"), _pt(cid=b"c\x01d"), _pt(cid=b"c\xed\xa0\x80"), _pt(cid=b"conv-1", n=7),
+])
+def test_a_sealed_field_out_of_range_is_malformed_after_opening(pt):
+    assert len(pt) == 338
+    assert reason(_raw(pt)) is BundleReason.MALFORMED_BUNDLE
+    assert reason(_raw(pt), pinned=(STRANGER_PK,)) is BundleReason.UNKNOWN_PROVIDER  # only after authentication
 
 
-def test_a_sealed_conversation_id_that_is_not_utf8_is_malformed_after_opening():
-    from pushseal.bundle import BUNDLE_INFO, BundleHeader
-    from pushseal.hpke import setup_sender
-    header = BundleHeader(provider_key_id(PROVIDER_PK), device_key_id(DEVICE_PK), 2, NOW + 3600, key_id(K)).encode()
-    enc, ctx = setup_sender(DEVICE_PK, BUNDLE_INFO, sk_s=PROVIDER_SK)
-    text = b64url_encode(header + enc + ctx.seal(header, K + b"conv-\xff"))
-    assert reason(text) is BundleReason.MALFORMED_BUNDLE
-    assert reason(text, device_sk=STRANGER_SK) is BundleReason.WRONG_DEVICE  # the header checks come first
+def test_the_field_bounds_install():
+    for pt in (_pt(epoch=(1 << 63) - 1), _pt(since=(1 << 63) - 1, retire_by=(1 << 63) - 1, expires=(1 << 63) - 1),
+               _pt(retire_by=SINCE), _pt(cid="é".encode() * 128)):
+        assert install(_raw(pt), MemoryKeyStore()).outcome == "installed"
+    assert len(_raw(_pt())) == 538
+
+
+def test_kid_mismatch():
+    assert reason(_raw(_pt(kid=bytes(16)))) is BundleReason.KID_MISMATCH
+    assert reason(_raw(_pt(key=K, kid=key_id(KD)))) is BundleReason.KID_MISMATCH
+    assert install(_raw(_pt(key=K)), MemoryKeyStore()).outcome == "installed"  # consistent: only K_d is ever sent
+
+
+def test_in_band_the_bundle_must_deliver_the_envelopes_key():
+    store = MemoryKeyStore()
+    assert reason(bundle(), store, envelope_kid=key_id(K)) is BundleReason.ENVELOPE_MISMATCH
+    assert store.record("conv-1") is None and store.key_for("conv-1", 2) is None  # nothing installed
+    assert install(bundle(), store, envelope_kid=key_id(KD)).outcome == "installed"
+
+
+def test_rotation_retires_earlier_epochs_at_the_providers_since():
+    store = MemoryKeyStore()
+    install(bundle(epoch=1, since=SINCE - 1000), store)
+    k2 = bytes(range(2, 34))
+    later = NOW + 86400 * 40  # the new epoch's bundle arrives 40 days after the rotation
+    installed = install(bundle(k2, epoch=2, since=SINCE, expires=later), store, now=later)
+    assert installed.outcome == "installed" and installed.retire_earlier_at == SINCE
+    assert store.key_for("conv-1", 1)[1] == SINCE  # not the install time
+    assert store.record("conv-1") == ConversationRecord(2, SINCE, 0)
+    # A since in the future retires at now.
+    k3 = bytes(range(3, 35))
+    assert install(bundle(k3, epoch=3, since=later + 600, expires=later), store, now=later).retire_earlier_at == later
+    assert store.key_for("conv-1", 2)[1] == later and store.key_for("conv-1", 1)[1] == SINCE  # never loosened
+
+
+def test_below_the_high_water_a_bundle_installs_only_retired():
+    store = MemoryKeyStore()
+    install(bundle(bytes(range(2, 34)), epoch=2, since=SINCE), store)
+    replay = install(bundle(epoch=1, since=SINCE - 1000), store)  # a "current" bundle of the old epoch
+    assert replay.outcome == "installed_retired" and replay.not_after == SINCE
+    assert store.key_for("conv-1", 1) == (KD, SINCE)
+    assert store.record("conv-1") == ConversationRecord(2, SINCE, 0)  # the high-water does not move back
+    s2 = MemoryKeyStore()
+    install(bundle(bytes(range(2, 34)), epoch=2, since=SINCE), s2)
+    early = install(bundle(epoch=1, since=SINCE - 1000, retire_by=SINCE - 500), s2)
+    assert early.outcome == "installed_retired" and early.not_after == SINCE - 500  # the carried retire-by if earlier
+    s3 = MemoryKeyStore()
+    install(bundle(bytes(range(2, 34)), epoch=2, since=NOW + 600), s3)
+    assert install(bundle(epoch=1, since=SINCE), s3).not_after == NOW  # never later than now
+
+
+def test_already_installed_tightens_a_retire_by_and_never_loosens_it():
+    store = MemoryKeyStore()
+    install(bundle(epoch=1, since=SINCE), store)
+    tightened = install(bundle(epoch=1, since=SINCE, retire_by=SINCE + 10), store)
+    assert tightened.outcome == "already_installed" and tightened.not_after == SINCE + 10
+    assert install(bundle(epoch=1, since=SINCE, retire_by=SINCE + 20), store).not_after == SINCE + 10
+    assert install(bundle(epoch=1, since=SINCE), store).not_after == SINCE + 10
+    assert store.key_for("conv-1", 1)[1] == SINCE + 10
+
+
+def test_the_step_cap_and_big_epochs():
+    store = MemoryKeyStore()
+    install(bundle(epoch=1), store)
+    assert reason(bundle(bytes(range(2, 34)), epoch=1 + 65537), store) is BundleReason.EPOCH_OUT_OF_RANGE
+    assert reason(bundle(bytes(range(2, 34)), epoch=(1 << 63) - 1), store) is BundleReason.EPOCH_OUT_OF_RANGE
+    assert install(bundle(bytes(range(2, 34)), epoch=1 + 65536), store).outcome == "installed"
+    fresh = MemoryKeyStore()  # no high-water yet: any epoch, read exactly
+    big = install(bundle(epoch=(1 << 63) - 1, since=(1 << 53) + 1, retire_by=(1 << 63) - 2, expires=(1 << 63) - 1), fresh)
+    assert big.record == ConversationRecord((1 << 63) - 1, (1 << 53) + 1, 0) and big.not_after == (1 << 63) - 2
+
+
+def test_a_purged_epoch_never_comes_back():
+    store = MemoryKeyStore()
+    install(bundle(epoch=1), store)
+    install(bundle(bytes(range(2, 34)), epoch=2), store)
+    store.purge("conv-1", 1)
+    assert store.key_for("conv-1", 1) is None and store.record("conv-1").purged_through == 1
+    assert reason(bundle(epoch=1), store) is BundleReason.EPOCH_PURGED
+    store.purge("conv-1", 0)  # P only grows
+    assert store.record("conv-1").purged_through == 1
 
 
 def test_conflicting_keys_are_refused_and_nothing_is_installed():
     store = MemoryKeyStore()
-    store.install("conv-1", 2, OTHER_K, NO_EXPIRY)
+    store.install("conv-1", 2, OTHER_K, None)
     assert reason(bundle(), store) is BundleReason.CONFLICTING_KEY
+    elsewhere = MemoryKeyStore()
+    elsewhere.install("conv-2", 2, KD, None)
+    assert reason(bundle(), elsewhere) is BundleReason.CONFLICTING_KEY
+    assert elsewhere.key_for("conv-1", 2) is None and elsewhere.record("conv-1") is None
+
+
+def test_a_store_without_a_record_starts_from_its_newest_epoch():
     store = MemoryKeyStore()
-    store.install("conv-1", 1, K, NO_EXPIRY)  # the same key under another epoch
-    assert reason(bundle(), store) is BundleReason.CONFLICTING_KEY
-    store = MemoryKeyStore()
-    store.install("conv-2", 2, K, NO_EXPIRY)  # under another conversation
-    assert reason(bundle(), store) is BundleReason.CONFLICTING_KEY
-    assert store.key_for("conv-1", 2) is None
+    store.install("conv-1", 5, OTHER_K, None, created=SINCE)
+    assert store.record("conv-1") == ConversationRecord(5, SINCE, 0)
+    assert install(bundle(epoch=3), store).outcome == "installed_retired"
+
+
+class Locked(BundleKeyStore):
+    def key_for(self, conversation, epoch):
+        raise StoreLocked()
+
+    def location_of(self, kid):
+        raise StoreLocked()
+
+    def record(self, conversation):
+        raise StoreLocked()
 
 
 def test_a_locked_store_is_store_locked():
-    class Locked(BundleKeyStore):
-        def key_for(self, conversation, epoch):
-            raise StoreLocked()
-
     assert reason(bundle(), Locked()) is BundleReason.STORE_LOCKED
-    assert reason(bundle(not_after=NOW - 1), Locked()) is BundleReason.BUNDLE_EXPIRED  # the store is asked last
 
 
-@pytest.mark.parametrize("change", [dict(key=bytes(31)), dict(epoch=0), dict(epoch=1 << 63), dict(not_after=1 << 63),
-                                    dict(not_after=(1 << 64) - 2), dict(conversation="a\ud800"), dict(conversation=""),
-                                    dict(conversation="x" * 257), dict(not_after=-1), dict(device_public_key=bytes(31))])
+@pytest.mark.parametrize("change", [dict(k=bytes(31)), dict(epoch=0), dict(epoch=1 << 63), dict(since=1 << 63),
+                                    dict(since=-1), dict(retire_by=SINCE - 1), dict(retire_by=1 << 63),
+                                    dict(expires=1 << 63), dict(expires=-1), dict(conversation="a\ud800"),
+                                    dict(conversation=""), dict(conversation="x" * 257), dict(conversation="a\nb"),
+                                    dict(device_public_key=bytes(31)), dict(epoch=True)])
 def test_seal_refuses_invalid_arguments(change):
     with pytest.raises(ValueError):
         bundle(**change)
@@ -257,7 +398,7 @@ def _largest_complete_body(sealer, options_for):
     lo, hi = 1, 4000
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        sealed = sealer(Content("conv-1", "m-1", NOW, body="x" * mid), K, options_for)
+        sealed = sealer(Content("conv-1", "m-1", NOW, body="x" * mid), KD, options_for)
         lo, hi = (mid, hi) if sealed.path == "complete" else (lo, mid - 1)
     return lo
 
@@ -267,18 +408,19 @@ def test_an_in_band_bundle_is_counted_first_and_sits_next_to_the_envelope():
     text = bundle()
     plain, carrying = APNsOptions(), APNsOptions(key_bundle=text)
     sealer = Sealer().seal_apns
-    sealed = sealer(Content("conv-1", "m-1", NOW, body="hi"), K, carrying)
+    sealed = sealer(Content("conv-1", "m-1", NOW, body="hi"), KD, carrying)
     body = sealed.body.decode()
     assert body.endswith(f'"pushseal":"{sealed.wire}","pushseal-bundle":"{text}"}}')
     assert sealed.sizes.limited == sealed.sizes.payload == len(sealed.body)
     assert json.loads(body)["pushseal-bundle"] == text
     store = MemoryKeyStore()
-    open_bundle(json.loads(body)["pushseal-bundle"], DEVICE_SK, [PROVIDER_PK], store, NOW)
+    open_bundle(json.loads(body)["pushseal-bundle"], DEVICE_SK, [PROVIDER_PK], store, NOW,
+                envelope_kid=b64url_decode(sealed.wire)[1:17])
     assert open_payload(sealed.body, store, clock=lambda: NOW).content.body == "hi"  # the receiver ignores the member
     # The body that just fits without the bundle is truncated to make room for it, within 4096 bytes.
     n = _largest_complete_body(sealer, plain)
-    assert sealer(Content("conv-1", "m-1", NOW, body="x" * n), K, plain).path == "complete"
-    squeezed = sealer(Content("conv-1", "m-1", NOW, body="x" * n), K, carrying)
+    assert sealer(Content("conv-1", "m-1", NOW, body="x" * n), KD, plain).path == "complete"
+    squeezed = sealer(Content("conv-1", "m-1", NOW, body="x" * n), KD, carrying)
     assert squeezed.path == "truncated" and len(squeezed.body) <= 4096
     assert _largest_complete_body(sealer, carrying) < n
 
@@ -286,16 +428,30 @@ def test_an_in_band_bundle_is_counted_first_and_sits_next_to_the_envelope():
 def test_an_in_band_bundle_in_an_fcm_message():
     from pushseal import FCMOptions
     text = bundle()
-    sealed = Sealer().seal_fcm(Content("conv-1", "m-1", NOW, body="hi"), K, FCMOptions("tok", key_bundle=text))
+    sealed = Sealer().seal_fcm(Content("conv-1", "m-1", NOW, body="hi"), KD, FCMOptions("tok", key_bundle=text))
     message = json.loads(sealed.body)
     assert list(message["message"]["data"]) == ["pushseal", "pushseal-bundle"]
     assert message["message"]["data"]["pushseal-bundle"] == text
     assert sealed.sizes.limited == len("pushseal") + len(sealed.wire) + len("pushseal-bundle") + len(text)
 
 
-def test_an_in_band_bundle_must_carry_the_sealing_key():
+def test_an_in_band_bundle_must_be_a_format_2_bundle():
     from pushseal import APNsOptions, SealError
-    for text, detail in ((bundle(key=OTHER_K), "the bundle carries key"), ("AQ", "malformed_bundle")):
+    for text in ("AQ", b64url_encode(bytes([1]) * 403), bundle()[:-4]):
         with pytest.raises(SealError) as e:
-            Sealer().seal_apns(Content("conv-1", "m-1", NOW, body="hi"), K, APNsOptions(key_bundle=text))
-        assert e.value.code == "invalid_option" and detail in e.value.detail
+            Sealer().seal_apns(Content("conv-1", "m-1", NOW, body="hi"), KD, APNsOptions(key_bundle=text))
+        assert e.value.code == "invalid_option"
+
+
+def test_a_retired_device_key_is_refused_for_later_notifications_and_fcm_seals_per_device():
+    from pushseal import FCMOptions, OpenError
+    store = MemoryKeyStore()
+    install(bundle(epoch=1, since=SINCE - 1000), store)
+    install(bundle(bytes(range(2, 34)), epoch=2, since=SINCE), store)  # retires epoch 1 at SINCE
+    d = device_key_id(DEVICE_PK)
+    early = Sealer().seal_fcm_for_device(Content("conv-1", "m-1", SINCE - 10, body="old"), K, d, FCMOptions("tok"))
+    assert open_payload(early.body, store, clock=lambda: SINCE).content.body == "old"  # sent before the rotation
+    late = Sealer().seal_fcm_for_device(Content("conv-1", "m-2", NOW, body="forged"), K, d, FCMOptions("tok"))
+    with pytest.raises(OpenError) as e:  # dated after the retirement: the removed member's forgery
+        open_payload(late.body, store, clock=lambda: NOW)
+    assert e.value.reason.value == "retired_key"

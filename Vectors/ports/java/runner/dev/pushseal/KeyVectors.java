@@ -9,12 +9,14 @@ import java.util.Map;
 /**
  * Vector checks for key delivery, used by {@link VectorRunner}: the RFC 9180 Appendix A.2 file
  * (base and auth modes of DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, ChaCha20Poly1305) and the key
- * bundle vectors ({@code pushseal_v1_bundle_test_schema}).
+ * bundle vectors ({@code pushseal_v1_bundle_test_schema}, format 2) and the device key derivation
+ * vectors ({@code pushseal_v1_device_key_test_schema}).
  */
 final class KeyVectors {
     private KeyVectors() {}
 
     static final String BUNDLE_SCHEMA = "pushseal_v1_bundle_test_schema";
+    static final String DEVICE_KEY_SCHEMA = "pushseal_v1_device_key_test_schema";
 
     /** The RFC 9180 vector file of this suite (it has no {@code schema} member). */
     static boolean isHpkeFile(Map<String, Object> doc) {
@@ -99,67 +101,95 @@ final class KeyVectors {
         return errs;
     }
 
-    private static final BundleKeyStore LOCKED = new BundleKeyStore() {
-        @Override public byte[] keyFor(String conversation, long epoch) throws Locked { throw new Locked(); }
-        @Override public boolean storedElsewhere(byte[] kid, String conversation, long epoch) throws Locked { throw new Locked(); }
-        @Override public void install(String conversation, long epoch, byte[] key, long notAfter) throws Locked { throw new Locked(); }
-    };
+    private static final BundleKeyStore LOCKED = VectorRunner.LOCKED_BUNDLE_STORE;
 
     private static String hexOrNull(byte[] b) { return b == null ? null : Wire.hex(b); }
 
     private static boolean same(Object a, Object b) { return a == null ? b == null : a.equals(b); }
 
+    /** A time field: null is {@link KeyBundle#NO_RETIRE_BY}, else an exact 64-bit integer. */
+    private static long timeOrNone(Map<String, Object> t, String name) throws VectorRunner.CaseError {
+        return t.get(name) == null ? KeyBundle.NO_RETIRE_BY : VectorRunner.longField(t, name);
+    }
+
+    private static Long nullableLong(Map<String, Object> t, String name) throws VectorRunner.CaseError {
+        return t.get(name) == null ? null : Long.valueOf(VectorRunner.longField(t, name));
+    }
+
+    private static KeyBundle.ConversationRecord record(Object o) throws VectorRunner.CaseError {
+        if (o == null) return null;
+        Map<String, Object> r = map(o);
+        return new KeyBundle.ConversationRecord(VectorRunner.longField(r, "highWater"), VectorRunner.longField(r, "highWaterSince"), VectorRunner.longField(r, "purgedThrough"));
+    }
+
+    /** Mismatches of one device key case (SPEC §4.4): K_d, its kid and thread-id from K and the device key id. */
+    static List<String> runDeviceKeyCase(Map<String, Object> t) throws VectorRunner.CaseError {
+        List<String> errs = new ArrayList<String>();
+        byte[] k = b(t, "conversationKey"), d = b(t, "deviceKeyId");
+        if (t.get("devicePublicKey") != null && !Arrays.equals(KeyBundle.deviceKeyId(b(t, "devicePublicKey")), d)) errs.add("deviceKeyId differs");
+        if (!Wire.hex(Wire.keyId(k)).equals(t.get("conversationKid"))) errs.add("conversationKid differs");
+        if (!Wire.hex(Wire.concat("pushseal v1 device conversation key".getBytes(java.nio.charset.StandardCharsets.US_ASCII), d)).equals(t.get("info"))) errs.add("info differs");
+        byte[] kd = KeyBundle.deviceKey(k, d);
+        if (!Wire.hex(kd).equals(t.get("deviceKey"))) errs.add("deviceKey differs");
+        if (!Wire.hex(Wire.keyId(kd)).equals(t.get("kid"))) errs.add("kid differs");
+        if (!PushSeal.opaqueThreadId(kd).equals(t.get("threadId"))) errs.add("threadId differs");
+        return errs;
+    }
+
     /**
-     * Mismatches of one key bundle case (SPEC §16.8): the key pairs, key ids and kid; the re-seal of
-     * resealable cases byte for byte; the intermediates (aad, enc, ct, and the device's HPKE context);
-     * and the outcome of the checks with the case's device key, pinned keys, clock and store.
+     * Mismatches of one key bundle case (SPEC §16.8): the key pairs, key ids, K_d and kid; the
+     * plaintext; the re-seal of resealable cases byte for byte; the intermediates (aad, enc, ct, and
+     * the device's HPKE context); and the outcome of the checks with the case's device key, pinned
+     * keys, clock, envelope kid, store and conversation record, with the not-after times and the
+     * record after.
      */
     static List<String> runBundleCase(Map<String, Object> t) throws VectorRunner.CaseError, HpkeException {
         List<String> errs = new ArrayList<String>();
         Map<String, Object> device = map(t.get("deviceKeyPair")), provider = map(t.get("providerKeyPair"));
-        byte[] deviceSk = b(device, "private"), devicePk = b(device, "public");
-        byte[] providerSk = b(provider, "private"), providerPk = b(provider, "public");
-        byte[] key = b(t, "key");
+        byte[] deviceSk = b(device, "private"), devicePk = b(device, "public"), providerSk = b(provider, "private"), providerPk = b(provider, "public");
+        byte[] k = b(t, "conversationKey");
         Object[][] derived = {{"deviceKeyPair", Hpke.publicKey(deviceSk), devicePk}, {"providerKeyPair", Hpke.publicKey(providerSk), providerPk},
-            {"deviceKeyId", KeyBundle.deviceKeyId(devicePk), b(t, "deviceKeyId")}, {"providerKeyId", KeyBundle.providerKeyId(providerPk), b(t, "providerKeyId")},
-            {"kid", PushSeal.keyId(key), b(t, "kid")}};
+            {"deviceKeyId", KeyBundle.deviceKeyId(devicePk), b(t, "deviceKeyId")}, {"providerKeyId", KeyBundle.providerKeyId(providerPk), b(t, "providerKeyId")}};
         for (Object[] d : derived) if (!Arrays.equals((byte[]) d[1], (byte[]) d[2])) errs.add(d[0] + " differs");
         Object textValue = t.get("bundle");
         if (!(textValue instanceof String)) throw new VectorRunner.CaseError("bundle must be a string");
-        String text = (String) textValue, conversation = (String) t.get("conversation");
-        byte[] decoded = Wire.b64urlDecode(text);
-        if (!Wire.hex(decoded == null ? new byte[0] : decoded).equals(t.get("bundleHex") == null ? "" : t.get("bundleHex"))) {
-            errs.add("bundleHex differs from the decoded bundle");
-        }
-        long epoch = VectorRunner.longField(t, "epoch");
+        String text = (String) textValue;
+        String conversation = (String) t.get("conversation");
         if (Boolean.TRUE.equals(t.get("resealable"))) {
-            long notAfter = t.get("notAfter") == null ? KeyBundle.NO_EXPIRY : VectorRunner.longField(t, "notAfter");
-            if (!KeyBundle.seal(key, conversation, epoch, notAfter, providerSk, devicePk, b(t, "ikmE")).equals(text)) errs.add("re-sealed bundle differs from bundle");
+            if (!Arrays.equals(KeyBundle.deviceKey(k, KeyBundle.deviceKeyId(devicePk)), b(t, "deviceKey")) || !Arrays.equals(Wire.keyId(b(t, "deviceKey")), b(t, "kid"))) {
+                errs.add("deviceKey or kid differs from the derivation");
+            }
+            String resealed = KeyBundle.seal(k, devicePk, conversation, VectorRunner.longField(t, "epoch"), VectorRunner.longField(t, "since"),
+                    timeOrNone(t, "retireBy"), VectorRunner.longField(t, "expires"), providerSk, b(t, "ikmE"));
+            if (!resealed.equals(text)) errs.add("re-sealed bundle differs from bundle");
         }
+        byte[] decoded = Wire.b64urlDecode(text);
+        if (!Wire.hex(decoded == null ? new byte[0] : decoded).equals(t.get("bundleHex"))) errs.add("bundleHex differs from the decoded bundle");
         Object result = t.get("result"), outcome = t.get("outcome"), reason = t.get("reason");
         String want;
-        if ("valid".equals(result)) want = "valid/" + outcome;
-        else if ("invalid".equals(result) && reason instanceof String && BundleReason.fromCode((String) reason) != null) want = "invalid/" + reason;
+        if ("valid".equals(result) && Arrays.asList("installed", "installed_retired", "already_installed").contains(outcome) && reason == null) want = "valid/" + outcome;
+        else if ("invalid".equals(result) && reason instanceof String && BundleReason.fromCode((String) reason) != null && outcome == null) want = "invalid/" + reason;
         else throw new VectorRunner.CaseError("result, outcome and reason disagree");
-        // The intermediates, from the device's side: B, enc and ct once the header parses; the HPKE
-        // context once it opens the bundle (step 6 passes).
+        // The intermediates, from the device's side: B, enc and ct once the length checks pass; the
+        // HPKE context and the plaintext once it opens the bundle (step 5 passes).
         KeyBundle.Parsed parsed = null;
         try {
             parsed = KeyBundle.parse(text);
         } catch (BundleException e) {
-            // no header: aad, enc and ct are null
+            parsed = null;
         }
-        Object[][] parts = {{"aad", parsed == null ? null : parsed.headerBytes()}, {"enc", parsed == null ? null : parsed.enc()},
-            {"ct", parsed == null ? null : parsed.ciphertext()}};
-        for (Object[] nv : parts) if (!same(t.get(nv[0]), hexOrNull((byte[]) nv[1]))) errs.add(nv[0] + " differs");
+        if (!same(t.get("aad"), parsed == null ? null : Wire.hex(parsed.headerBytes()))) errs.add("aad differs");
+        if (!same(t.get("enc"), parsed == null ? null : Wire.hex(parsed.enc()))) errs.add("enc differs");
+        if (!same(t.get("ct"), parsed == null ? null : Wire.hex(parsed.ciphertext()))) errs.add("ct differs");
         Hpke.Context context = null;
-        if (parsed != null && Arrays.equals(parsed.header.deviceKeyId(), KeyBundle.deviceKeyId(devicePk))) {
+        byte[] pt = null;
+        if (parsed != null) {
             for (Object o : (List<?>) t.get("pinnedProviderKeys")) {
                 byte[] pk = VectorRunner.hexField(Collections.<String, Object>singletonMap("k", o), "k", 32, false);
-                if (Arrays.equals(KeyBundle.providerKeyId(pk), parsed.header.providerKeyId())) {
+                if (Arrays.equals(KeyBundle.providerKeyId(pk), parsed.providerKeyId())) {
                     try {
                         context = Hpke.setupReceiver(parsed.enc(), deviceSk, KeyBundle.INFO, pk);
-                        context.open(parsed.headerBytes(), parsed.ciphertext(), 0);
+                        pt = context.open(parsed.headerBytes(), parsed.ciphertext(), 0);
                     } catch (HpkeException e) {
                         context = null;
                     }
@@ -167,30 +197,56 @@ final class KeyVectors {
                 }
             }
         }
-        Object[][] values = {{"sharedSecret", context == null ? null : context.sharedSecret()}, {"hpkeKey", context == null ? null : context.key()},
-            {"baseNonce", context == null ? null : context.baseNonce()}};
-        for (Object[] nv : values) if (!same(t.get(nv[0]), hexOrNull((byte[]) nv[1]))) errs.add(nv[0] + " differs");
+        if (!same(t.get("sharedSecret"), context == null ? null : hexOrNull(context.sharedSecret()))) errs.add("sharedSecret differs");
+        if (!same(t.get("hpkeKey"), context == null ? null : hexOrNull(context.key()))) errs.add("hpkeKey differs");
+        if (!same(t.get("baseNonce"), context == null ? null : hexOrNull(context.baseNonce()))) errs.add("baseNonce differs");
+        if (pt != null && !Wire.hex(pt).equals(t.get("plaintext"))) errs.add("plaintext differs");
         // The checks.
         Object keyStore = t.get("keyStore");
         if (!"available".equals(keyStore) && !"locked".equals(keyStore)) throw new VectorRunner.CaseError("keyStore must be available or locked");
         MemoryKeyStore memory = new MemoryKeyStore();
         for (Object o : (List<?>) t.get("storedKeys")) {
-            Map<String, Object> k = map(o);
-            memory.install((String) k.get("conversation"), VectorRunner.longField(k, "epoch"), b(k, "key"), KeyBundle.NO_EXPIRY);
+            Map<String, Object> s = map(o);
+            memory.install((String) s.get("conversation"), VectorRunner.longField(s, "epoch"), b(s, "key"), timeOrNone(s, "notAfter"), 0);
         }
+        KeyBundle.ConversationRecord before = record(t.get("conversationRecord"));
+        if (before != null) memory.setRecord(conversation, before);
         List<byte[]> pinned = new ArrayList<byte[]>();
         for (Object o : (List<?>) t.get("pinnedProviderKeys")) {
             pinned.add(VectorRunner.hexField(Collections.<String, Object>singletonMap("k", o), "k", 32, false));
         }
+        byte[] envelopeKid = t.get("envelopeKid") == null ? null : b(t, "envelopeKid");
         String got;
+        KeyBundle.Installed installed = null;
         try {
-            KeyBundle.Installed installed = KeyBundle.open(text, deviceSk, pinned, "locked".equals(keyStore) ? LOCKED : memory, VectorRunner.longField(t, "now"));
-            got = "valid/" + (installed.alreadyInstalled ? "already_installed" : "installed");
+            installed = KeyBundle.open(text, deviceSk, pinned, "locked".equals(keyStore) ? LOCKED : memory, VectorRunner.longField(t, "now"), envelopeKid);
+            got = "valid/" + installed.outcome;
         } catch (BundleException e) {
             got = "invalid/" + e.getCode();
         }
-        if (!got.equals(want)) errs.add("expected " + want + ", got " + got);
-        else if ("valid".equals(result) && !Arrays.equals(memory.keyFor(conversation, epoch), key)) errs.add("the key is not in the store after opening");
+        if (!got.equals(want)) {
+            errs.add("expected " + want + ", got " + got);
+            return errs;
+        }
+        if (installed == null) return errs;
+        long epoch = VectorRunner.longField(t, "epoch");
+        KeyBundle.StoredKey stored = memory.keyFor(conversation, epoch);
+        long wantNotAfter = timeOrNone(t, "notAfter");
+        if (stored == null || !Arrays.equals(stored.key(), b(t, "deviceKey"))) errs.add("the key is not in the store after opening");
+        else if (stored.notAfter != wantNotAfter || installed.notAfter != wantNotAfter) errs.add("notAfter: expected " + t.get("notAfter") + ", got " + stored.notAfter);
+        Long at = nullableLong(t, "retireEarlierAt");
+        if (!same(installed.retireEarlierAt, at)) errs.add("retireEarlierAt: expected " + at + ", got " + installed.retireEarlierAt);
+        KeyBundle.ConversationRecord after = memory.record(conversation), wantAfter = record(t.get("conversationRecordAfter"));
+        if (!same(after, wantAfter) || !same(installed.record, after)) errs.add("conversationRecordAfter: expected " + wantAfter + ", got " + after);
+        for (Object o : (List<?>) t.get("storedKeys")) { // every earlier epoch retired at retireEarlierAt (9e)
+            Map<String, Object> s = map(o);
+            long e = VectorRunner.longField(s, "epoch");
+            if (conversation.equals(s.get("conversation")) && e < epoch && at != null) {
+                long na = timeOrNone(s, "notAfter"), wantNa = na == KeyBundle.NO_RETIRE_BY ? at : Math.min(na, at);
+                KeyBundle.StoredKey sk = memory.keyFor(conversation, e);
+                if (sk == null || sk.notAfter != wantNa) errs.add("epoch " + e + " not-after: expected " + wantNa + ", got " + (sk == null ? null : sk.notAfter));
+            }
+        }
         return errs;
     }
 }

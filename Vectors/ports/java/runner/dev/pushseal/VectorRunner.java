@@ -54,6 +54,17 @@ public final class VectorRunner {
         return b;
     }
 
+    /** A device store that is always locked (the bundle vectors' {@code "keyStore": "locked"}; also for the tests). */
+    public static final BundleKeyStore LOCKED_BUNDLE_STORE = new BundleKeyStore() {
+        @Override public KeyBundle.StoredKey keyFor(String conversation, long epoch) throws Locked { throw new Locked(); }
+        @Override public boolean storedElsewhere(byte[] kid, String conversation, long epoch) throws Locked { throw new Locked(); }
+        @Override public KeyBundle.ConversationRecord record(String conversation) throws Locked { throw new Locked(); }
+        @Override public void install(String conversation, long epoch, byte[] key, long notAfter, long created) throws Locked { throw new Locked(); }
+        @Override public void setNotAfter(String conversation, long epoch, long notAfter) throws Locked { throw new Locked(); }
+        @Override public void retireEarlier(String conversation, long epoch, long at) throws Locked { throw new Locked(); }
+        @Override public void setRecord(String conversation, KeyBundle.ConversationRecord record) throws Locked { throw new Locked(); }
+    };
+
     static long longField(Map<String, Object> t, String name) throws CaseError {
         Object v = t.get(name);
         if (!(v instanceof Long)) throw new CaseError(name + " must be an integer");
@@ -287,6 +298,9 @@ public final class VectorRunner {
     static List<String> runProviderCase(Map<String, Object> t) throws CaseError {
         List<String> errs = new ArrayList<String>();
         byte[] key = hexField(t, "key", 32, false), salt = hexField(t, "salt", 24, false);
+        byte[] conversationKey = hexField(t, "conversationKey", 32, true), device = hexField(t, "deviceKeyId", 16, true);
+        boolean perDevice = conversationKey != null && device != null;
+        if (perDevice && !Arrays.equals(KeyBundle.deviceKey(conversationKey, device), key)) errs.add("key is not the device key of conversationKey and deviceKeyId");
         if (!Arrays.equals(Wire.keyId(key), hexField(t, "kid", 16, false))) errs.add("kid differs");
         if (!PushSeal.opaqueThreadId(key).equals(t.get("threadId"))) errs.add("threadId differs");
         Map<String, Object> options = (Map<String, Object>) t.get("options");
@@ -294,10 +308,10 @@ public final class VectorRunner {
         try {
             Sealer sealer = new Sealer((int) longField(t, "padBlock"));
             Content input = content((Map<String, Object>) t.get("input"));
-            if ("fcm".equals(t.get("transport"))) {
-                sealed = sealer.sealFCM(input, key, fcm(options), salt);
+            if ("fcm".equals(t.get("transport"))) { // per device: from K and the device key id
+                sealed = perDevice ? sealer.sealFCMForDevice(input, conversationKey, device, fcm(options), salt) : sealer.sealFCM(input, key, fcm(options), salt);
             } else if ("apns".equals(t.get("transport"))) {
-                sealed = sealer.sealAPNs(input, key, apns(options), salt);
+                sealed = perDevice ? sealer.sealAPNsForDevice(input, conversationKey, device, apns(options), salt) : sealer.sealAPNs(input, key, apns(options), salt);
             } else {
                 throw new CaseError("unknown transport " + t.get("transport"));
             }
@@ -352,13 +366,15 @@ public final class VectorRunner {
         Object schema = doc.get("schema");
         boolean receiver = "pushseal_v1_test_schema".equals(schema), provider = "pushseal_v1_provider_test_schema".equals(schema);
         boolean store = "pushseal_v1_store_test_schema".equals(schema), bundle = KeyVectors.BUNDLE_SCHEMA.equals(schema);
-        if ((!receiver && !provider && !store && !bundle) || !Long.valueOf(receiver ? 2 : 1).equals(doc.get("schemaVersion"))) {
+        boolean devices = KeyVectors.DEVICE_KEY_SCHEMA.equals(schema);
+        if ((!receiver && !provider && !store && !bundle && !devices) || !Long.valueOf(receiver || bundle ? 2 : 1).equals(doc.get("schemaVersion"))) {
             OUT.println("FAIL file " + path + ": schema is not pushseal_v1_test_schema version 2, pushseal_v1_provider_test_schema version 1,"
-                    + " pushseal_v1_store_test_schema version 1 or " + KeyVectors.BUNDLE_SCHEMA + " version 1, nor the RFC 9180 file");
+                    + " pushseal_v1_store_test_schema version 1, " + KeyVectors.BUNDLE_SCHEMA + " version 2 or " + KeyVectors.DEVICE_KEY_SCHEMA
+                    + " version 1, nor the RFC 9180 file");
             return new int[] {0, 1};
         }
         List<Object> tests = doc.get("tests") instanceof List ? (List<Object>) doc.get("tests") : Collections.emptyList();
-        return runCases(path, receiver ? "receiver" : provider ? "provider" : store ? "store" : "bundle", tests, doc.get("numberOfTests"));
+        return runCases(path, receiver ? "receiver" : provider ? "provider" : store ? "store" : bundle ? "bundle" : "devices", tests, doc.get("numberOfTests"));
     }
 
     @SuppressWarnings("unchecked")
@@ -377,7 +393,8 @@ public final class VectorRunner {
             List<String> errs;
             try {
                 errs = kind.equals("receiver") ? runReceiverCase(t) : kind.equals("provider") ? runProviderCase(t)
-                        : kind.equals("store") ? runStoreCase(t) : kind.equals("bundle") ? KeyVectors.runBundleCase(t) : KeyVectors.runHpkeCase(t);
+                        : kind.equals("store") ? runStoreCase(t) : kind.equals("bundle") ? KeyVectors.runBundleCase(t)
+                        : kind.equals("devices") ? KeyVectors.runDeviceKeyCase(t) : KeyVectors.runHpkeCase(t);
             } catch (HpkeException e) {
                 errs = Collections.singletonList("hpke: " + e.getCode());
             } catch (CaseError e) {

@@ -30,23 +30,61 @@ public final class Sealer {
     }
 
     /**
-     * An in-band bundle (SPEC §16.7) must be a bundle of the key the notification is sealed under
-     * ({@code invalid_option} otherwise).
+     * An in-band bundle (SPEC §16.7) must be a format-2 bundle ({@code invalid_option} otherwise);
+     * its kid is sealed, so whether it delivers the notification's key is the device's step 8b
+     * ({@code envelope_mismatch}).
      */
     private static void checkBundle(String bundle, byte[] key) throws PushSealException {
         if (bundle == null) return;
-        byte[] kid;
         try {
-            kid = KeyBundle.parse(bundle).header.kid();
+            KeyBundle.parse(bundle);
         } catch (BundleException e) {
             throw PushSealException.seal("invalid_option", "keyBundle: " + e.getCode());
         }
-        if (!java.util.Arrays.equals(kid, Wire.keyId(key))) {
-            throw PushSealException.seal("invalid_option", "keyBundle: the bundle carries key " + Wire.hex(kid) + ", the notification is sealed under " + Wire.hex(Wire.keyId(key)));
+    }
+
+    private interface KeyedSeal {
+        SealedPayload seal(byte[] key) throws PushSealException;
+    }
+
+    /** Seals under the device key K_d of (conversationKey, deviceKeyId), wiped afterwards. */
+    private static SealedPayload withDeviceKey(byte[] conversationKey, byte[] deviceKeyId, KeyedSeal seal) throws PushSealException {
+        if (conversationKey == null || conversationKey.length != 32) throw PushSealException.seal("invalid_key", "a conversation key is 32 bytes");
+        if (deviceKeyId == null || deviceKeyId.length != 16) throw PushSealException.seal("invalid_key", "a device key id is 16 bytes");
+        byte[] kd = KeyBundle.deviceKey(conversationKey, deviceKeyId);
+        try {
+            return seal.seal(kd);
+        } finally {
+            java.util.Arrays.fill(kd, (byte) 0);
         }
     }
 
-    /** {@code ","pushseal-bundle":"<text>}: placed right after the wire string; 21 + |text| JSON bytes. */
+    /**
+     * {@link #sealAPNs} for one device: sealed under that device's key K_d = HKDF-Expand(K,
+     * "pushseal v1 device conversation key" || deviceKeyId, 32) of the conversation key K (SPEC
+     * §4.4), so only that device opens it.
+     */
+    public SealedPayload sealAPNsForDevice(Content content, byte[] conversationKey, byte[] deviceKeyId, APNsOptions options) throws PushSealException {
+        return sealAPNsForDevice(content, conversationKey, deviceKeyId, options, null);
+    }
+
+    /** With a fixed salt: test vectors only. */
+    public SealedPayload sealAPNsForDevice(Content content, byte[] conversationKey, byte[] deviceKeyId, APNsOptions options, byte[] testSalt)
+            throws PushSealException {
+        return withDeviceKey(conversationKey, deviceKeyId, kd -> sealAPNs(content, kd, options, testSalt));
+    }
+
+    /** {@link #sealFCM} for one device, under its key K_d (see {@link #sealAPNsForDevice}). */
+    public SealedPayload sealFCMForDevice(Content content, byte[] conversationKey, byte[] deviceKeyId, FCMOptions options) throws PushSealException {
+        return sealFCMForDevice(content, conversationKey, deviceKeyId, options, null);
+    }
+
+    /** With a fixed salt: test vectors only. */
+    public SealedPayload sealFCMForDevice(Content content, byte[] conversationKey, byte[] deviceKeyId, FCMOptions options, byte[] testSalt)
+            throws PushSealException {
+        return withDeviceKey(conversationKey, deviceKeyId, kd -> sealFCM(content, kd, options, testSalt));
+    }
+
     private static byte[] bundleMember(String bundle) {
         return bundle == null ? new byte[0] : ("\",\"" + BUNDLE_MEMBER + "\":\"" + bundle).getBytes(StandardCharsets.US_ASCII);
     }

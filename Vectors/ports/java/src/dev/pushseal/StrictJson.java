@@ -81,7 +81,9 @@ public final class StrictJson {
         return v;
     }
 
-    /** Parsed JSON as plain Java: Map, List, String, Boolean, Long (or Double), null. */
+    /** Parsed JSON as plain Java: Map, List, String, Boolean, null; an integer literal (no fraction or
+     *  exponent) is a {@code Long} when it fits in 64 bits and a {@code BigInteger} otherwise, both
+     *  exact; any other number is a {@code Double}. */
     public static Object toPlain(Object v) {
         if (v instanceof Obj) {
             Map<String, Object> m = new LinkedHashMap<String, Object>();
@@ -95,7 +97,10 @@ public final class StrictJson {
         }
         if (v instanceof Num) {
             String raw = ((Num) v).raw;
-            if (raw.matches("-?(0|[1-9][0-9]{0,17})")) return Long.parseLong(raw);
+            if (raw.matches("-?(0|[1-9][0-9]*)")) {
+                java.math.BigInteger exact = new java.math.BigInteger(raw);
+                return exact.bitLength() < 64 ? (Object) Long.valueOf(exact.longValue()) : exact;
+            }
             return Double.parseDouble(raw);
         }
         return v == NULL ? null : v;
