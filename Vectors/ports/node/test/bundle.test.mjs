@@ -136,7 +136,7 @@ test('the device key is HKDF-Expand of K and the device key id', () => {
 });
 
 test('the device key vectors pass', () => {
-  assert.deepEqual(runFile(join(dirname(bundles), 'pushseal-v1-devices.json')), [6, 0]);
+  assert.deepEqual(runFile(join(vectorsDir, 'pushseal-v1-devices.json')), [6, 0]);
 });
 
 test('a bundle delivers the device key and it opens a notification sealed per device', () => {
