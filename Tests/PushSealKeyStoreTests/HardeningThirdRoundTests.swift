@@ -78,4 +78,42 @@ struct HardeningThirdRoundTests {
     func temporaryNames(_ name: String, _ pid: Int32?) {
         #expect(KeyFile.temporaryCreator(name) == pid)
     }
+
+    // MARK: item 5. device pin: small-order points and the device's own key
+
+    @Test("pinProviderKey refuses small-order points (any encoding) and the store's own device key; a provider key is pinned",
+          arguments: [
+              "0000000000000000000000000000000000000000000000000000000000000000",
+              "0100000000000000000000000000000000000000000000000000000000000000",
+              "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+              "5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+              "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+              "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b880",
+          ])
+    func pinRefusesSmallOrder(_ point: String) throws {
+        let store = try makeStore(TemporaryDirectory())
+        let error = storeError { try store.pinProviderKey(Hex.decode(point)!) }
+        guard case let .invalidArgument(why)? = error else {
+            Issue.record("a small-order point was pinned: \(String(describing: error))")
+            return
+        }
+        #expect(why.contains("small order"))
+        #expect(try store.pinnedProviderKeys().isEmpty)
+    }
+
+    @Test("pinProviderKey refuses the device's own public key and pins a provider's")
+    func pinRefusesOwnDeviceKey() throws {
+        let dir = TemporaryDirectory()
+        let device = try makeStore(dir)
+        let registration = try device.createDeviceKey()
+        let error = storeError { try device.pinProviderKey(registration.publicKey) }
+        guard case let .invalidArgument(why)? = error else {
+            Issue.record("the device's own key was pinned: \(String(describing: error))")
+            return
+        }
+        #expect(why.contains("own device public key"))
+        let provider = try makeStore(TemporaryDirectory()).createProviderKey()
+        #expect(try device.pinProviderKey(provider.publicKey) == provider.id)
+        #expect(try device.pinnedProviderKeys() == [provider.publicKey])
+    }
 }
