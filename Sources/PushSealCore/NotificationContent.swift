@@ -114,7 +114,11 @@ extension NotificationContent {
 
     /// Identifiers (`cid`, `mid`, `sender.id`, `thread`, `category`): 1–256 UTF-8 bytes and no C0
     /// control character (U+0000–U+001F: a hazard for C-string ports, logs and display; SPEC §5.1).
-    static func checkIdentifier(_ value: String, field: String) throws(ContentError) {
+    ///
+    /// The one identifier rule: the sealer, the receiver, key bundles and `pushseal store add`
+    /// all check with it, so a key is never filed under a conversation id no content can carry.
+    /// Throws ``ContentError/outOfRange(field:detail:)`` naming `field`.
+    public static func checkIdentifier(_ value: String, field: String) throws(ContentError) {
         // One pass over the contiguous UTF-8 of a native string (the seal and open paths call
         // this for every cid and mid); the generic view only for bridged strings.
         let (count, hasControl) = value.utf8.withContiguousStorageIfAvailable { bytes in

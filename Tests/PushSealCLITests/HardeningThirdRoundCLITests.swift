@@ -1,6 +1,8 @@
 import Foundation
+@testable import PushSealCommands
 import PushSealCore
 import PushSealJSON
+import PushSealKeyStore
 import Testing
 
 /// The defects of issue 29's hostile trial, through the command line (THREAT-MODEL.md §7.20).
@@ -38,5 +40,74 @@ struct HardeningThirdRoundCLITests {
             return
         }
         #expect(pinned.map { $0.objectValue?["publicKey"]?.stringValue } == [providerKey])
+    }
+
+    // MARK: item 4. Identifiers: store add / rotate refuse what content cannot carry; store list quotes
+
+    @Test("store add and store rotate refuse a conversation id with LF, ESC, CR, TAB or another C0 control; nothing is stored",
+          arguments: ["a\nb", "a\u{1B}[31mb", "a\rb", "a\tb", "\u{01}", "x\u{1F}"])
+    func newKeysNeedAContentIdentifier(_ cid: String) throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        try sandbox.initStore("s")
+        for command in ["add", "rotate"] {
+            let run = try sandbox.store(command, "s", ["--conversation", cid])
+            expectUsageError(run, command: "pushseal store \(command)", message:
+                "The value \(JSONText.quoted(cid)) is invalid for '--conversation <cid>': a conversation id is a content cid, "
+                    + "which must not contain a control character U+0000–U+001F (SPEC §5.1): the receiver refuses any other, so the key could never be used")
+            // The value is never echoed raw: every line of the message stays one line.
+            #expect(!run.stderr.contains(cid), "\(run)")
+        }
+        let list = try sandbox.store("list", "s", ["--json"])
+        #expect(list.status == 0)
+        #expect(try list.stdoutJSONObject()["items"] == .array([]))
+    }
+
+    @Test("store list quotes and escapes C1 controls, bidirectional overrides, separators and odd spaces; the JSON keeps them exact")
+    func listQuotesInvisibleCharacters() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        try sandbox.initStore("s")
+        let cases: [(cid: String, shown: String)] = [
+            ("x\u{85}y", #""x\u0085y""#),
+            ("evil\u{202E}txt.exe", #""evil\u202etxt.exe""#),
+            ("a\u{7F}", #""a\u007f""#),
+            ("line\u{2028}sep", #""line\u2028sep""#),
+            ("no\u{A0}break", #""no\u00a0break""#),
+            ("zero\u{200B}width", #""zero\u200bwidth""#),
+            ("tag\u{E0041}", #""tag\udb40\udc41""#),
+            ("caf\u{E9}", "caf\u{E9}"),
+        ]
+        for (cid, _) in cases {
+            let added = try sandbox.store("add", "s", ["--conversation", cid, "--label", "l\u{202E}x"])
+            #expect(added.status == 0, "\(added)")
+        }
+        let table = try sandbox.store("list", "s")
+        #expect(table.status == 0, "\(table)")
+        let rows = table.stdout.split(separator: "\n").dropFirst().map(String.init)
+        #expect(rows.count == cases.count)
+        for (cid, shown) in cases {
+            let row = rows.first { $0.hasPrefix(shown + " ") }
+            #expect(row != nil, "\(shown) not in\n\(table.stdout)")
+            #expect(row?.hasSuffix(#""l\u202ex""#) == true, "\(row ?? "")")
+            if shown.hasPrefix("\"") { #expect(!table.stdout.contains(cid)) }
+        }
+        // Nothing invisible reaches the terminal.
+        #expect(!table.stdout.unicodeScalars.contains { JSONText.isHazard($0) && $0 != " " && $0 != "\n" })
+        // The JSON output is exact.
+        let json = try sandbox.store("list", "s", ["--json"]).stdoutJSONObject()
+        guard case let .array(items)? = json["items"] else {
+            Issue.record("no items: \(json)")
+            return
+        }
+        #expect(Set(items.compactMap { $0.objectValue?["conversation"]?.stringValue }) == Set(cases.map(\.cid)))
+    }
+
+    @Test("JSONText.quoted escapes exactly the hazards and decodes back to the text",
+          arguments: ["c1", "a\u{0}b", "x\u{85}y", "\u{202E}", "\u{2066}\u{2069}", "\u{FEFF}", "tag\u{E0001}", "caf\u{E9}", "\u{1F600}", "a\\\"b\n"])
+    func quotedRoundTrips(_ text: String) throws {
+        let quoted = JSONText.quoted(text)
+        #expect(!quoted.unicodeScalars.contains(where: JSONText.isHazard), "\(quoted)")
+        #expect(try JSONParser.parse(Array(quoted.utf8)).stringValue == text)
     }
 }

@@ -146,6 +146,26 @@ enum StoreCommand {
         return conversation
     }
 
+    /// `--conversation` of a command that files a new key (`store add`, `store rotate`): also
+    /// a valid content identifier (``NotificationContent/checkIdentifier(_:field:)``, SPEC §5.1),
+    /// since the receiver refuses any other cid and the key could never be used. Commands that
+    /// read or remove keys accept any stored id, so that such a key can still be removed.
+    static func newConversation(_ arguments: ParsedArguments) throws(CLIError) -> String? {
+        guard let conversation = try conversation(arguments) else { return nil }
+        do throws(ContentError) {
+            try NotificationContent.checkIdentifier(conversation, field: "cid")
+        } catch {
+            let option = arguments.command.option(named: "conversation")
+            let rule = if case let .outOfRange(_, detail) = error { detail } else { "\(error)" }
+            throw .usage(
+                "The value \(JSONText.quoted(conversation)) is invalid for '\(option?.synopsis ?? "--conversation <cid>")': "
+                    + "a conversation id is a content cid, which \(rule) (SPEC §5.1): "
+                    + "the receiver refuses any other, so the key could never be used",
+                help: option.map { "\($0.synopsis)  \($0.abstract)" })
+        }
+        return conversation
+    }
+
     /// `--now` (nil: the system clock).
     static func now(_ arguments: ParsedArguments) throws(CLIError) -> Int64? {
         try arguments.integer("now", in: 0...NotificationContent.maximumTimestamp)
