@@ -110,4 +110,56 @@ struct HardeningThirdRoundCLITests {
         #expect(!quoted.unicodeScalars.contains(where: JSONText.isHazard), "\(quoted)")
         #expect(try JSONParser.parse(Array(quoted.utf8)).stringValue == text)
     }
+
+    // MARK: item 3. Errors that say what is missing, with a hint
+
+    @Test("device show, bundle seal and seal --registration say which key is missing and how to make it")
+    func missingKeysAreNamed() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        try sandbox.initStore("kd")
+        let kd = sandbox.path("kd")
+        let initRun = try runPushSeal(["device", "init", "--dir", sandbox.path("dev")])
+        let registration = try sandbox.write(initRun.stdoutBytes, to: "registration.json")
+        func bundleSeal(_ conversation: String, _ extra: [String] = []) throws -> PushSealRun {
+            try runPushSeal(["bundle", "seal", "--dir", kd, "--conversation", conversation, "--registration", registration] + extra)
+        }
+
+        let show = try runPushSeal(["device", "show", "--dir", kd])
+        expectFailure(show, messagePrefix: "the store in \(kd) has no device key", hint: true)
+        #expect(show.stderrLines.contains("pushseal: hint: create it with: pushseal device init --dir \(kd)"), "\(show)")
+
+        #expect(try sandbox.store("rotate", "kd", ["--conversation", "c1"]).status == 0)
+        let noProvider = try bundleSeal("c1")
+        expectFailure(noProvider, messagePrefix: "the key directory \(kd) has no provider key to seal key bundles with", hint: true)
+        #expect(noProvider.stderrLines.contains("pushseal: hint: create one with: pushseal store provider-key create --dir \(kd)"), "\(noProvider)")
+        let sealed = try runPushSeal(["seal", "--store", kd, "--registration", registration],
+                                     stdin: #"{"cid":"c1","mid":"m1","ts":1700000000,"body":"hi"}"#)
+        expectFailure(sealed, messagePrefix: "the key directory \(kd) has no provider key to seal key bundles with", hint: true)
+
+        #expect(try runPushSeal(["store", "provider-key", "create", "--dir", kd]).status == 0)
+        #expect(try bundleSeal("c1").status == 0)
+        let epoch = try bundleSeal("c1", ["--epoch", "99"])
+        expectFailure(epoch, messagePrefix: "conversation \"c1\" has no epoch 99 (its epochs: 1)", hint: true)
+        let unknownProvider = try bundleSeal("c1", ["--provider-key-id", "AAAAAAAAAAAAAAAAAAAAAA"])
+        expectFailure(unknownProvider, messagePrefix: "the key directory \(kd) has no provider key AAAAAAAAAAAAAAAAAAAAAA", hint: true)
+        #expect(unknownProvider.stderrLines.contains("pushseal: hint: list its provider keys with: pushseal store provider-key list --dir \(kd)"))
+        let noKeys = try bundleSeal("nokeys")
+        expectFailure(noKeys, messagePrefix: "conversation \"nokeys\" has no keys in the key directory \(kd)", hint: true)
+        #expect(noKeys.stderrLines.contains("pushseal: hint: give its first key with: pushseal store rotate --dir \(kd) --conversation nokeys"))
+
+        // A conversation whose only epoch is past its not-after time has no current key.
+        #expect(try sandbox.store("add", "kd", ["--conversation", "old", "--not-after", "1000", "--now", "2000"]).status == 0)
+        let expired = try bundleSeal("old")
+        expectFailure(expired, messagePrefix: "conversation \"old\" has no current key: every epoch is past its not-after time", hint: true)
+        for run in [show, noProvider, sealed, epoch, unknownProvider, noKeys, expired] {
+            #expect(!run.stderr.contains("no such key in the key store"), "\(run)")
+        }
+    }
+
+    @Test("a millisecond ts says that ts is in seconds")
+    func millisecondTimestamp() throws {
+        let run = try runPushSeal(["seal", "--key", Fixtures.keyBase64URL], stdin: #"{"cid":"c1","mid":"m1","ts":1700000000000,"body":"hi"}"#)
+        expectFailure(run, messagePrefix: #"invalid content: field "ts" must be at most 253402300799 (seconds since 1970, not milliseconds)"#, hint: true)
+    }
 }

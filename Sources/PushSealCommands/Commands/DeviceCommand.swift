@@ -73,9 +73,18 @@ enum DeviceCommand {
     static func runShow(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments)
         let store = try StoreCommand.open(location)
-        let (registration, pinned) = try StoreCommand.run(location) { () throws(KeyStoreError) in
-            (try store.deviceRegistration(), try store.pinnedProviderKeys())
+        let registration: DeviceRegistration
+        do throws(KeyStoreError) {
+            registration = try store.deviceRegistration()
+        } catch .itemNotFound {
+            throw .failure(
+                "the store in \(location.directory) has no device key",
+                hints: "create it with: pushseal device init \(location.commandLineOptions)",
+                "a provider's key directory has provider keys instead: pushseal store provider-key list \(location.commandLineOptions)")
+        } catch {
+            throw KeyStoreDiagnostics.error(error, location: location)
         }
+        let pinned = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.pinnedProviderKeys() }
         if context.arguments.flag("json") {
             var writer = JSONWriter()
             writer.appendRaw("{\"registration\":")
