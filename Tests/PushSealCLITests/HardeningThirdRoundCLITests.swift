@@ -162,4 +162,37 @@ struct HardeningThirdRoundCLITests {
         let run = try runPushSeal(["seal", "--key", Fixtures.keyBase64URL], stdin: #"{"cid":"c1","mid":"m1","ts":1700000000000,"body":"hi"}"#)
         expectFailure(run, messagePrefix: #"invalid content: field "ts" must be at most 253402300799 (seconds since 1970, not milliseconds)"#, hint: true)
     }
+
+    // MARK: item 7. inspect: a bundle text is named; inspect --bundle on empty input says what it expected
+
+    @Test("plain inspect of a bundle text says it is a key bundle (exit 1, hint inspect --bundle); --json has keyBundle")
+    func inspectRecognisesABundle() throws {
+        let setup = try BundleCLITests.Setup()
+        defer { setup.sandbox.remove() }
+        let sealed = try setup.seal()
+        try #require(sealed.status == 0, "\(sealed)")
+        let text = try runPushSeal(["inspect"], stdin: sealed.stdoutBytes)
+        expectFailure(text, messagePrefix: "this is a key bundle's text ('pushseal bundle seal'), not a notification payload", hint: true)
+        #expect(text.stderrLines.contains("pushseal: hint: inspect it with: pushseal inspect --bundle"), "\(text)")
+        #expect(text.stdout.hasPrefix("payload       key bundle text, 538 bytes\n"), "\(text)")
+        let json = try runPushSeal(["inspect", "--json"], stdin: sealed.stdoutBytes)
+        #expect(json.status == 1)
+        let object = try json.stdoutJSONObject()
+        #expect(object["valid"] == .bool(false))
+        #expect(object["keyBundle"] == .bool(true))
+        // A real payload is not taken for a bundle.
+        let payload = try runPushSeal(["inspect", "--json"], stdin: Fixtures.envelope().wire)
+        #expect(payload.status == 0, "\(payload)")
+        #expect(try payload.stdoutJSONObject()["keyBundle"] == .bool(false))
+        #expect(try runPushSeal(["inspect", "--bundle"], stdin: sealed.stdoutBytes).status == 0)
+    }
+
+    @Test("inspect --bundle on empty or whitespace-only input names the key bundle it expected", arguments: ["", " \n\t"])
+    func inspectBundleOnEmptyInput(_ input: String) throws {
+        let run = try runPushSeal(["inspect", "--bundle"], stdin: input)
+        expectFailure(run, messagePrefix: "no key bundle (the base64url text 'pushseal bundle seal' prints) on standard input", hint: true)
+        #expect(run.stderrLines.contains(
+            "pushseal: hint: pipe one in or name a file: pushseal inspect --bundle < FILE, or pushseal inspect --bundle FILE"), "\(run)")
+        #expect(run.stdout.isEmpty)
+    }
 }
