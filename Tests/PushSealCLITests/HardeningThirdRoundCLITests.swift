@@ -195,4 +195,79 @@ struct HardeningThirdRoundCLITests {
             "pushseal: hint: pipe one in or name a file: pushseal inspect --bundle < FILE, or pushseal inspect --bundle FILE"), "\(run)")
         #expect(run.stdout.isEmpty)
     }
+
+    // MARK: item 8. The default master key file is beside the store directory, not inside it
+
+    @Test("store init puts the master key at <dir>.master.key; a copy of the directory alone does not open")
+    func defaultMasterKeyIsOutsideTheDirectory() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        let object = try sandbox.initStore("keys")
+        #expect(try object.string("masterKeyFile") == sandbox.path("keys.master.key"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.path("keys")).filter { $0.contains("master") } == [])
+        let added = try sandbox.storeJSON("add", "keys", ["--conversation", "c1"])
+        #expect(try sandbox.storeJSON("init", "keys/").string("masterKeyFile") == sandbox.path("keys.master.key"))
+
+        // The backup KEY-STORE.md §5 describes: the directory copied without its master key.
+        try FileManager.default.copyItem(atPath: sandbox.path("keys"), toPath: sandbox.path("backup"))
+        let copy = try sandbox.store("get", "backup", ["--conversation", "c1"])
+        expectFailure(copy, messagePrefix: "key store is locked: master key file \(sandbox.path("backup.master.key")) does not exist", hint: true)
+        #expect(!copy.stdout.contains(try added.string("kid")))
+    }
+
+    @Test("a store with its key at the earlier default <dir>/master.key has it moved beside the directory, with a note, once")
+    func legacyMasterKeyIsMoved() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        let legacy = sandbox.path("keys/master.key")
+        try sandbox.initStore("keys", ["--master-key-file", legacy])
+        let added = try sandbox.storeJSON("add", "keys", ["--conversation", "c1", "--master-key-file", legacy])
+        let key = try sandbox.contents(legacy)
+
+        let first = try sandbox.store("list", "keys", ["--json"])
+        #expect(first.status == 0, "\(first)")
+        #expect(first.stderrLines == [
+            "pushseal: note: moved the master key file \(legacy) to \(sandbox.masterKey("keys")), beside the store directory instead of "
+                + "inside it (a copy of the directory no longer holds its key; Docs/KEY-STORE.md §5)",
+        ], "\(first)")
+        #expect(try first.stdoutJSONObject().objects("items").map { try $0.string("kid") } == [try added.string("kid")])
+        #expect(!FileManager.default.fileExists(atPath: legacy))
+        #expect(try sandbox.contents(sandbox.masterKey("keys")) == key)
+        #expect(try sandbox.permissions(sandbox.masterKey("keys")) == 0o600)
+
+        let second = try sandbox.store("list", "keys", ["--json"])
+        #expect(second.status == 0 && second.stderr.isEmpty, "\(second)")
+        // seal --store and open --store use the same default.
+        let sealed = try runPushSeal(["seal", "--store", sandbox.path("keys")], stdin: #"{"cid":"c1","mid":"m1","ts":1700000000,"body":"hi"}"#)
+        #expect(sealed.status == 0, "\(sealed)")
+    }
+
+    @Test("a move cut short (both names, one file) completes silently; an old copy beside a used key is reported")
+    func legacyMasterKeyLeftovers() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        try sandbox.initStore("keys")
+        let legacy = sandbox.path("keys/master.key")
+        try FileManager.default.linkItem(atPath: sandbox.masterKey("keys"), toPath: legacy)
+        let linked = try sandbox.store("list", "keys")
+        #expect(linked.status == 0 && linked.stderr == "pushseal: note: the store holds no keys\n", "\(linked)")
+        #expect(!FileManager.default.fileExists(atPath: legacy))
+
+        _ = try sandbox.write(Array(repeating: 7, count: 32), to: "keys/master.key")
+        let copy = try sandbox.store("list", "keys")
+        #expect(copy.status == 0, "\(copy)")
+        #expect(copy.stderrLines.first == "pushseal: note: \(legacy) is inside the store directory, beside the master key file "
+                + "\(sandbox.masterKey("keys")) that is used; remove it if it is an old copy (a copy of the directory would hold it)", "\(copy)")
+        #expect(FileManager.default.fileExists(atPath: legacy))
+    }
+
+    @Test("the default of a directory named . or .. is resolved, never inside it", arguments: [".", "..", "./"])
+    func dotDirectories(_ directory: String) throws {
+        let file = MasterKeyPlacement.defaultFile(for: directory)
+        #expect(file.hasSuffix(".master.key"))
+        #expect(file.hasPrefix("/"), "\(file)")
+        #expect(!file.hasSuffix("/.master.key"), "\(file)")
+        #expect(MasterKeyPlacement.defaultFile(for: "keys") == "keys.master.key")
+        #expect(MasterKeyPlacement.defaultFile(for: "/srv/keys//") == "/srv/keys.master.key")
+    }
 }

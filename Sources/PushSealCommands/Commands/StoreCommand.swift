@@ -14,7 +14,9 @@ enum StoreCommand {
             key directory and the device's shared store (which also keeps the duplicate log).
 
             Every subcommand takes --dir <dir> and --master-key-file <file> (default: \
-            <dir>/master.key, created 0600 by 'store init'). Keys are printed only by \
+            <dir>.master.key beside the directory, not inside it, created 0600 by 'store init'; \
+            a key file at the earlier default <dir>/master.key is moved there, with a note). \
+            Keys are printed only by \
             'store get', which exists to export them.
 
             For init, add, get, list, rotate, remove and purge, --dir may instead be a \
@@ -45,10 +47,6 @@ enum StoreCommand {
     /// The options every store subcommand starts with.
     static let locationOptions = [directory, CommonOptions.masterKeyFile]
 
-    /// `<dir>/master.key`.
-    static func defaultMasterKeyFile(in directory: String) -> String {
-        directory.hasSuffix("/") ? directory + "master.key" : directory + "/master.key"
-    }
 
     /// Where the store is.
     struct Location {
@@ -104,7 +102,8 @@ enum StoreCommand {
             if PostgreSQLCompanion.backend == nil { try PostgreSQLCompanion.replaceProcess() }
             return Location(directory: value, masterKeyFile: given, masterKeyFileGiven: true, option: option)
         }
-        return Location(directory: value, masterKeyFile: given ?? defaultMasterKeyFile(in: value), masterKeyFileGiven: given != nil, option: option)
+        return Location(
+            directory: value, masterKeyFile: given ?? MasterKeyPlacement.resolve(for: value), masterKeyFileGiven: given != nil, option: option)
     }
 
     /// A PostgreSQL connection URI given to a command that works on a SQLite store directory only
