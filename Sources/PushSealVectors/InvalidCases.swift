@@ -229,6 +229,84 @@ extension VectorCaseBuilder {
                content: content("{\"cid\":\"conv-alice-bob\",\"mid\":\"m-0403\u{7F}\u{2028}\",\(head),\"thread\":\"t\u{7F}\"}"),
                label: "identifier del")
     }
+
+    /// A key filed under a kid it was handed (`keySourceKid`), with each of the store's states:
+    /// locked, a retire-by time and a duplicate log. The state belongs to the key source the key
+    /// is filed under (SPEC §12 step 1): locked is `store_locked` whatever the id (§10.2 step 6),
+    /// a handed id that is not the key's derived kid is `unknown_key` before retirement or the
+    /// log are looked at, and a handed id equal to the derived kid is an ordinary store.
+    mutating func defineHandedKid() {
+        let retired = VectorSuite.now - 86_400
+        let foreign = other.id.bytes
+        // Sealed under `other`: the store files alice's key under other's kid, the envelope's.
+        padded("Filed under the envelope's kid (not the key's), store locked: store_locked, as for any lookup",
+               flags: ["StoreLocked", "KeySourceKid"], content: basic(mid: "m-0600"), sealKey: other, label: "handed locked",
+               reason: .storeLocked) {
+            $0.keySourceKeyID = foreign
+            $0.keyStoreLocked = true
+        }
+        padded("Filed under the envelope's kid (not the key's), key retired: unknown_key comes before retirement",
+               flags: ["UnknownKey", "KeySourceKid", "RetiredKey"], content: basic(mid: "m-0601", ts: VectorSuite.now - 60),
+               sealKey: other, label: "handed retired", reason: .unknownKey) {
+            $0.keySourceKeyID = foreign
+            $0.keyRetireBy = retired
+        }
+        padded("Filed under the envelope's kid (not the key's), (cid, mid) already seen: unknown_key, nothing flagged",
+               flags: ["UnknownKey", "KeySourceKid", "Duplicate"], content: basic(mid: "m-0602"), sealKey: other,
+               label: "handed seen", reason: .unknownKey) {
+            $0.keySourceKeyID = foreign
+            $0.previouslySeen = true
+        }
+        padded("Filed under the envelope's kid (not the key's), locked, retired and already seen: store_locked",
+               flags: ["StoreLocked", "KeySourceKid", "RetiredKey", "Duplicate"], content: basic(mid: "m-0603"), sealKey: other,
+               label: "handed all", reason: .storeLocked) {
+            $0.keySourceKeyID = foreign
+            $0.keyStoreLocked = true
+            $0.keyRetireBy = retired
+            $0.previouslySeen = true
+        }
+        // Sealed under alice: the handed id is the key's own derived kid (the handed kid was right).
+        let own = alice.id.bytes
+        padded("Filed under a handed kid equal to the derived one, store locked: store_locked",
+               flags: ["StoreLocked", "KeySourceKid"], content: basic(mid: "m-0610"), label: "handed own locked",
+               reason: .storeLocked) {
+            $0.keySourceKeyID = own
+            $0.keyStoreLocked = true
+        }
+        padded("Filed under a handed kid equal to the derived one, retired a day ago, fresh ts: retired_key",
+               flags: ["RetiredKey", "KeySourceKid"], content: basic(mid: "m-0611", ts: VectorSuite.now - 60),
+               label: "handed own retired", reason: .retiredKey) {
+            $0.keySourceKeyID = own
+            $0.keyRetireBy = retired
+        }
+        padded("Filed under a handed kid equal to the derived one, sent before its retire-by time: opens",
+               flags: ["Valid", "RetiredKey", "KeySourceKid"], content: basic(mid: "m-0612", ts: retired - 3_600),
+               label: "handed own in flight") {
+            $0.keySourceKeyID = own
+            $0.keyRetireBy = retired
+        }
+        padded("Filed under a handed kid equal to the derived one, the same envelope seen before: a flagged duplicate",
+               flags: ["Valid", "Duplicate", "KeySourceKid"], content: basic(mid: "m-0613"), label: "handed own seen") {
+            $0.keySourceKeyID = own
+            $0.previouslySeen = true
+            $0.duplicate = true
+        }
+        padded("Filed under a handed kid equal to the derived one, seen with another envelope: duplicate and conflict",
+               flags: ["Valid", "Duplicate", "Conflict", "KeySourceKid"], content: basic(mid: "m-0614"), label: "handed own conflict") {
+            $0.keySourceKeyID = own
+            $0.previouslySeen = true
+            $0.previousEnvelopeDiffers = true
+            $0.duplicate = true
+            $0.conflict = true
+        }
+        padded("Filed under a handed kid equal to the derived one, retired and already seen: retired_key (nothing recorded)",
+               flags: ["RetiredKey", "Duplicate", "KeySourceKid"], content: basic(mid: "m-0615", ts: VectorSuite.now - 60),
+               label: "handed own retired seen", reason: .retiredKey) {
+            $0.keySourceKeyID = own
+            $0.keyRetireBy = retired
+            $0.previouslySeen = true
+        }
+    }
 }
 
 extension Base64URL {

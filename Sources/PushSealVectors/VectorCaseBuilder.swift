@@ -26,6 +26,7 @@ struct VectorCaseBuilder {
         defineStale()
         defineEdgeCases()
         defineRetiredKey()
+        defineHandedKid()
     }
 
     // MARK: Building blocks
