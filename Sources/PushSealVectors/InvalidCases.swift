@@ -307,6 +307,58 @@ extension VectorCaseBuilder {
             $0.previouslySeen = true
         }
     }
+
+    /// Integers a double cannot hold (2^53 + 1) and the top of the 64-bit range (2^63 − 2,
+    /// 2^63 − 1) in `now`, `maxAge`, `maxFutureSkew` and `keyRetireBy` (SPEC §1: read exactly).
+    /// Each boundary is one second wide, so a runner that rounds or wraps gets the other result.
+    mutating func defineLargeIntegers() {
+        let above53 = Int64(1) << 53 + 1, belowMax = Int64.max - 1, max = Int64.max
+        let ts = sentAt
+        padded("now 2^53 + 1, exactly maxAge after ts: fresh", flags: ["Valid", "LargeInteger", "FreshnessBoundary"],
+               content: basic(mid: "m-0700"), label: "large now fresh") {
+            $0.now = above53
+            $0.maxAge = above53 - ts
+        }
+        padded("now 2^53 + 1, one second more than maxAge after ts: stale (a double rounds now to 2^53)",
+               flags: ["Stale", "LargeInteger", "FreshnessBoundary"], content: basic(mid: "m-0701"), label: "large now stale",
+               reason: .stale) {
+            $0.now = above53
+            $0.maxAge = above53 - 1 - ts
+        }
+        padded("now 2^63 - 1 and maxAge 2^63 - 1 - ts: fresh", flags: ["Valid", "LargeInteger", "FreshnessBoundary"],
+               content: basic(mid: "m-0702"), label: "max now fresh") {
+            $0.now = max
+            $0.maxAge = max - ts
+        }
+        padded("now 2^63 - 1 and maxAge 2^63 - 2 - ts: stale", flags: ["Stale", "LargeInteger", "FreshnessBoundary"],
+               content: basic(mid: "m-0703"), label: "max now stale", reason: .stale) {
+            $0.now = max
+            $0.maxAge = belowMax - ts
+        }
+        padded("now 2^63 - 2 with the default maxAge: stale", flags: ["Stale", "LargeInteger"], content: basic(mid: "m-0704"),
+               label: "below max now stale", reason: .stale) {
+            $0.now = belowMax
+        }
+        padded("keyRetireBy 2^63 - 1: keyRetireBy + maxFutureSkew exceeds 64 bits, and ts is far below it (not retired)",
+               flags: ["Valid", "LargeInteger", "RetiredKey"], content: basic(mid: "m-0705"), label: "max retire by") {
+            $0.keyRetireBy = max
+        }
+        padded("keyRetireBy 2^63 - 2 and maxFutureSkew 2^63 - 1: opens", flags: ["Valid", "LargeInteger", "RetiredKey"],
+               content: basic(mid: "m-0706"), label: "max skew") {
+            $0.keyRetireBy = belowMax
+            $0.maxFutureSkew = max
+        }
+        padded("keyRetireBy 2^53 + 1: opens", flags: ["Valid", "LargeInteger", "RetiredKey"], content: basic(mid: "m-0707"),
+               label: "large retire by") {
+            $0.keyRetireBy = above53
+        }
+        padded("maxAge and maxFutureSkew 2^63 - 1, keyRetireBy 2^63 - 1: opens", flags: ["Valid", "LargeInteger", "RetiredKey"],
+               content: basic(mid: "m-0708"), label: "max everything") {
+            $0.maxAge = max
+            $0.maxFutureSkew = max
+            $0.keyRetireBy = max
+        }
+    }
 }
 
 extension Base64URL {

@@ -25,6 +25,7 @@ public enum ProviderVectorSuite {
         ("OuterFields", "APNs outer fields other than the defaults (thread id, category, level, score, localized placeholder)."),
         ("FCM", "An FCM HTTP v1 message (the limit counts `pushseal` plus the wire string)."),
         ("KeyBundle", "The options carry an in-band key bundle (`keyBundle`, SPEC §16.7), counted first against the limit; with Truncated, ContentFree or DoesNotFit, the bundle is what causes that path."),
+        ("LargeInteger", "ts or badge above 2^53 (up to 2^63 - 1), out of the content's ranges, or the largest allowed ts: integers are read exactly."),
     ]
 
     /// The provider's conversation key K of every case.
@@ -159,6 +160,7 @@ struct ProviderCaseBuilder {
         defineContentFree()
         defineErrors()
         defineKeyBundles()
+        defineLargeIntegers()
     }
 
     private mutating func defineComplete() {
@@ -292,6 +294,22 @@ struct ProviderCaseBuilder {
             transport: .apns(Self.standardAPNs), label: "invalid control cid")
         add("A thread with a control character (U+001F)", flags: ["InvalidContent"], input: content(body: "x") { $0.thread = "t\u{1F}" },
             transport: .apns(Self.standardAPNs), label: "invalid control thread")
+    }
+
+    /// Integers a double cannot hold (2^53 + 1) and the top of the 64-bit range (2^63 − 2, 2^63 − 1)
+    /// in `ts` and `badge`: out of the content's ranges (SPEC §5.1), so sealing fails with
+    /// invalid_content — a runner must read them exactly to hand them to its sealer at all.
+    private mutating func defineLargeIntegers() {
+        for (name, value) in [("2^53 + 1", Int64(1) << 53 + 1), ("2^63 - 2", Int64.max - 1), ("2^63 - 1", Int64.max)] {
+            add("ts \(name): beyond 253402300799", flags: ["InvalidContent", "LargeInteger"],
+                input: content(body: "x") { $0.sentAt = value }, transport: .apns(Self.standardAPNs), label: "large ts \(name)")
+        }
+        add("badge 2^53 + 1: beyond 2147483647", flags: ["InvalidContent", "LargeInteger"],
+            input: content(body: "x") { $0.badge = Int64(1) << 53 + 1 }, transport: .apns(Self.standardAPNs), label: "large badge")
+        add("badge 2^63 - 1: beyond 2147483647", flags: ["InvalidContent", "LargeInteger"],
+            input: content(body: "x") { $0.badge = Int64.max }, transport: .fcm(Self.standardFCM), label: "max badge")
+        add("ts 253402300799 (the largest allowed): sealed", flags: ["Complete", "LargeInteger"],
+            input: content(body: "x") { $0.sentAt = 253_402_300_799 }, transport: .apns(Self.standardAPNs), label: "largest ts")
     }
 
     /// A key bundle delivering `key` (the device's K_d) for `conversation` (epoch 1, current), sealed

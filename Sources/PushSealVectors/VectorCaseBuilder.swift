@@ -27,6 +27,7 @@ struct VectorCaseBuilder {
         defineEdgeCases()
         defineRetiredKey()
         defineHandedKid()
+        defineLargeIntegers()
     }
 
     // MARK: Building blocks

@@ -118,6 +118,15 @@ struct VectorVerificationTests {
         #expect(report.failed == 0)
     }
 
+    @Test("2^53 + 1, 2^63 - 2 and 2^63 - 1 appear in the receiver, provider and store files")
+    func largeIntegersAppear() {
+        for (name, text) in [("receiver", VectorSuite.render()), ("provider", ProviderVectorSuite.render()), ("store", StoreVectorSuite.render())] {
+            for big in ["9007199254740993", "9223372036854775806", "9223372036854775807"] {
+                #expect(text.contains(": \(big)"), "\(name): no integer \(big)")
+            }
+        }
+    }
+
     @Test("a file that is not in the schema is refused")
     func refusesOtherFiles() {
         #expect(throws: VectorVerifier.FileError.self) { try VectorVerifier.verify(fileBytes: Array("{}".utf8)) }

@@ -3,7 +3,7 @@
 import { decodeContent } from './content.mjs';
 import { ContentError, OpenError, Reason } from './errors.mjs';
 import { JObj, parseJSON } from './strict-json.mjs';
-import { HEADER_BYTES, MAX_ENVELOPE, MAX_WIRE_CHARS, MIN_ENVELOPE, VERSION, b64urlDecode, keyId, openEnvelope, unpad } from './wire.mjs';
+import { HEADER_BYTES, MAX_ENVELOPE, MAX_WIRE_CHARS, MIN_ENVELOPE, VERSION, b64urlDecode, int63, keyId, openEnvelope, unpad } from './wire.mjs';
 
 export const DEFAULT_MAX_AGE = 2678400;
 export const DEFAULT_MAX_FUTURE_SKEW = 600;
@@ -35,7 +35,10 @@ export class Receiver {
   constructor(keySource, { maxAge = DEFAULT_MAX_AGE, maxFutureSkew = DEFAULT_MAX_FUTURE_SKEW,
     clock = () => Math.floor(Date.now() / 1000), seen = () => false, record = null } = {}) {
     Object.assign(this, { keySource, maxAge, maxFutureSkew, clock, seen, record });
+    this.#maxAge = int63(maxAge, 'maxAge');
+    this.#maxFutureSkew = int63(maxFutureSkew, 'maxFutureSkew');
   }
+  #maxAge; #maxFutureSkew;
 
   /** Opens an APNs body, an FCM data map or an FCM v1 message (Buffer or string). Throws OpenError. */
   open(payload) {
@@ -69,10 +72,12 @@ export class Receiver {
     if (!Buffer.from(content.cid, 'utf8').equals(Buffer.from(found.conversation, 'utf8'))) {
       throw new OpenError(Reason.CONVERSATION_MISMATCH); // step 9
     }
-    const now = this.clock(); // step 10
-    if (now - content.ts > this.maxAge || content.ts - now > this.maxFutureSkew) throw new OpenError(Reason.STALE);
-    const retireBy = found.retireBy ?? null; // step 11
-    if (retireBy !== null && content.ts > retireBy + this.maxFutureSkew) throw new OpenError(Reason.RETIRED_KEY);
+    // Steps 10-11 in BigInt: times up to 2^63 - 1, and their sums, exactly.
+    const now = int63(this.clock(), 'clock()'); // step 10
+    const ts = BigInt(content.ts);
+    if (now - ts > this.#maxAge || ts - now > this.#maxFutureSkew) throw new OpenError(Reason.STALE);
+    const retireBy = found.retireBy === undefined || found.retireBy === null ? null : int63(found.retireBy, 'retireBy'); // step 11
+    if (retireBy !== null && ts > retireBy + this.#maxFutureSkew) throw new OpenError(Reason.RETIRED_KEY);
     // One content-free rule (SPEC 9.5, A.3): no body means fetch; trunc only marks a shortened body.
     let logged = 'first'; // step 12
     if (this.record === null) logged = this.seen(content.cid, content.mid) ? 'duplicate' : 'first';

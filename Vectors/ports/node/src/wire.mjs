@@ -123,3 +123,15 @@ export function openEnvelope(key, env) {
     return null;
   }
 }
+
+const MAX_I63 = (1n << 63n) - 1n;
+
+/** An integer argument (an epoch, a time, a duration), exact: `value` as a BigInt when it is a
+ * number up to 2^53 - 1 or a BigInt, `min` ≤ value ≤ 2^63 - 1 (SPEC §1: integers are read exactly,
+ * and a double cannot hold more). A TypeError for another type, a RangeError otherwise. */
+export function int63(value, name, min = 0n) {
+  if (typeof value !== 'bigint' && typeof value !== 'number') throw new TypeError(`${name} must be a number or a bigint, not ${typeof value}`);
+  const ok = (typeof value === 'bigint' || Number.isSafeInteger(value)) && BigInt(value) >= min && BigInt(value) <= MAX_I63;
+  if (!ok) throw new RangeError(`${name} must be an integer ${min}...2^63-1 (a number up to 2^53 - 1, or a bigint)`);
+  return BigInt(value);
+}

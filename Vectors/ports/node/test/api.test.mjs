@@ -105,3 +105,18 @@ test('importing the package has no side effects', () => {
     { cwd: new URL('..', import.meta.url), encoding: 'utf8' });
   assert.match(out, /^\d+\n$/);
 });
+
+test('times are exact up to 2^63 - 1 (BigInt), and a time of another type or range is refused', () => {
+  const sealed = new Sealer().sealAPNs(content(), KEY);
+  const max = (1n << 63n) - 1n;
+  // retireBy + maxFutureSkew exceeds 2^63 - 1; ts is far below it: not retired.
+  assert.equal(openPayload(sealed.body, new SingleKeySource(KEY, 'conv-1', { retireBy: max }), { clock: () => NOW }).content.mid, 'm-1');
+  // now 2^53 + 1, one second more than maxAge after ts: stale (a double would round now down and call it fresh).
+  const now = (1n << 53n) + 1n;
+  assert.equal(reasonOf(sealed.body, source(), { clock: () => now, maxAge: now - 1n - BigInt(NOW - 5) }), Reason.STALE);
+  assert.equal(openPayload(sealed.body, source(), { clock: () => now, maxAge: now - BigInt(NOW - 5) }).content.mid, 'm-1');
+  assert.throws(() => new Receiver(source(), { maxAge: '60' }), TypeError);
+  assert.throws(() => new Receiver(source(), { maxFutureSkew: -1 }), RangeError);
+  assert.throws(() => new Receiver(source(), { maxAge: 1n << 63n }), RangeError);
+  assert.throws(() => openPayload(sealed.body, source(), { clock: () => Date.now() / 1000 }), RangeError);
+});

@@ -11,7 +11,7 @@ from .content import Content
 from .errors import ContentError, OpenError, Reason
 from .strictjson import JObj, JSONError, parse_json
 from .wire import HEADER_BYTES, MAX_ENVELOPE, MAX_WIRE_CHARS, MIN_ENVELOPE, VERSION, b64url_decode, key_id
-from .wire import open_envelope, unpad
+from .wire import int63, open_envelope, unpad
 
 __all__ = [
     "DEFAULT_MAX_AGE", "DEFAULT_MAX_FUTURE_SKEW", "KeyFound", "KEY_NOT_FOUND", "KEY_LOCKED", "KeyLookup",
@@ -96,7 +96,8 @@ class Receiver:
                  max_future_skew: int = DEFAULT_MAX_FUTURE_SKEW, clock: Callable[[], int] = lambda: int(time.time()),
                  seen: Callable[[str, str], bool] = lambda cid, mid: False,
                  record: Optional[Callable[[str, str, bytes], str]] = None) -> None:
-        self.key_source, self.max_age, self.max_future_skew = key_source, max_age, max_future_skew
+        self.key_source = key_source
+        self.max_age, self.max_future_skew = int63("max_age", max_age), int63("max_future_skew", max_future_skew)
         self.clock, self.seen, self.record = clock, seen, record
 
     def open(self, payload: Union[bytes, str]) -> Opened:
@@ -137,10 +138,11 @@ class Receiver:
             raise OpenError(Reason.MALFORMED_CONTENT) from None
         if content.cid.encode("utf-8") != found.conversation.encode("utf-8"):       # step 9
             raise OpenError(Reason.CONVERSATION_MISMATCH)
-        now = self.clock()                                                           # step 10
+        now = int63("clock()", self.clock())                                         # step 10
         if now - content.ts > self.max_age or content.ts - now > self.max_future_skew:
             raise OpenError(Reason.STALE)
-        if found.retire_by is not None and content.ts > found.retire_by + self.max_future_skew:  # step 11
+        retire_by = None if found.retire_by is None else int63("retire_by", found.retire_by)
+        if retire_by is not None and content.ts > retire_by + self.max_future_skew:  # step 11
             raise OpenError(Reason.RETIRED_KEY)
         if self.record is None:                                                      # step 12
             return Opened(content, content_bytes, bool(self.seen(content.cid, content.mid)))

@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -123,3 +124,20 @@ def test_import_has_no_side_effects_and_version_is_exported():
     assert run.stderr == "" and "pushseal.vectors" not in run.stdout
     assert pushseal.__version__.count(".") == 2
     assert KEY_LOCKED == "locked"
+
+
+def test_times_are_checked_integers_up_to_2_63_minus_1():
+    body = Sealer().seal_apns(content(), KEY).text
+    top = (1 << 63) - 1
+    opened = Receiver(SingleKeySource(KEY, "conv-1", retire_by=top), clock=lambda: top, max_age=top, max_future_skew=top).open(body)
+    assert opened.content.mid == "m-1"
+    with pytest.raises(TypeError):
+        Receiver(source(), max_age="60")
+    with pytest.raises(TypeError):
+        Receiver(source(), max_future_skew=True)
+    with pytest.raises(ValueError):
+        Receiver(source(), max_age=1 << 63)
+    with pytest.raises(ValueError):
+        Receiver(source(), clock=lambda: -1).open(body)
+    with pytest.raises(TypeError):
+        Receiver(source(), clock=time.time).open(body)
