@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import {
-  KEY_LOCKED, OpenError, Reason, Receiver, SealError, Sealer, SingleKeySource, b64urlEncode, openPayload, openWire,
+  KEY_LOCKED, OpenError, Reason, Receiver, SealError, Sealer, SingleKeySource, b64urlEncode, generateKey, keyId, openPayload, openWire,
 } from '../src/index.mjs';
 import { sealEnvelope } from '../src/wire.mjs';
 
@@ -119,4 +119,27 @@ test('times are exact up to 2^63 - 1 (BigInt), and a time of another type or ran
   assert.throws(() => new Receiver(source(), { maxFutureSkew: -1 }), RangeError);
   assert.throws(() => new Receiver(source(), { maxAge: 1n << 63n }), RangeError);
   assert.throws(() => openPayload(sealed.body, source(), { clock: () => Date.now() / 1000 }), RangeError);
+});
+
+test('a key that is not bytes, an unknown option and a wrong argument type are TypeErrors; a parsed payload is refused clearly', () => {
+  const keyText = 'k'.repeat(32); // 32 characters, not a key
+  assert.throws(() => new Sealer().sealAPNs(content(), keyText), TypeError);
+  assert.throws(() => new SingleKeySource(keyText, 'conv-1'), TypeError);
+  assert.throws(() => new Sealer().sealAPNs(content(), KEY, { sond: 'default' }), /unknown APNs option member sond/);
+  assert.throws(() => new Sealer().sealFCM(content(), KEY, { token: 't', tll: 60 }), TypeError);
+  assert.throws(() => new Sealer({ padblock: 64 }), TypeError);
+  assert.throws(() => new Receiver(source(), { maxage: 60 }), TypeError);
+  assert.throws(() => new Sealer().sealAPNs('not content', KEY), TypeError);
+  assert.throws(() => new Receiver({}), TypeError);
+  const sealed = new Sealer().sealAPNs(content(), KEY);
+  assert.throws(() => openPayload(JSON.parse(sealed.text), source(), { clock: () => NOW }), /needs the payload as received/);
+  assert.equal(openPayload(new Uint8Array(sealed.body), source(), { clock: () => NOW }).content.mid, 'm-1');
+});
+
+test('generateKey gives 32 fresh random bytes that seal and open', () => {
+  const a = generateKey(); const b = generateKey();
+  assert.ok(a instanceof Uint8Array && a.length === 32 && !a.equals(b));
+  assert.equal(keyId(a).length, 16);
+  const sealed = new Sealer().sealAPNs(content(), a);
+  assert.equal(openPayload(sealed.body, new SingleKeySource(a, 'conv-1'), { clock: () => NOW }).content.mid, 'm-1');
 });
