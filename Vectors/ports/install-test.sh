@@ -78,6 +78,8 @@ check "python: example opens pushseal's payload, pushseal opens its reply" round
 cp "$tmp/examples/bundle_example.py" "$tmp/run-python/"
 check "python: bundle example installs a key bundle and opens pushseal's payload with it" bundle_example python "$tmp/venv/bin/python" bundle_example.py
 check "python: mypy checks the examples against the installed, typed package (py.typed)" bash -c "cd '$tmp/run-python' && '$tmp/venv/bin/mypy' --no-incremental --strict example.py bundle_example.py"
+check "python: mypy --strict on the package itself" bash -c "cd '$tmp/run-python' && '$tmp/venv/bin/mypy' --no-incremental --strict '$here/python/pushseal'"
+check "python: the wheel builds without setuptools deprecation warnings (SPDX license metadata)" bash -c "out=\$('$tmp/venv/bin/pip' wheel --no-deps --disable-pip-version-check -v -w '$tmp/wheel' '$here/python' 2>&1) && ! grep -i 'SetuptoolsDeprecationWarning' <<<\"\$out\""
 check "python: the installed package is the one imported" bash -c "cd '$tmp' && '$tmp/venv/bin/python' -c 'import pushseal, sys; assert \"site-packages\" in pushseal.__file__, pushseal.__file__'"
 check "python: pytest against the installed package" bash -c "cd '$tmp' && PUSHSEAL_VECTORS='$root/Vectors' '$tmp/venv/bin/python' -m pytest -q -p no:cacheprovider '$here/python/tests'"
 check "python: pushseal-vectors-python (console script)" "$tmp/venv/bin/pushseal-vectors-python" "${vectors[@]}"

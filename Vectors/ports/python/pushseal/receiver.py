@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable, Optional, Protocol, Tuple, Union
+from typing import Any, Callable, Optional, Protocol, Tuple, Union
 
 from .content import Content
 from .errors import ContentError, OpenError, Reason
@@ -102,6 +102,9 @@ class Receiver:
 
     def open(self, payload: Union[bytes, str]) -> Opened:
         """Opens an APNs body, an FCM data map or an FCM v1 message. Raises OpenError."""
+        if not isinstance(payload, (bytes, bytearray, memoryview, str)):
+            raise TypeError(f"open() needs the payload as received: its bytes or its JSON text, not a parsed {type(payload).__name__} "
+                            "(json.loads drops duplicate members and the strict checks of SPEC §5.2)")
         data = payload.encode("utf-8") if isinstance(payload, str) else bytes(payload)
         reason, wire = _locate(data)
         if reason is not None:
@@ -152,12 +155,12 @@ class Receiver:
         return Opened(content, content_bytes, logged != "first", logged == "conflict")
 
 
-def open_payload(payload: Union[bytes, str], key_source: KeySource, **options) -> Opened:
+def open_payload(payload: Union[bytes, str], key_source: KeySource, **options: Any) -> Opened:
     """``Receiver(key_source, **options).open(payload)``."""
     return Receiver(key_source, **options).open(payload)
 
 
-def open_wire(wire: str, key_source: KeySource, **options) -> Opened:
+def open_wire(wire: str, key_source: KeySource, **options: Any) -> Opened:
     """``Receiver(key_source, **options).open_wire(wire)``."""
     return Receiver(key_source, **options).open_wire(wire)
 

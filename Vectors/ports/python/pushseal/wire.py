@@ -3,6 +3,7 @@ base64url (§8). Uses only ``cryptography``'s HKDFExpand and ChaCha20Poly1305.""
 
 from __future__ import annotations
 
+import os
 from typing import Optional
 
 from cryptography.exceptions import InvalidTag
@@ -165,3 +166,8 @@ def int63(name: str, value: object, minimum: int = 0) -> int:
     if not minimum <= value <= MAX_INT63:
         raise ValueError(f"{name} must be an integer {minimum}...2^63-1")
     return value
+
+
+def generate_key() -> bytes:
+    """A new conversation key: 32 bytes from the operating system's CSPRNG (SPEC §3.1)."""
+    return os.urandom(32)

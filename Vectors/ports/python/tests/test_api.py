@@ -141,3 +141,22 @@ def test_times_are_checked_integers_up_to_2_63_minus_1():
         Receiver(source(), clock=lambda: -1).open(body)
     with pytest.raises(TypeError):
         Receiver(source(), clock=time.time).open(body)
+
+
+def test_a_parsed_payload_is_a_clear_type_error():
+    import json
+    body = Sealer().seal_apns(content(), KEY).text
+    with pytest.raises(TypeError, match="needs the payload as received"):
+        open_payload(json.loads(body), source(), clock=lambda: NOW)
+    assert open_payload(bytearray(body.encode("utf-8")), source(), clock=lambda: NOW).content.mid == "m-1"
+
+
+def test_generate_key_and_typed_seal_codes():
+    a, b = pushseal.generate_key(), pushseal.generate_key()
+    assert len(a) == 32 and a != b
+    assert open_payload(Sealer().seal_apns(content(), a).text, SingleKeySource(a, "conv-1"), clock=lambda: NOW).content.mid == "m-1"
+    with pytest.raises(SealError) as raised:
+        Sealer().seal_apns(content(), bytes(5))
+    assert raised.value.code is pushseal.SealCode.INVALID_KEY and raised.value.code == "invalid_key"
+    with pytest.raises(ValueError):
+        SealError("no_such_code", "x")
