@@ -160,6 +160,13 @@ public final class PushSealTest {
             try { new Receiver(new SingleKeySource(KEY, "conv-1", false), -1, 0, clock, null); } catch (IllegalArgumentException e) { refused = true; }
             check(refused, "a negative maxAge is refused");
         });
+        test("generateKey gives 32 fresh random bytes that seal and open", () -> {
+            byte[] a = PushSeal.generateKey(), b = PushSeal.generateKey();
+            check(a.length == 32 && !Arrays.equals(a, b), "32 fresh bytes");
+            String body = new Sealer().sealAPNs(content(), a, new APNsOptions()).text();
+            check(new Receiver(new SingleKeySource(a, "conv-1", false), Receiver.DEFAULT_MAX_AGE, Receiver.DEFAULT_MAX_FUTURE_SKEW,
+                    new Receiver.Clock() { @Override public long now() { return NOW; } }, null).open(body).content.mid.equals("m-1"), "opens");
+        });
         test("version", () -> check(PushSeal.VERSION.split("\\.").length == 3, "x.y.z"));
         test("the kid is derived from the key", () -> check(PushSeal.keyId(KEY).length == 16
                 && new String(PushSeal.opaqueThreadId(KEY).getBytes(StandardCharsets.US_ASCII), StandardCharsets.US_ASCII).length() == 22, "ids"));
