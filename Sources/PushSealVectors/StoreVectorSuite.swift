@@ -26,8 +26,8 @@ public enum StoreVectorSuite {
              1_764_400_000, 1_764_486_400),
             ("Epoch 0, an empty label (not the same as none), not-after 0", VectorSuite.key("store item 3"), "c", 0, "", 0, 0),
         ]
-        for (index, (comment, key, conversation, epoch, label, createdAt, notAfter)) in items.enumerated() {
-            let salt = VectorSuite.salt("store item \(index + 1)")
+        func appendItem(_ item: (String, ConversationKey, String, Int64, String?, Int64, Int64?), salt: [UInt8]) {
+            let (comment, key, conversation, epoch, label, createdAt, notAfter) = item
             let (ad, sealed) = StoreVectorValues.sealedItem(
                 key, conversation: conversation, epoch: epoch, label: label, createdAt: createdAt, notAfter: notAfter,
                 masterKey: masterKey, salt: salt)
@@ -40,6 +40,7 @@ public enum StoreVectorSuite {
                 .init(name: "associatedDataHex", value: hex(ad)), .init(name: "sealedHex", value: hex(sealed)),
             ])
         }
+        for (index, item) in items.enumerated() { appendItem(item, salt: VectorSuite.salt("store item \(index + 1)")) }
         let verifierSalt = VectorSuite.salt("store verifier")
         cases.append([
             .init(name: "kind", value: .string("verifier")), .init(name: "comment", value: .string("The master-key verifier")), master,
@@ -59,16 +60,26 @@ public enum StoreVectorSuite {
             ])
         }
         let recordKey = VectorSuite.key("store item 1").id.bytes
-        for (comment, kid, removed) in [("An epoch record", recordKey, false),
-                                        ("An epoch record of a removed newest epoch (kid zeroed)", [UInt8](repeating: 0, count: 16), true)] {
+        func appendEpochRecord(_ comment: String, epoch: Int64, kid: [UInt8], removed: Bool) {
             cases.append([
                 .init(name: "kind", value: .string("epochRecord")), .init(name: "comment", value: .string(comment)), master,
-                .init(name: "conversation", value: .string("conv-alice-bob")), .init(name: "epoch", value: number(3)),
+                .init(name: "conversation", value: .string("conv-alice-bob")), .init(name: "epoch", value: number(epoch)),
                 .init(name: "kid", value: hex(kid)), .init(name: "removed", value: .bool(removed)),
                 .init(name: "tagHex", value: hex(StoreVectorValues.epochRecordTag(
-                    masterKey: masterKey, conversation: "conv-alice-bob", epoch: 3, keyID: kid, removed: removed))),
+                    masterKey: masterKey, conversation: "conv-alice-bob", epoch: epoch, keyID: kid, removed: removed))),
             ])
         }
+        appendEpochRecord("An epoch record", epoch: 3, kid: recordKey, removed: false)
+        appendEpochRecord("An epoch record of a removed newest epoch (kid zeroed)", epoch: 3, kid: [UInt8](repeating: 0, count: 16), removed: true)
+        // Integers a double cannot hold (2^53 + 1) and the top of the range (2^63 - 2, 2^63 - 1):
+        // a port reads them exactly or its associated data differs.
+        let big = (above53: Int64(1) << 53 + 1, belowMax: Int64.max - 1, max: Int64.max)
+        appendItem(("Epoch 2^63 - 1, created 2^53 + 1, not-after 2^63 - 2 (integers read exactly)", VectorSuite.key("store item 4"),
+                    "conv-alice-bob", big.max, nil, big.above53, big.belowMax), salt: VectorSuite.salt("store item 4"))
+        appendItem(("Epoch 2^53 + 1, created 2^63 - 2, not-after 2^63 - 1", VectorSuite.key("store item 5"), "conv-alice-bob",
+                    big.above53, "tablet", big.belowMax, big.max), salt: VectorSuite.salt("store item 5"))
+        appendEpochRecord("An epoch record of epoch 2^63 - 1", epoch: big.max, kid: recordKey, removed: false)
+        appendEpochRecord("An epoch record of epoch 2^53 + 1", epoch: big.above53, kid: recordKey, removed: false)
         return cases.enumerated().map { offset, members in
             .object(JSONObject(members: [.init(name: "tcId", value: .number(String(offset + 1)))] + members))
         }

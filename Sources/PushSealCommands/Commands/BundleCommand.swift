@@ -97,7 +97,7 @@ enum BundleCommand {
                 expires: expires, provider: provider, device: registration)
             return (bundle, stored)
         } catch {
-            throw .failure("\(error)")
+            throw .failure("\(error)", hints: "a bundle carries only a conversation id a notification can use (SPEC §5.1: 1 to 256 bytes of UTF-8, no control character U+0000-U+001F) and fields in the ranges of SPEC §16.3")
         }
     }
 

@@ -100,6 +100,8 @@ export declare class Sealer {
 /** The longest grapheme-cluster prefix whose JSON-escaped length fits `budget`. */
 export declare function graphemePrefix(text: string, budget: number): string;
 
+/** A new conversation key: 32 bytes from the system's CSPRNG (SPEC §3.1). */
+export declare function generateKey(): Buffer;
 export declare function keyId(key: Uint8Array): Buffer;
 export declare function messageKey(key: Uint8Array, salt: Uint8Array): Buffer;
 export declare function threadId(key: Uint8Array): Buffer;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import {
-  KEY_LOCKED, OpenError, Reason, Receiver, SealError, Sealer, SingleKeySource, b64urlEncode, openPayload, openWire,
+  KEY_LOCKED, OpenError, Reason, Receiver, SealError, Sealer, SingleKeySource, b64urlEncode, generateKey, keyId, openPayload, openWire,
 } from '../src/index.mjs';
 import { sealEnvelope } from '../src/wire.mjs';
 
@@ -104,4 +104,42 @@ test('importing the package has no side effects', () => {
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', "import * as p from 'pushseal'; console.log(Object.keys(p).length)"],
     { cwd: new URL('..', import.meta.url), encoding: 'utf8' });
   assert.match(out, /^\d+\n$/);
+});
+
+test('times are exact up to 2^63 - 1 (BigInt), and a time of another type or range is refused', () => {
+  const sealed = new Sealer().sealAPNs(content(), KEY);
+  const max = (1n << 63n) - 1n;
+  // retireBy + maxFutureSkew exceeds 2^63 - 1; ts is far below it: not retired.
+  assert.equal(openPayload(sealed.body, new SingleKeySource(KEY, 'conv-1', { retireBy: max }), { clock: () => NOW }).content.mid, 'm-1');
+  // now 2^53 + 1, one second more than maxAge after ts: stale (a double would round now down and call it fresh).
+  const now = (1n << 53n) + 1n;
+  assert.equal(reasonOf(sealed.body, source(), { clock: () => now, maxAge: now - 1n - BigInt(NOW - 5) }), Reason.STALE);
+  assert.equal(openPayload(sealed.body, source(), { clock: () => now, maxAge: now - BigInt(NOW - 5) }).content.mid, 'm-1');
+  assert.throws(() => new Receiver(source(), { maxAge: '60' }), TypeError);
+  assert.throws(() => new Receiver(source(), { maxFutureSkew: -1 }), RangeError);
+  assert.throws(() => new Receiver(source(), { maxAge: 1n << 63n }), RangeError);
+  assert.throws(() => openPayload(sealed.body, source(), { clock: () => Date.now() / 1000 }), RangeError);
+});
+
+test('a key that is not bytes, an unknown option and a wrong argument type are TypeErrors; a parsed payload is refused clearly', () => {
+  const keyText = 'k'.repeat(32); // 32 characters, not a key
+  assert.throws(() => new Sealer().sealAPNs(content(), keyText), TypeError);
+  assert.throws(() => new SingleKeySource(keyText, 'conv-1'), TypeError);
+  assert.throws(() => new Sealer().sealAPNs(content(), KEY, { sond: 'default' }), /unknown APNs option member sond/);
+  assert.throws(() => new Sealer().sealFCM(content(), KEY, { token: 't', tll: 60 }), TypeError);
+  assert.throws(() => new Sealer({ padblock: 64 }), TypeError);
+  assert.throws(() => new Receiver(source(), { maxage: 60 }), TypeError);
+  assert.throws(() => new Sealer().sealAPNs('not content', KEY), TypeError);
+  assert.throws(() => new Receiver({}), TypeError);
+  const sealed = new Sealer().sealAPNs(content(), KEY);
+  assert.throws(() => openPayload(JSON.parse(sealed.text), source(), { clock: () => NOW }), /needs the payload as received/);
+  assert.equal(openPayload(new Uint8Array(sealed.body), source(), { clock: () => NOW }).content.mid, 'm-1');
+});
+
+test('generateKey gives 32 fresh random bytes that seal and open', () => {
+  const a = generateKey(); const b = generateKey();
+  assert.ok(a instanceof Uint8Array && a.length === 32 && !a.equals(b));
+  assert.equal(keyId(a).length, 16);
+  const sealed = new Sealer().sealAPNs(content(), a);
+  assert.equal(openPayload(sealed.body, new SingleKeySource(a, 'conv-1'), { clock: () => NOW }).content.mid, 'm-1');
 });
