@@ -105,15 +105,14 @@ struct BundleCLITests {
         expectFailure(try setup.install(String(decoding: bytes, as: UTF8.self)), messagePrefix: "key bundle refused (bundle_authentication_failed)")
     }
 
-    @Test("a conversation id with a control character (SPEC §5.1): bundle seal refuses it, bundle install refuses it (malformed_bundle)")
+    @Test("a conversation id with a control character (SPEC §5.1): the directory refuses it, bundle install refuses it (malformed_bundle)")
     func controlCharacterConversation() throws {
         let setup = try Setup()
         defer { setup.sandbox.remove() }
         let conversation = "c\u{1}1"
-        #expect(try setup.sandbox.store("rotate", "kd", ["--conversation", conversation]).status == 0)
-        expectFailure(try runPushSeal(["bundle", "seal", "--dir", setup.sandbox.path("kd"), "--conversation", conversation,
-                                       "--registration", setup.registration]),
-                      messagePrefix: "cannot seal the key bundle: field \"conversation\" must not contain a control character", hint: true)
+        // The directory never holds such a key: store rotate refuses the id (HardeningThirdRoundCLITests covers the
+        // message), and the library refuses to seal it (KeyBundleTests), so bundle seal cannot be reached with it.
+        #expect(try setup.sandbox.store("rotate", "kd", ["--conversation", conversation]).status == 64)
         // A provider that seals it anyway (the sealing path a correct provider never takes), pinned by the device.
         let registration = try #require(JSONParser.parse(Array(setup.sandbox.contents(setup.registration))).objectValue)
         let publicKeyText = try #require(registration["publicKey"]?.stringValue)
