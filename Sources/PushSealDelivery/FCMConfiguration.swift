@@ -95,8 +95,10 @@ final class FCMAccessTokens {
     enum Failure: Error {
         /// The token endpoint refused the assertion (`invalid_grant`, …): no retry helps.
         case refused(status: Int, reason: String)
-        /// The endpoint could not be reached or answered 429/5xx: try again later.
+        /// The endpoint answered 429/5xx or without a token: try again later.
         case unavailable(status: Int?, reason: String)
+        /// The endpoint could not be reached (the sender treats it like a send's transport failure).
+        case transport(TransportFailure)
     }
 
     let configuration: FCMConfiguration
@@ -141,8 +143,12 @@ final class FCMAccessTokens {
         let response: HTTPResponse
         switch client.perform(request) {
         case let .success(answer): response = answer
-        case let .failure(transport):
-            throw remember(.unavailable(status: nil, reason: "token endpoint: \(transport.message)"), until: now + 1, now: now)
+        case var .failure(transport):
+            transport.message = "token endpoint: " + transport.message
+            if ResponseClassifier.transport(transport) == .configuration {
+                throw remember(.refused(status: 0, reason: ResponseClassifier.transportReason(transport)), until: Int64.max, now: now)
+            }
+            throw remember(.transport(transport), until: now + 1, now: now)
         }
         let object: JSONObject? = (try? JSONParser.parse(response.body, maximumDepth: 8))?.objectValue
         guard response.status == 200 else {

@@ -24,6 +24,7 @@ struct DeliverConfiguration {
         if let value = integer("connect_timeout_ms") { options.connectTimeoutMilliseconds = value }
         if let value = integer("backoff_ms") { options.initialBackoffMilliseconds = value }
         if let value = integer("max_retry_after") { options.maximumRetryAfterSeconds = value }
+        if let value = integer("connection_retry_ms") { options.connectionRetryMilliseconds = value }
         do {
             try options.validate()
             if let apns = object["apns"]?.objectValue, let keyFile = string(apns, "key_file") {

@@ -23,7 +23,7 @@ struct ReportWriter {
     private let started = monotonicSeconds()
     private var lastProgress = 0.0
 
-    /// `{"line":N,"outcome":…,"transport":…[,"status":…][,"reason":…][,"id":…],"attempts":…[,"retry_after":…]}`.
+    /// `{"line":N,"outcome":…,"transport":…[,"status":…][,"timestamp":…][,"reason":…][,"id":…],"attempts":…[,"retry_after":…]}`.
     mutating func write(_ report: DeliveryReport) {
         let (line, transport) = Transport.split(report.tag)
         var writer = JSONWriter(capacity: 160)
@@ -36,6 +36,10 @@ struct ReportWriter {
         if let status = report.status {
             writer.appendRaw(",\"status\":")
             writer.appendInteger(Int64(status))
+        }
+        if let timestamp = report.timestamp {
+            writer.appendRaw(",\"timestamp\":")
+            writer.appendInteger(timestamp)
         }
         if let reason = report.reason {
             writer.appendRaw(",\"reason\":")

@@ -40,8 +40,12 @@ do {
 reader.makeNonBlocking()
 var writer = ReportWriter()
 var malformed: String?
+/// The services configured, and those stopped by a `configuration` answer (with the error printed).
+let configured: Set<PushService> = Set([configuration.apns.map { _ in PushService.apns }, configuration.fcm.map { _ in .fcm }].compactMap { $0 })
+var stoppedServices: Set<PushService> = []
 sender.send(input: { () -> PushInput in
     writer.flush()
+    if stoppedServices == configured { return .finished }  // every service is misconfigured: stop reading
     while true {
         switch reader.next() {
         case .waiting: return .waiting
@@ -55,6 +59,23 @@ sender.send(input: { () -> PushInput in
     }
 }, readiness: 0, report: { report in
     writer.write(report)
+    if report.outcome == .configuration {
+        let (line, transport) = Transport.split(report.tag)
+        let service: PushService = transport == .apns ? .apns : .fcm
+        if !stoppedServices.contains(service) {
+            stoppedServices.insert(service)
+            writer.flush()
+            let problem = sender.configurationProblem(service) ?? report.reason ?? "configuration error"
+            let options = service == .apns
+                ? "--apns-url or --apns-environment, --apns-topic, --apns-key-id, --apns-team-id, --apns-key-file, --ca-file"
+                : "--fcm-url, --fcm-token-url, --fcm-service-account, --ca-file"
+            StandardStreams.writeStandardError("""
+                pushseal: error: \(service == .apns ? "APNs" : "FCM"): stopped at line \(line): \(problem)
+                pushseal: hint: no token was reported dead; fix the configuration (\(options)) and send the undelivered lines again
+
+                """)
+        }
+    }
     if reader.atEnd { writer.flush() }  // the input is done: nothing else flushes now
 })
 writer.finish()

@@ -145,6 +145,28 @@ struct SendTests {
         #expect(results[3]?["attempts"]?.integerValue == 2)
     }
 
+    @Test("A wrong FCM project: configuration, one error line with a hint, one request, no token_dead, and the run stops")
+    func wrongProject() throws {
+        let emulator = try Emulator()
+        let tokens = (0..<400).map { _ in "fcm-" + Self.token() }
+        let input = tokens.map { #"{"token":"\#($0)","content":\#(Self.content("m"))}"# }.joined(separator: "\n")
+        let run = try runPushSeal(
+            ["send", "--key", Fixtures.keyBase64URL, "--transport", "fcm", "--max-in-flight", "1", "--ca-file", emulator.directory + "/ca.pem",
+             "--fcm-service-account", emulator.directory + "/fcm-service-account.json", "--fcm-url", emulator.url + "/v1/projects/other/messages:send"],
+            stdin: input)
+        #expect(run.status == 1, "\(run)")
+        let results = try Self.results(run)
+        #expect(!results.isEmpty)
+        #expect(results.values.allSatisfy { $0["outcome"]?.stringValue == "configuration" }, "\(run)")
+        #expect(results[1]?["status"]?.integerValue == 404)
+        #expect(results.count < tokens.count, "the run stops reading once every configured service is stopped")
+        let errors = run.stderr.split(separator: "\n").filter { $0.hasPrefix("pushseal: error: ") }
+        #expect(errors == ["pushseal: error: FCM: stopped at line 1: NOT_FOUND: no such FCM project or send URL; check the send URL and the service account's project_id"], "\(run)")
+        #expect(run.stderr.contains("\npushseal: hint: no token was reported dead; fix the configuration (--fcm-url"))
+        let log = try String(contentsOfFile: emulator.directory + "/requests.jsonl", encoding: .utf8)
+        #expect(tokens.filter { log.contains($0) }.count == 1, "one request, then none")
+    }
+
     @Test("Bad credentials are clear errors that print no secret", arguments: ["garbage-p8", "wrong-p8", "missing-field"])
     func badCredentials(kind: String) throws {
         let emulator = try Emulator()
@@ -172,8 +194,10 @@ struct SendTests {
             #expect(run.stdout.isEmpty)
         case "wrong-p8":
             let result = try #require(try Self.results(run)[1])
-            #expect(result["outcome"]?.stringValue == "authentication_failed")
-            #expect(result["reason"]?.stringValue == "InvalidProviderToken")
+            #expect(result["outcome"]?.stringValue == "configuration")
+            #expect(result["reason"]?.stringValue?.hasPrefix("InvalidProviderToken: APNs refused the provider token") == true)
+            #expect(run.stderr.contains("pushseal: error: APNs: stopped at line 1: InvalidProviderToken"), "\(run)")
+            #expect(run.stderr.contains("\npushseal: hint: no token was reported dead"))
         default:
             #expect(run.stderr.hasPrefix("pushseal: error: invalid FCM service account: client_email is missing"), "\(run)")
         }

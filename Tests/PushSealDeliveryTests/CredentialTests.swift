@@ -85,6 +85,6 @@ struct CredentialTests {
 
     @Test("The outcome strings are the documented vocabulary")
     func vocabulary() {
-        #expect(DeliveryOutcome.allCases.map(\.rawValue) == ["delivered", "retry", "token_dead", "rejected", "authentication_failed"])
+        #expect(DeliveryOutcome.allCases.map(\.rawValue) == ["delivered", "retry", "token_dead", "token_invalid", "rejected", "configuration"])
     }
 }

@@ -29,7 +29,7 @@ struct DocExampleTests {
             switch reports[0].outcome {
             case .delivered: #expect(reports[0].identifier != nil)
             case .tokenDead: removed.append(deviceToken)
-            case .retry, .rejected, .authenticationFailed: Issue.record("unexpected \(reports[0])")
+            case .retry, .tokenInvalid, .rejected, .configuration: Issue.record("unexpected \(reports[0])")
             }
         }
         #expect(removed == [deviceToken])

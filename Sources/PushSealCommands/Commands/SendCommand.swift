@@ -37,6 +37,9 @@ enum SendCommand {
         "max-attempts", valueName: "n", abstract: "Requests per notification, retries included.", defaultValue: "5")
     static let timeout = OptionSpec.option(
         "timeout", valueName: "seconds", abstract: "Whole-request timeout.", defaultValue: "30")
+    static let connectionRetry = OptionSpec.option(
+        "connection-retry", valueName: "seconds",
+        abstract: "How long a refused or reset connection is retried before the service counts as misconfigured.", defaultValue: "30")
     static let backoff = OptionSpec.option(
         "backoff-ms", valueName: "ms", abstract: "First retry delay (doubling, with jitter).", defaultValue: "500")
 
@@ -58,11 +61,16 @@ enum SendCommand {
             Writes one JSON line per input line, as each settles (not in input order), e.g.
               {"line":1,"outcome":"delivered","transport":"apns","status":200,
                "id":"…","attempts":1}
-            outcome is delivered, retry (send it again later), token_dead (remove the token), \
-            rejected (with the service's reason), authentication_failed, or invalid (the line \
-            itself is wrong; with an error object). 429 and 5xx answers and connection \
-            failures are retried with exponential backoff and jitter (honouring Retry-After) up \
-            to --max-attempts; a 403 refreshes the provider or access token once.
+            outcome is delivered, retry (send it again later), token_dead (remove the token; \
+            APNs adds the 410's "timestamp"), token_invalid (check the APNs environment and \
+            topic before removing it), rejected (with the service's reason), configuration (a \
+            wrong URL, project, topic, credentials or certificate: the service is not sent to \
+            again, an error line says why, and no token is reported dead), or invalid (the line \
+            itself is wrong; with an error object). 429 and 5xx answers and stream failures \
+            are retried with exponential backoff and jitter (honouring Retry-After) up to \
+            --max-attempts; a refused or reset connection for --connection-retry seconds; a \
+            403 refreshes the provider or access token once. Docs/PROVIDER.md §7.4 says what \
+            to do with each outcome.
 
             Memory stays constant whatever the input's length: at most --max-in-flight \
             notifications are in progress. Progress goes to standard error when it is a \
@@ -82,7 +90,7 @@ enum SendCommand {
             apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL,
             fcmServiceAccount, fcmURL, fcmTokenURL,
             SealCommand.placeholderTitle, SealCommand.placeholderBody, SealCommand.padBlock,
-            caFile, maxInFlight, maxAttempts, timeout, backoff,
+            caFile, maxInFlight, maxAttempts, timeout, backoff, connectionRetry,
         ],
         run: run)
 
@@ -158,6 +166,8 @@ enum SendCommand {
         writer.appendInteger(try arguments.integer("timeout", in: 1...3600)! * 1000)
         writer.appendRaw(",\"backoff_ms\":")
         writer.appendInteger(try arguments.integer("backoff-ms", in: 0...600_000)!)
+        writer.appendRaw(",\"connection_retry_ms\":")
+        writer.appendInteger(try arguments.integer("connection-retry", in: 0...3600)! * 1000)
         writer.appendRaw("}\n")
         return Options(
             keySource: try SealCommand.keySource(context),
