@@ -1,3 +1,4 @@
+public import PushSealCore
 public import PushSealProvider
 
 /// One sealed notification to send: where it goes and the exact body bytes (resent unchanged
@@ -27,6 +28,36 @@ public struct PushNotification: Sendable, Equatable {
             throw .invalidOption(field: "apns-topic", detail: "missing: APNs needs the app's bundle id (APNsOptions.topic)")
         }
         try self.init(tag: tag, apnsBody: request.body, deviceToken: deviceToken, headers: headers)
+    }
+
+    /// Seals `content` for one device and makes its APNs notification: under the device's own
+    /// key K_d, derived from the conversation key and the device key id (SPEC §4.4; through
+    /// `cache` when given), with `options` (topic, priority, expiration, collapse id).
+    public init(
+        tag: Int, sealing content: NotificationContent, conversationKey: ConversationKey, device: KeyID, sealer: NotificationSealer,
+        apns options: APNsOptions, deviceToken: String, cache: DeviceKeyCache? = nil
+    ) throws(DeliveryError) {
+        let request: APNsRequest
+        do {
+            request = try sealer.seal(content, conversationKey: conversationKey, device: device, options: options, cache: cache)
+        } catch {
+            throw .sealing(error)
+        }
+        try self.init(tag: tag, apns: request, deviceToken: deviceToken)
+    }
+
+    /// Seals `content` for one device and makes its FCM message (an Android data message, or
+    /// the `apns` form for an iOS device when `options.apns` is set); the registration token is
+    /// `options.token`.
+    public init(
+        tag: Int, sealing content: NotificationContent, conversationKey: ConversationKey, device: KeyID, sealer: NotificationSealer,
+        fcm options: FCMOptions, cache: DeviceKeyCache? = nil
+    ) throws(DeliveryError) {
+        do {
+            self.init(tag: tag, fcm: try sealer.seal(content, conversationKey: conversationKey, device: device, options: options, cache: cache))
+        } catch {
+            throw .sealing(error)
+        }
     }
 
     /// An APNs body sealed elsewhere (e.g. by `pushseal seal --with-headers`), with its headers.
