@@ -17,7 +17,7 @@ Two more listeners answer what a misconfigured sender meets: ``wrong-host-url`` 
 APNs/FCM emulator with a certificate (from the test CA) for another host name, and
 ``reset-url`` accepts TCP connections and resets them at once (RST, before any TLS).
 
-    push-emulator.py --dir DIR        # writes ca.pem, apns-key.p8, apns-wrong-key.p8,
+    push-emulator.py --dir DIR        # writes ca.pem, apns-key.p8, apns-wrong-key.p8, apns-p384-key.p8,
                                       # fcm-service-account.json, url, wrong-host-url,
                                       # reset-url, then 'ready'
 """
@@ -105,6 +105,7 @@ def make_files(directory, port, wrong_host_port):
     apns_key = ec.generate_private_key(ec.SECP256R1())
     write("apns-key.p8", pem_private(apns_key))
     write("apns-wrong-key.p8", pem_private(ec.generate_private_key(ec.SECP256R1())))
+    write("apns-p384-key.p8", pem_private(ec.generate_private_key(ec.SECP384R1())))   # not an APNs key
     write("apns-key-id", APNS_KEY_ID.encode(), 0o644)
     write("apns-team-id", APNS_TEAM_ID.encode(), 0o644)
     fcm_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)

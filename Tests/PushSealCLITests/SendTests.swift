@@ -167,7 +167,7 @@ struct SendTests {
         #expect(tokens.filter { log.contains($0) }.count == 1, "one request, then none")
     }
 
-    @Test("Bad credentials are clear errors that print no secret", arguments: ["garbage-p8", "wrong-p8", "missing-field"])
+    @Test("Bad credentials are clear errors that print no secret", arguments: ["garbage-p8", "wrong-p8", "missing-field", "short-team-id"])
     func badCredentials(kind: String) throws {
         let emulator = try Emulator()
         let directory = try makeTemporaryDirectory()
@@ -179,6 +179,8 @@ struct SendTests {
             arguments += emulator.apnsArguments.map { $0.hasSuffix("apns-key.p8") ? directory + "/k.p8" : $0 }
         case "wrong-p8":
             arguments += emulator.apnsArguments.map { $0.hasSuffix("apns-key.p8") ? emulator.directory + "/apns-wrong-key.p8" : $0 }
+        case "short-team-id":
+            arguments += emulator.apnsArguments.map { $0 == "EMUTEAM123" ? "EMUTEAM" : $0 }
         default:
             var account = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: emulator.directory + "/fcm-service-account.json"))) as! [String: Any]
             account.removeValue(forKey: "client_email")
@@ -198,6 +200,10 @@ struct SendTests {
             #expect(result["reason"]?.stringValue?.hasPrefix("InvalidProviderToken: APNs refused the provider token") == true)
             #expect(run.stderr.contains("pushseal: error: APNs: stopped at line 1: InvalidProviderToken"), "\(run)")
             #expect(run.stderr.contains("\npushseal: hint: no token was reported dead"))
+        case "short-team-id":
+            #expect(run.stderr.hasPrefix("pushseal: error: invalid APNs team id: must be 10 characters (Apple's ids are 10 letters and digits), not 7"), "\(run)")
+            #expect(run.stderr.contains("\npushseal: hint: "))
+            #expect(run.stdout.isEmpty)
         default:
             #expect(run.stderr.hasPrefix("pushseal: error: invalid FCM service account: client_email is missing"), "\(run)")
         }
