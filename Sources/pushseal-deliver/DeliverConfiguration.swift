@@ -9,6 +9,8 @@ struct DeliverConfiguration {
     var apns: APNsConfiguration?
     var fcm: FCMConfiguration?
     var options = SenderOptions()
+    /// `--json-summary`.
+    var jsonSummary = false
 
     /// Parses the line and loads the credentials it names.
     init(line: [UInt8]) throws(CLIError) {
@@ -18,6 +20,7 @@ struct DeliverConfiguration {
         func string(_ parent: JSONObject, _ name: String) -> String? { parent[name]?.stringValue }
         func integer(_ name: String) -> Int? { object[name]?.integerValue.map { Int($0) } }
         options.caFile = string(object, "ca_file")
+        jsonSummary = object["json_summary"] == .bool(true)
         if let value = integer("max_in_flight") { options.maximumInFlight = value }
         if let value = integer("max_attempts") { options.maximumAttempts = value }
         if let value = integer("timeout_ms") { options.requestTimeoutMilliseconds = value }

@@ -11,17 +11,24 @@ import PushSealDelivery
 import PushSealJSON
 
 /// Writes one JSON line per input line as each settles, counts outcomes, and shows progress on
-/// standard error when it is a terminal. Lines are written in one batch per turn of the
-/// sender's loop (``flush()``), so a co-process sees each result within that turn.
+/// standard error when it is a terminal and standard output is not (results on the same
+/// terminal would land inside the progress line). Lines are written in one batch per turn of
+/// the sender's loop (``flush()``), so a co-process sees each result within that turn. Every
+/// other line on standard error (``message(_:)``, the summary) starts on a line of its own and
+/// ends with a newline.
 struct ReportWriter {
     private var pending: [UInt8] = []
     private var counts: [String: Int] = [:]
     private(set) var total = 0
     private(set) var notDelivered = 0
     private(set) var writeFailed = false
-    private let showsProgress = isatty(2) == 1
+    private let showsProgress = isatty(2) == 1 && isatty(1) != 1
+    /// A progress line is on the terminal without its newline.
+    private var progressOpen = false
     private let started = monotonicSeconds()
     private var lastProgress = 0.0
+    /// `--json-summary`: a last stdout line of counts per outcome.
+    var jsonSummary = false
 
     /// `{"line":N,"outcome":…,"transport":…[,"status":…][,"timestamp":…][,"reason":…][,"id":…],"attempts":…[,"retry_after":…]}`.
     mutating func write(_ report: DeliveryReport) {
@@ -99,27 +106,51 @@ struct ReportWriter {
             }
             if let failure {
                 writeFailed = true
-                StandardStreams.writeStandardError("pushseal: error: \(failure)\n")
+                message("pushseal: error: \(failure)\n")
             }
         }
     }
 
-    private func progress(now: Double, final: Bool) {
+    private mutating func progress(now: Double, final: Bool) {
         let rate = Double(total) / max(now - started, 0.001)
         let text = "\rpushseal: sent \(total) (\(Int(rate))/s), \(counts["delivered", default: 0]) delivered, \(notDelivered) not delivered"
         StandardStreams.writeStandardError(text + (final ? "\n" : ""))
+        progressOpen = !final
     }
 
-    /// The closing progress line, and a summary of what was not delivered.
+    /// Writes `text` (whole lines) to standard error, on a line of its own after an open
+    /// progress line.
+    mutating func message(_ text: String) {
+        StandardStreams.writeStandardError((progressOpen ? "\n" : "") + text)
+        progressOpen = false
+    }
+
+    /// Every outcome's name, in the documented order (`invalid` last).
+    static let outcomeNames = DeliveryOutcome.allCases.map(\.rawValue) + ["invalid"]
+
+    /// The closing progress line, a summary of what was not delivered, and with `--json-summary`
+    /// `{"summary":{"lines":N,"delivered":…,…,"invalid":…}}` as the last line of standard output.
     mutating func finish() {
+        if jsonSummary {
+            var writer = JSONWriter(capacity: 200)
+            writer.appendRaw("{\"summary\":{\"lines\":")
+            writer.appendInteger(Int64(total))
+            for name in Self.outcomeNames {
+                writer.appendRaw(",")
+                writer.appendString(name)
+                writer.appendRaw(":")
+                writer.appendInteger(Int64(counts[name, default: 0]))
+            }
+            writer.appendRaw("}}\n")
+            pending.append(contentsOf: writer.bytes)
+        }
         flush()
         if showsProgress { progress(now: monotonicSeconds(), final: true) }
         guard notDelivered > 0 else { return }
-        let parts = (DeliveryOutcome.allCases.map(\.rawValue) + ["invalid"]).filter { $0 != "delivered" }.compactMap { name in
+        let parts = Self.outcomeNames.filter { $0 != "delivered" }.compactMap { name in
             counts[name].map { "\(name) \($0)" }
         }
-        StandardStreams.writeStandardError(
-            "pushseal: note: \(notDelivered) of \(total) notifications not delivered (\(parts.joined(separator: ", ")))\n")
+        message("pushseal: note: \(notDelivered) of \(total) notifications not delivered (\(parts.joined(separator: ", ")))\n")
     }
 }
 

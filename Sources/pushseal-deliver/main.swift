@@ -39,6 +39,7 @@ do {
 }
 reader.makeNonBlocking()
 var writer = ReportWriter()
+writer.jsonSummary = configuration.jsonSummary
 var malformed: String?
 /// The services configured, and those stopped by a `configuration` answer (with the error printed).
 let configured: Set<PushService> = Set([configuration.apns.map { _ in PushService.apns }, configuration.fcm.map { _ in .fcm }].compactMap { $0 })
@@ -69,7 +70,7 @@ sender.send(input: { () -> PushInput in
             let options = service == .apns
                 ? "--apns-url or --apns-environment, --apns-topic, --apns-key-id, --apns-team-id, --apns-key-file, --ca-file"
                 : "--fcm-url, --fcm-token-url, --fcm-service-account, --ca-file"
-            StandardStreams.writeStandardError("""
+            writer.message("""
                 pushseal: error: \(service == .apns ? "APNs" : "FCM"): stopped at line \(line): \(problem)
                 pushseal: hint: no token was reported dead; fix the configuration (\(options)) and send the undelivered lines again
 

@@ -167,6 +167,78 @@ struct SendTests {
         #expect(tokens.filter { log.contains($0) }.count == 1, "one request, then none")
     }
 
+    /// Runs `pushseal arguments` with `input` on standard input, standard output on a pipe and
+    /// standard error on a pseudo-terminal (Python's pty module; Python runs the emulator too):
+    /// the run's stdout is pushseal's, its stderr what the terminal received.
+    static func runWithTerminal(_ arguments: [String], input: String) throws -> PushSealRun {
+        let code = """
+            import os, pty, subprocess, sys
+            primary, secondary = pty.openpty()
+            child = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=secondary)
+            os.close(secondary)
+            out, _ = child.communicate(sys.stdin.buffer.read())
+            data = b""
+            while True:
+                try:
+                    chunk = os.read(primary, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                data += chunk
+            sys.stdout.buffer.write(out)
+            sys.stderr.buffer.write(data)
+            sys.exit(child.returncode)
+            """
+        let executable = try #require(PushSealExecutable.path)
+        return try runPushSeal(["python3", "-c", code, executable] + arguments, stdin: Array(input.utf8), executable: "/usr/bin/env")
+    }
+
+    @Test("On a terminal: progress, then the summary and every error on lines of their own, each ending with a newline; none without one")
+    func progress() throws {
+        let emulator = try Emulator()
+        let dead = Self.token()
+        try emulator.script(dead, #"[{"status": 410, "reason": "Unregistered"}]"#)
+        let input = [Self.token(), dead].map { #"{"token":"\#($0)","content":\#(Self.content("m"))}"# }.joined(separator: "\n")
+        let arguments = ["send", "--key", Fixtures.keyBase64URL, "--apns-topic", "com.example.chat"] + emulator.apnsArguments
+        let terminal = try Self.runWithTerminal(arguments, input: input)
+        #expect(terminal.status == 1, "\(terminal)")
+        #expect(terminal.stderr.contains("\rpushseal: sent 2 ("), "\(terminal)")
+        #expect(terminal.stderr.hasSuffix("pushseal: note: 1 of 2 notifications not delivered (token_dead 1)\r\n"), "\(terminal)")
+        #expect(terminal.stderr.contains("not delivered\r\npushseal: note:"), "the note starts a line of its own: \(terminal)")
+        #expect(try Self.results(terminal).count == 2)
+
+        // A configuration error arrives while the progress line is open: it starts a new line.
+        let wrongHost = try String(contentsOfFile: emulator.directory + "/wrong-host-url", encoding: .utf8)
+        let stopped = try Self.runWithTerminal(arguments.map { $0 == emulator.url ? wrongHost : $0 }, input: input)
+        let lines = stopped.stderr.components(separatedBy: "\r\n")
+        #expect(lines.contains { $0.hasPrefix("pushseal: error: APNs: stopped at line 1: SSL: no alternative certificate subject name") }, "\(stopped)")
+        #expect(lines.contains { $0.hasPrefix("pushseal: hint: no token was reported dead") })
+        #expect(stopped.stderr.hasSuffix("\r\n"))
+
+        // Not a terminal: no progress at all.
+        let piped = try runPushSeal(arguments, stdin: input)
+        #expect(!piped.stderr.contains("\r") && !piped.stderr.contains("pushseal: sent"), "\(piped)")
+        #expect(piped.stderr == "pushseal: note: 1 of 2 notifications not delivered (token_dead 1)\n")
+    }
+
+    @Test("--json-summary ends the output with the count of every outcome")
+    func jsonSummary() throws {
+        let emulator = try Emulator()
+        let dead = Self.token(), invalid = Self.token()
+        try emulator.script(dead, #"[{"status": 410, "reason": "Unregistered"}]"#)
+        try emulator.script(invalid, #"[{"status": 400, "reason": "BadDeviceToken"}]"#)
+        let input = [Self.token(), Self.token(), dead, invalid].map { #"{"token":"\#($0)","content":\#(Self.content("m"))}"# } + ["nope"]
+        let run = try runPushSeal(
+            ["send", "--key", Fixtures.keyBase64URL, "--apns-topic", "com.example.chat", "--json-summary"] + emulator.apnsArguments,
+            stdin: input.joined(separator: "\n"))
+        #expect(run.status == 1, "\(run)")
+        let last = try #require(run.stdout.split(separator: "\n").last)
+        #expect(last == #"{"summary":{"lines":5,"delivered":2,"retry":0,"token_dead":1,"token_invalid":1,"rejected":0,"configuration":0,"invalid":1}}"#)
+        #expect(run.stdout.hasSuffix("}}\n"))
+        #expect(run.stdout.split(separator: "\n").dropLast().allSatisfy { $0.hasPrefix(#"{"line":"#) })
+    }
+
     @Test("Bad credentials are clear errors that print no secret", arguments: ["garbage-p8", "wrong-p8", "missing-field", "short-team-id"])
     func badCredentials(kind: String) throws {
         let emulator = try Emulator()

@@ -40,6 +40,8 @@ enum SendCommand {
     static let connectionRetry = OptionSpec.option(
         "connection-retry", valueName: "seconds",
         abstract: "How long a refused or reset connection is retried before the service counts as misconfigured.", defaultValue: "30")
+    static let jsonSummary = OptionSpec.flag(
+        "json-summary", abstract: "End the output with {\"summary\":{\"lines\":N,<outcome>:<count>,…}} (every outcome, zeros included).")
     static let backoff = OptionSpec.option(
         "backoff-ms", valueName: "ms", abstract: "First retry delay (doubling, with jitter).", defaultValue: "500")
 
@@ -74,7 +76,10 @@ enum SendCommand {
 
             Memory stays constant whatever the input's length: at most --max-in-flight \
             notifications are in progress. Progress goes to standard error when it is a \
-            terminal. Exit status 1 when any line was not delivered.
+            terminal and standard output is not; the summary of what was not delivered \
+            ends with a newline. With --json-summary the last output line is \
+            {"summary":{"lines":N,"delivered":…,…,"invalid":…}}, every outcome counted. Exit \
+            status 1 when any line was not delivered.
 
             Examples:
               pushseal send --store keys --apns-key-file AuthKey_ABC123DEFG.p8 \\
@@ -90,7 +95,7 @@ enum SendCommand {
             apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL,
             fcmServiceAccount, fcmURL, fcmTokenURL,
             SealCommand.placeholderTitle, SealCommand.placeholderBody, SealCommand.padBlock,
-            caFile, maxInFlight, maxAttempts, timeout, backoff, connectionRetry,
+            caFile, maxInFlight, maxAttempts, timeout, backoff, connectionRetry, jsonSummary,
         ],
         run: run)
 
@@ -166,6 +171,7 @@ enum SendCommand {
         writer.appendInteger(try arguments.integer("timeout", in: 1...3600)! * 1000)
         writer.appendRaw(",\"backoff_ms\":")
         writer.appendInteger(try arguments.integer("backoff-ms", in: 0...600_000)!)
+        if arguments.isPresent("json-summary") { writer.appendRaw(",\"json_summary\":true") }
         writer.appendRaw(",\"connection_retry_ms\":")
         writer.appendInteger(try arguments.integer("connection-retry", in: 0...3600)! * 1000)
         writer.appendRaw("}\n")
