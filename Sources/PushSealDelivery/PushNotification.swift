@@ -60,14 +60,26 @@ public struct PushNotification: Sendable, Equatable {
         }
     }
 
-    /// An APNs body sealed elsewhere (e.g. by `pushseal seal --with-headers`), with its headers.
+    /// An APNs body sealed elsewhere (e.g. by `pushseal seal --with-headers`), with its headers;
+    /// `apns-priority`, `apns-expiration`, `apns-push-type`, `apns-collapse-id` and `apns-topic`
+    /// are checked (``MessageHeaders/validateAPNsHeader(name:value:)``). For a notification
+    /// sealed here, per-message headers are the ``APNsOptions`` / ``FCMOptions`` it is sealed with
+    /// (``MessageHeaders/applied(to:)-(APNsOptions)`` applies a parsed set).
     public init(tag: Int, apnsBody body: [UInt8], deviceToken: String, headers: [HTTPHeader]) throws(DeliveryError) {
         try APNsConfiguration.validate(deviceToken: deviceToken)
         guard headers.contains(where: { $0.name == "apns-topic" }) else {
             throw .invalidOption(field: "apns-topic", detail: "missing: APNs needs the app's bundle id")
         }
-        for header in headers where !Self.isHeaderSafe(header) {
-            throw .invalidOption(field: "header \(header.name)", detail: "names and values must be visible ASCII (values may hold spaces)")
+        for header in headers {
+            guard Self.isHeaderSafe(header) else {
+                throw .invalidOption(field: "header \(header.name)", detail: "names and values must be visible ASCII (values may hold spaces)")
+            }
+            do {
+                try MessageHeaders.validateAPNsHeader(name: header.name, value: header.value)
+            } catch {
+                guard case let .invalidOption(_, detail) = error else { throw .invalidOption(field: header.name, detail: "\(error)") }
+                throw .invalidOption(field: header.name, detail: detail)
+            }
         }
         self.tag = tag
         self.destination = .apns(deviceToken: deviceToken, headers: headers)

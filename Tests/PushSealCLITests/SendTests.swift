@@ -239,6 +239,81 @@ struct SendTests {
         #expect(run.stdout.split(separator: "\n").dropLast().allSatisfy { $0.hasPrefix(#"{"line":"#) })
     }
 
+    /// The logged requests for `token`.
+    static func logged(_ emulator: Emulator, _ token: String) throws -> [[String: Any]] {
+        try String(contentsOfFile: emulator.directory + "/requests.jsonl", encoding: .utf8).split(separator: "\n").compactMap { line in
+            guard line.contains(token), let entry = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                entry["token"] as? String == token
+            else { return nil }
+            return entry
+        }
+    }
+
+    @Test("Per-message headers on content lines reach the service; a bad one fails its own line and the run goes on")
+    func perMessageHeaders() throws {
+        let emulator = try Emulator()
+        let apns = Self.token(), android = "fcm-" + Self.token(), ios = "fcm-" + Self.token(), sealed = Self.token()
+        let content = Self.content("m")
+        let input = [
+            #"{"token":"\#(apns)","content":\#(content),"headers":{"apns-priority":"5","apns-expiration":1700003600,"apns-collapse-id":"c-9","apns-topic":"com.example.other","apns-push-type":"alert"}}"#,
+            #"{"token":"\#(android)","transport":"fcm","content":\#(content),"headers":{"android.priority":"normal","android.ttl":"3600s"}}"#,
+            #"{"token":"\#(ios)","transport":"fcm-apns","content":\#(content),"headers":{"apns-priority":5,"apns-expiration":"0"}}"#,
+            #"{"token":"\#(Self.token())","content":\#(content),"headers":{"apns-priority":"7"}}"#,
+            #"{"token":"\#(Self.token())","content":\#(content),"headers":{"apns-push-type":"background"}}"#,
+            #"{"token":"\#(Self.token())","content":\#(content),"headers":{"android.ttl":"60s"}}"#,
+            #"{"token":"fcm-x","transport":"fcm","content":\#(content),"headers":{"android.ttl":"29d"}}"#,
+            #"{"token":"\#(Self.token())","content":\#(content),"headers":{"apns-prio":"5"}}"#,
+            #"{"token":"\#(sealed)","payload":{"aps":{}},"headers":{"apns-expiration":"soon"}}"#,
+        ].joined(separator: "\n")
+        let run = try runPushSeal(
+            ["send", "--key", Fixtures.keyBase64URL, "--apns-topic", "com.example.chat"] + emulator.apnsArguments + emulator.fcmArguments, stdin: input)
+        let results = try Self.results(run)
+        #expect(results.keys.sorted() == Array(1...9), "\(run)")
+        for line in 1...3 { #expect(results[line]?["outcome"]?.stringValue == "delivered", "\(line): \(run)") }
+        let direct = try #require(try Self.logged(emulator, apns).first)
+        #expect(direct["priority"] as? String == "5")
+        #expect(direct["expiration"] as? String == "1700003600")
+        #expect(direct["collapse"] as? String == "c-9")
+        #expect(direct["topic"] as? String == "com.example.other")
+        let androidBody = try #require(try emulator.bodies(android).first)
+        #expect(androidBody.contains(#""android":{"priority":"normal","ttl":"3600s"}"#), "\(androidBody)")
+        let iosBody = try #require(try emulator.bodies(ios).first)
+        #expect(iosBody.contains(#""apns-priority":"5","apns-expiration":"0""#), "\(iosBody)")
+        let messages = (4...9).map { results[$0]?["error"]?.objectValue?["message"]?.stringValue ?? "" }
+        #expect(messages[0] == "invalid option apns-priority: must be 10 (now), 5 (power-aware) or 1 (lowest)", "\(messages)")
+        #expect(messages[1].hasPrefix("invalid option apns-push-type: must be alert for a sealed notification"))
+        #expect(messages[2] == "invalid option android.ttl: is for FCM messages to Android devices (transport fcm)")
+        #expect(messages[3].hasPrefix("invalid option android.ttl: must be 0 to 2419200 seconds"))
+        #expect(messages[4].hasPrefix("invalid option apns-prio: unknown header"))
+        #expect(messages[5] == "invalid option apns-expiration: must be a UNIX time in seconds (0: try once, never store)")
+        #expect((4...9).allSatisfy { results[$0]?["outcome"]?.stringValue == "invalid" })
+        #expect(try Self.logged(emulator, sealed).isEmpty)
+    }
+
+    @Test("seal --with-headers prints a wrapper's per-message headers, and send takes them as they are")
+    func sealWithHeaders() throws {
+        let emulator = try Emulator()
+        let wrapper = #"{"content":\#(Self.content("m1")),"headers":{"apns-priority":"5","apns-collapse-id":"k-1","apns-expiration":"1700003600"}}"#
+        let sealed = try runPushSeal(["seal", "--key", Fixtures.keyBase64URL, "--apns-topic", "com.example.chat", "--with-headers"], stdin: wrapper)
+        #expect(sealed.status == 0, "\(sealed)")
+        let headers = try #require(try sealed.stdoutJSONObject()["headers"]?.objectValue)
+        #expect(headers.members.map(\.name) == ["apns-push-type", "apns-topic", "apns-priority", "apns-expiration", "apns-collapse-id"])
+        #expect(headers["apns-priority"]?.stringValue == "5")
+        #expect(headers["apns-expiration"]?.stringValue == "1700003600")
+        #expect(headers["apns-collapse-id"]?.stringValue == "k-1")
+        let token = Self.token()
+        let run = try runPushSeal(["send"] + emulator.apnsArguments, stdin: #"{"token":"\#(token)","# + sealed.stdout.dropFirst())
+        #expect(try Self.results(run)[1]?["outcome"]?.stringValue == "delivered", "\(run)")
+        let logged = try #require(try Self.logged(emulator, token).first)
+        #expect(logged["priority"] as? String == "5" && logged["collapse"] as? String == "k-1")
+
+        let bad = try runPushSeal(
+            ["seal", "--key", Fixtures.keyBase64URL, "--apns-topic", "com.example.chat", "--with-headers"],
+            stdin: #"{"content":\#(Self.content("m1")),"headers":{"apns-priority":"high"}}"#)
+        #expect(bad.status == 1)
+        #expect(bad.stderr.hasPrefix("pushseal: error: invalid option apns-priority: must be 10 (now), 5 (power-aware) or 1 (lowest)"), "\(bad)")
+    }
+
     @Test("Bad credentials are clear errors that print no secret", arguments: ["garbage-p8", "wrong-p8", "missing-field", "short-team-id"])
     func badCredentials(kind: String) throws {
         let emulator = try Emulator()

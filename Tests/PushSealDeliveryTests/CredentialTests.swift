@@ -120,6 +120,33 @@ struct CredentialTests {
         }
     }
 
+    @Test("The library's message type checks per-message APNs headers; MessageHeaders applies them to the sealing options")
+    func perMessageHeaders() throws {
+        let body = Array(#"{"aps":{}}"#.utf8)
+        let token = Emulator.deviceToken()
+        for (name, value, detail) in [
+            ("apns-priority", "7", "must be 10 (now), 5 (power-aware) or 1 (lowest)"),
+            ("apns-expiration", "-1", "must be a UNIX time in seconds (0: try once, never store)"),
+        ] {
+            #expect(throws: DeliveryError.invalidOption(field: name, detail: detail)) {
+                try PushNotification(tag: 0, apnsBody: body, deviceToken: token, headers: [HTTPHeader(name: "apns-topic", value: "t"), HTTPHeader(name: name, value: value)])
+            }
+        }
+        _ = try PushNotification(
+            tag: 0, apnsBody: body, deviceToken: token,
+            headers: [HTTPHeader(name: "apns-topic", value: "com.example.chat.voip"), HTTPHeader(name: "apns-push-type", value: "voip")])
+        var headers = MessageHeaders()
+        try headers.set("apns-priority", "5")
+        try headers.set("apns-expiration", "0")
+        try headers.set("apns-topic", "com.example.other")
+        let options = try headers.applied(to: APNsOptions(topic: "com.example.chat"))
+        #expect(options.priority == .conservePower && options.expiration == .deliverOnce && options.topic == "com.example.other")
+        #expect(throws: ProviderError.self) { try headers.applied(to: FCMOptions(token: "t")) }
+        var android = MessageHeaders()
+        try android.set("android.ttl", "60")
+        #expect(try android.applied(to: FCMOptions(token: "t")).timeToLive == 60)
+    }
+
     @Test("A notification for a service that was not configured is rejected, not sent")
     func notConfigured() throws {
         let emulator = try Emulator()
