@@ -5,6 +5,9 @@
 public enum DeliveryOutcome: String, Sendable, Equatable, CaseIterable {
     /// Accepted by APNs (`apns-id`) or FCM (the message name).
     case delivered
+    /// FCM accepted the message with `validate_only` (``SenderOptions/fcmValidateOnly``):
+    /// valid, and not sent to the device.
+    case validated
     /// Not delivered for now: 429, 5xx, a stream reset or a timeout, still so after the last
     /// attempt (or `Retry-After` asks for longer than the sender waits). Send it again later.
     case retry

@@ -64,7 +64,7 @@ public struct PushNotification: Sendable, Equatable {
     /// `apns-priority`, `apns-expiration`, `apns-push-type`, `apns-collapse-id` and `apns-topic`
     /// are checked (``MessageHeaders/validateAPNsHeader(name:value:)``). For a notification
     /// sealed here, per-message headers are the ``APNsOptions`` / ``FCMOptions`` it is sealed with
-    /// (``MessageHeaders/applied(to:)-(APNsOptions)`` applies a parsed set).
+    /// (`MessageHeaders.applied(to:)` applies a parsed set).
     public init(tag: Int, apnsBody body: [UInt8], deviceToken: String, headers: [HTTPHeader]) throws(DeliveryError) {
         try APNsConfiguration.validate(deviceToken: deviceToken)
         guard headers.contains(where: { $0.name == "apns-topic" }) else {

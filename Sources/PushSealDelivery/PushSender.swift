@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 internal import PushSealCore
+public import PushSealProvider
 
 /// Sends sealed notifications to APNs and FCM over HTTP/2: one connection per service, many
 /// streams on it, at most ``SenderOptions/maximumInFlight`` notifications in progress, retries
@@ -129,6 +130,32 @@ public final class PushSender {
         }
     }
 
+    /// `{"validate_only":true,"message":…}` from the sealed `{"message":…}` (FCM checks the
+    /// message and the credentials and sends nothing).
+    static func validateOnly(_ body: [UInt8]) -> [UInt8] {
+        guard body.first == UInt8(ascii: "{") else { return body }
+        return Array(#"{"validate_only":true,"#.utf8) + body.dropFirst()
+    }
+
+    /// The request the sender would make for `notification`, without sending it (a dry run):
+    /// the URL, the headers other than `authorization`, and the body's size. Nil for a service
+    /// the sender has no credentials for.
+    public func plannedRequest(for notification: PushNotification) -> PlannedRequest? {
+        switch notification.destination {
+        case let .apns(deviceToken, headers):
+            guard let apns else { return nil }
+            return PlannedRequest(
+                service: .apns, url: apns.configuration.environment.baseURL + "/3/device/" + deviceToken,
+                headers: [HTTPHeader(name: "content-type", value: "application/json")] + headers, bodyByteCount: notification.body.count)
+        case .fcm:
+            guard let fcm else { return nil }
+            let count = options.fcmValidateOnly ? Self.validateOnly(notification.body).count : notification.body.count
+            return PlannedRequest(
+                service: .fcm, url: fcm.configuration.sendURL,
+                headers: [HTTPHeader(name: "content-type", value: "application/json; charset=UTF-8")], bodyByteCount: count)
+        }
+    }
+
     /// The service a notification goes to.
     private static func service(of notification: PushNotification) -> PushService {
         if case .apns = notification.destination { .apns } else { .fcm }
@@ -174,7 +201,7 @@ public final class PushSender {
             request = HTTPRequest(
                 url: fcm.configuration.sendURL,
                 headers: ["authorization: Bearer \(entry.credential)", "content-type: application/json; charset=UTF-8"],
-                body: entry.notification.body)
+                body: options.fcmValidateOnly ? Self.validateOnly(entry.notification.body) : entry.notification.body)
         }
         entry.attempts += 1
         pending[id] = entry
@@ -209,7 +236,8 @@ public final class PushSender {
         let (kind, reason) = service == .apns ? ResponseClassifier.apns(response) : ResponseClassifier.fcm(response)
         switch kind {
         case let .delivered(identifier):
-            finish(id, .delivered, status: response.status, reason: nil, identifier: identifier, report: report)
+            let outcome: DeliveryOutcome = service == .fcm && options.fcmValidateOnly ? .validated : .delivered
+            finish(id, outcome, status: response.status, reason: nil, identifier: identifier, report: report)
         case .retry:
             retryOrFinish(id, status: response.status, reason: reason, retryAfter: response.retryAfter, report: report)
         case let .tokenDead(timestamp):
@@ -325,6 +353,19 @@ public final class PushSender {
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) * 1000 + UInt64(now.tv_nsec) / 1_000_000
     }
+}
+
+/// A request a ``PushSender`` would make (``PushSender/plannedRequest(for:)``): everything but
+/// the `authorization` header, which holds a token and is never shown.
+public struct PlannedRequest: Sendable, Equatable {
+    /// The service.
+    public let service: PushService
+    /// The URL it would POST to.
+    public let url: String
+    /// The request headers, `authorization` left out.
+    public let headers: [HTTPHeader]
+    /// The body's size in bytes.
+    public let bodyByteCount: Int
 }
 
 /// What a source of notifications has for a ``PushSender`` right now.

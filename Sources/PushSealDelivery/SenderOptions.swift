@@ -34,6 +34,10 @@ public struct SenderOptions: Sendable {
     /// An FCM access token is replaced this many seconds before it expires (at most half its
     /// lifetime). Default 300.
     public var fcmTokenRefreshMargin: Int64 = 300
+    /// FCM requests carry `"validate_only": true`: FCM checks the message, the token's form
+    /// and the credentials, and sends nothing; an accepted message is ``DeliveryOutcome/validated``.
+    /// APNs has no such request. Default false.
+    public var fcmValidateOnly = false
     /// The wall clock for token times (`iat`, expiry).
     public var clock: SecondsClock = systemClock
 

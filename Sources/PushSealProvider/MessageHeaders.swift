@@ -55,7 +55,7 @@ public struct MessageHeaders: Sendable, Equatable {
         }
     }
 
-    /// Sets one header from its text, checked (the names of ``init(object:)``).
+    /// Sets one header from its text, checked (the names listed above).
     public mutating func set(_ name: String, _ value: String) throws(ProviderError) {
         switch name {
         case "apns-priority", "apns-expiration", "apns-push-type", "apns-collapse-id", "apns-topic":
@@ -138,7 +138,7 @@ public struct MessageHeaders: Sendable, Equatable {
     }
 
     /// `options` with the headers applied: the Android ones to an Android message, the APNs ones
-    /// to the `apns` block of an iOS device's message (``applied(to:)-(APNsOptions)``); a header
+    /// to the `apns` block of an iOS device's message (`applied(to:)` above); a header
     /// of the other kind is refused.
     public func applied(to options: FCMOptions) throws(ProviderError) -> FCMOptions {
         var options = options

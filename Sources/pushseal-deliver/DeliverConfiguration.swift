@@ -11,6 +11,8 @@ struct DeliverConfiguration {
     var options = SenderOptions()
     /// `--json-summary`.
     var jsonSummary = false
+    /// `--dry-run`: check and print every request, send nothing.
+    var dryRun = false
 
     /// Parses the line and loads the credentials it names.
     init(line: [UInt8]) throws(CLIError) {
@@ -21,6 +23,8 @@ struct DeliverConfiguration {
         func integer(_ name: String) -> Int? { object[name]?.integerValue.map { Int($0) } }
         options.caFile = string(object, "ca_file")
         jsonSummary = object["json_summary"] == .bool(true)
+        dryRun = object["dry_run"] == .bool(true)
+        options.fcmValidateOnly = object["fcm_validate_only"] == .bool(true)
         if let value = integer("max_in_flight") { options.maximumInFlight = value }
         if let value = integer("max_attempts") { options.maximumAttempts = value }
         if let value = integer("timeout_ms") { options.requestTimeoutMilliseconds = value }

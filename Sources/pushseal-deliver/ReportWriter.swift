@@ -66,6 +66,29 @@ struct ReportWriter {
         emit(writer.bytes, outcome: report.outcome.rawValue)
     }
 
+    /// A dry run's line: `{"line":N,"outcome":"dry_run","transport":…,"url":…,"headers":{…},"bytes":N}`
+    /// (no `authorization` header: it would hold a token).
+    mutating func writePlanned(line: Int, transport: Transport, request: PlannedRequest) {
+        var writer = JSONWriter(capacity: 256)
+        writer.appendRaw("{\"line\":")
+        writer.appendInteger(Int64(line))
+        writer.appendRaw(",\"outcome\":\"dry_run\",\"transport\":")
+        writer.appendString(transport.name)
+        writer.appendRaw(",\"url\":")
+        writer.appendString(request.url)
+        writer.appendRaw(",\"headers\":{")
+        for (index, header) in request.headers.enumerated() {
+            if index > 0 { writer.appendRaw(",") }
+            writer.appendString(header.name)
+            writer.appendRaw(":")
+            writer.appendString(header.value)
+        }
+        writer.appendRaw("},\"bytes\":")
+        writer.appendInteger(Int64(request.bodyByteCount))
+        writer.appendRaw("}\n")
+        emit(writer.bytes, outcome: "dry_run")
+    }
+
     /// `{"line":N,"outcome":"invalid","error":{"code":…,"message":…}}`.
     mutating func writeInvalid(line: Int, error: [UInt8]) {
         var writer = JSONWriter(capacity: 64 + error.count)
@@ -80,7 +103,7 @@ struct ReportWriter {
     private mutating func emit(_ bytes: [UInt8], outcome: String) {
         total += 1
         counts[outcome, default: 0] += 1
-        if outcome != DeliveryOutcome.delivered.rawValue { notDelivered += 1 }
+        if !Self.successes.contains(outcome) { notDelivered += 1 }
         pending.append(contentsOf: bytes)
         if pending.count >= 32 * 1024 { flush() }
         if showsProgress {
@@ -125,8 +148,10 @@ struct ReportWriter {
         progressOpen = false
     }
 
-    /// Every outcome's name, in the documented order (`invalid` last).
-    static let outcomeNames = DeliveryOutcome.allCases.map(\.rawValue) + ["invalid"]
+    /// Every outcome's name, in the documented order (then `invalid` and `dry_run`).
+    static let outcomeNames = DeliveryOutcome.allCases.map(\.rawValue) + ["invalid", "dry_run"]
+    /// The outcomes that are what was asked for (the rest make the exit status 1).
+    static let successes: Set<String> = [DeliveryOutcome.delivered.rawValue, DeliveryOutcome.validated.rawValue, "dry_run"]
 
     /// The closing progress line, a summary of what was not delivered, and with `--json-summary`
     /// `{"summary":{"lines":N,"delivered":…,…,"invalid":…}}` as the last line of standard output.
@@ -147,7 +172,7 @@ struct ReportWriter {
         flush()
         if showsProgress { progress(now: monotonicSeconds(), final: true) }
         guard notDelivered > 0 else { return }
-        let parts = Self.outcomeNames.filter { $0 != "delivered" }.compactMap { name in
+        let parts = Self.outcomeNames.filter { !Self.successes.contains($0) }.compactMap { name in
             counts[name].map { "\(name) \($0)" }
         }
         message("pushseal: note: \(notDelivered) of \(total) notifications not delivered (\(parts.joined(separator: ", ")))\n")

@@ -37,9 +37,32 @@ do {
 } catch {
     fail(.failure("\(error)"))
 }
-reader.makeNonBlocking()
 var writer = ReportWriter()
 writer.jsonSummary = configuration.jsonSummary
+if configuration.dryRun {
+    // Every frame read (blocking) and checked as for sending; its request printed, none made.
+    readFrames: while true {
+        switch reader.next() {
+        case .waiting, .finished: break readFrames
+        case let .frame(.notification(notification, transport)):
+            let line = Transport.split(notification.tag).line
+            if let request = sender.plannedRequest(for: notification) {
+                writer.writePlanned(line: line, transport: transport, request: request)
+            } else {
+                writer.writeInvalid(line: line, error: FrameReader.errorObject(
+                    code: DeliveryError.transportNotConfigured("").code,
+                    message: "no \(transport == .apns ? "APNs" : "FCM") credentials were configured"))
+            }
+        case let .frame(.invalid(line, error)): writer.writeInvalid(line: line, error: error)
+        case let .frame(.malformed(problem)):
+            writer.finish()
+            fail(.failure("pushseal-deliver: \(problem)", hints: "pushseal and pushseal-deliver must come from the same build"))
+        }
+    }
+    writer.finish()
+    exit(writer.notDelivered > 0 || writer.writeFailed ? 1 : 0)
+}
+reader.makeNonBlocking()
 var malformed: String?
 /// The services configured, and those stopped by a `configuration` answer (with the error printed).
 let configured: Set<PushService> = Set([configuration.apns.map { _ in PushService.apns }, configuration.fcm.map { _ in .fcm }].compactMap { $0 })
@@ -51,7 +74,13 @@ sender.send(input: { () -> PushInput in
         switch reader.next() {
         case .waiting: return .waiting
         case .finished: return .finished
-        case let .frame(.notification(notification, _)): return .notification(notification)
+        case let .frame(.notification(notification, transport)):
+            // --validate-only: FCM checks its messages; APNs has no such request, so its lines are a dry run.
+            if configuration.options.fcmValidateOnly, transport == .apns, let request = sender.plannedRequest(for: notification) {
+                writer.writePlanned(line: Transport.split(notification.tag).line, transport: transport, request: request)
+                continue
+            }
+            return .notification(notification)
         case let .frame(.invalid(line, error)): writer.writeInvalid(line: line, error: error)
         case let .frame(.malformed(problem)):
             malformed = problem

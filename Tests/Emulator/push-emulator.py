@@ -255,6 +255,8 @@ class State:
                 assert "notification" not in message
         except Exception:
             return (*error(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT"), token)
+        if json.loads(body).get("validate_only") is True:   # checked, not sent (FCM's answer names a fake message)
+            return 200, {}, {"name": f"projects/{FCM_PROJECT}/messages/fake_message_id"}, token
         return 200, {}, {"name": f"projects/{FCM_PROJECT}/messages/{next(self.message_ids)}"}, token
 
 

@@ -234,7 +234,7 @@ struct SendTests {
             stdin: input.joined(separator: "\n"))
         #expect(run.status == 1, "\(run)")
         let last = try #require(run.stdout.split(separator: "\n").last)
-        #expect(last == #"{"summary":{"lines":5,"delivered":2,"retry":0,"token_dead":1,"token_invalid":1,"rejected":0,"configuration":0,"invalid":1}}"#)
+        #expect(last == #"{"summary":{"lines":5,"delivered":2,"validated":0,"retry":0,"token_dead":1,"token_invalid":1,"rejected":0,"configuration":0,"invalid":1,"dry_run":0}}"#)
         #expect(run.stdout.hasSuffix("}}\n"))
         #expect(run.stdout.split(separator: "\n").dropLast().allSatisfy { $0.hasPrefix(#"{"line":"#) })
     }
@@ -314,6 +314,55 @@ struct SendTests {
         #expect(bad.stderr.hasPrefix("pushseal: error: invalid option apns-priority: must be 10 (now), 5 (power-aware) or 1 (lowest)"), "\(bad)")
     }
 
+    @Test("--dry-run checks and seals every line and prints its request; nothing is sent, no token printed")
+    func dryRun() throws {
+        let emulator = try Emulator()
+        let apns = Self.token(), fcm = "fcm-" + Self.token()
+        let input = [
+            #"{"token":"\#(apns)","content":\#(Self.content("m1")),"headers":{"apns-priority":"5","apns-collapse-id":"k"}}"#,
+            #"{"token":"\#(fcm)","transport":"fcm","content":\#(Self.content("m2"))}"#,
+        ].joined(separator: "\n")
+        let arguments = ["send", "--key", Fixtures.keyBase64URL, "--apns-topic", "com.example.chat", "--dry-run"] + emulator.apnsArguments + emulator.fcmArguments
+        let run = try runPushSeal(arguments, stdin: input)
+        #expect(run.status == 0, "\(run)")
+        let results = try Self.results(run)
+        #expect(results[1]?["outcome"]?.stringValue == "dry_run")
+        #expect(results[1]?["url"]?.stringValue == emulator.url + "/3/device/" + apns)
+        let headers = try #require(results[1]?["headers"]?.objectValue)
+        #expect(headers.members.map(\.name) == ["content-type", "apns-push-type", "apns-topic", "apns-priority", "apns-expiration", "apns-collapse-id"])
+        #expect(headers["apns-priority"]?.stringValue == "5")
+        #expect((results[1]?["bytes"]?.integerValue ?? 0) > 100)
+        #expect(results[2]?["outcome"]?.stringValue == "dry_run")
+        #expect(results[2]?["url"]?.stringValue == emulator.url + "/v1/projects/pushseal-emulator/messages:send")
+        #expect(!run.stdout.lowercased().contains("authorization") && !run.stdout.contains("eyJ") && !run.stdout.contains("ya29."))
+        #expect(try Self.logged(emulator, apns).isEmpty && Self.logged(emulator, fcm).isEmpty, "a dry run sends nothing")
+        // A bad line is still its own invalid result, and the exit status says so.
+        let bad = try runPushSeal(arguments, stdin: #"{"token":"\#(apns)","content":\#(Self.content("m1")),"headers":{"apns-priority":"9"}}"#)
+        #expect(bad.status == 1)
+        #expect(try Self.results(bad)[1]?["outcome"]?.stringValue == "invalid")
+    }
+
+    @Test("--validate-only: FCM checks each message (validate_only) and delivers none; APNs lines are a dry run")
+    func validateOnly() throws {
+        let emulator = try Emulator()
+        let apns = Self.token(), fcm = "fcm-" + Self.token()
+        let input = [
+            #"{"token":"\#(apns)","content":\#(Self.content("m1"))}"#,
+            #"{"token":"\#(fcm)","transport":"fcm","content":\#(Self.content("m2"))}"#,
+        ].joined(separator: "\n")
+        let run = try runPushSeal(
+            ["send", "--key", Fixtures.keyBase64URL, "--apns-topic", "com.example.chat", "--validate-only"] + emulator.apnsArguments + emulator.fcmArguments,
+            stdin: input)
+        #expect(run.status == 0, "\(run)")
+        let results = try Self.results(run)
+        #expect(results[1]?["outcome"]?.stringValue == "dry_run")
+        #expect(results[2]?["outcome"]?.stringValue == "validated")
+        #expect(results[2]?["id"]?.stringValue == "projects/pushseal-emulator/messages/fake_message_id")
+        #expect(try Self.logged(emulator, apns).isEmpty)
+        let body = try #require(try emulator.bodies(fcm).first)
+        #expect(body.hasPrefix(#"{"validate_only":true,"message":{"#), "\(body)")
+    }
+
     @Test("Bad credentials are clear errors that print no secret", arguments: ["garbage-p8", "wrong-p8", "missing-field", "short-team-id"])
     func badCredentials(kind: String) throws {
         let emulator = try Emulator()
@@ -370,6 +419,8 @@ struct SendTests {
         ["send", "--fcm-url", "https://x"],
         ["send", "--fcm-service-account", "sa.json", "--max-in-flight", "0"],
         ["send", "--fcm-service-account", "sa.json", "--transport", "web"],
+        ["send", "--apns-key-file", "k.p8", "--apns-key-id", "EMUKEY1234", "--apns-team-id", "EMUTEAM123", "--validate-only"],
+        ["send", "--fcm-service-account", "sa.json", "--validate-only", "--dry-run"],
     ])
     func usage(arguments: [String]) throws {
         let run = try runPushSeal(arguments, stdin: "")

@@ -158,6 +158,6 @@ struct CredentialTests {
 
     @Test("The outcome strings are the documented vocabulary")
     func vocabulary() {
-        #expect(DeliveryOutcome.allCases.map(\.rawValue) == ["delivered", "retry", "token_dead", "token_invalid", "rejected", "configuration"])
+        #expect(DeliveryOutcome.allCases.map(\.rawValue) == ["delivered", "validated", "retry", "token_dead", "token_invalid", "rejected", "configuration"])
     }
 }

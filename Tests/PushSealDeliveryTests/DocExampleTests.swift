@@ -58,7 +58,7 @@ func deliver(outbox: [OutboxRow], conversationKey: ConversationKey, settings: De
         return nil
     }, report: { report in
         switch report.outcome {
-        case .delivered: devices.delivered(report.tag)
+        case .delivered, .validated: devices.delivered(report.tag)                             // validated: validate_only
         case .tokenDead: devices.remove(report.tag, unlessRegisteredAfter: report.timestamp)   // 410, UNREGISTERED
         case .retry: devices.later(report.tag, after: report.retryAfter)                       // 429, 5xx, timeouts
         case .tokenInvalid, .rejected: devices.failed(report.tag, report.reason ?? "")          // check; delete nothing

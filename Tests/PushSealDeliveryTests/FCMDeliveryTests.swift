@@ -76,6 +76,24 @@ struct FCMDeliveryTests {
         #expect(failed.attempts == 2)
     }
 
+    @Test("fcmValidateOnly: the request carries validate_only, the outcome is validated; plannedRequest shows it without sending")
+    func validateOnly() throws {
+        let emulator = try Emulator()
+        let token = Self.token()
+        let sender = try emulator.fcmSender { $0.fcmValidateOnly = true }
+        let notification = try Sealing.fcm(token)
+        let planned = try #require(sender.plannedRequest(for: notification))
+        #expect(planned.url == emulator.fcmSendURL)
+        #expect(planned.bodyByteCount == notification.body.count + #""validate_only":true,"#.utf8.count)
+        #expect(!planned.headers.contains { $0.name == "authorization" })
+        #expect(try emulator.requests(token).isEmpty)
+        let report = sender.send([notification])[0]
+        #expect(report.outcome == .validated)
+        let body = try #require(try emulator.requests(token).first?["body"] as? String)
+        #expect(body.hasPrefix(#"{"validate_only":true,"message":"#))
+        #expect(sender.plannedRequest(for: try Sealing.apns(Emulator.deviceToken())) == nil, "no APNs credentials")
+    }
+
     @Test("QUOTA_EXCEEDED (429) is retried")
     func quota() throws {
         let emulator = try Emulator()

@@ -42,6 +42,10 @@ enum SendCommand {
         abstract: "How long a refused or reset connection is retried before the service counts as misconfigured.", defaultValue: "30")
     static let jsonSummary = OptionSpec.flag(
         "json-summary", abstract: "End the output with {\"summary\":{\"lines\":N,<outcome>:<count>,…}} (every outcome, zeros included).")
+    static let dryRun = OptionSpec.flag(
+        "dry-run", abstract: "Check and seal every line and print the request it would make (URL, headers, size); send nothing.")
+    static let validateOnly = OptionSpec.flag(
+        "validate-only", abstract: "FCM: send with validate_only (FCM checks, delivers nothing; outcome validated). APNs lines: as --dry-run.")
     static let backoff = OptionSpec.option(
         "backoff-ms", valueName: "ms", abstract: "First retry delay (doubling, with jitter).", defaultValue: "500")
 
@@ -78,7 +82,10 @@ enum SendCommand {
             notifications are in progress. Progress goes to standard error when it is a \
             terminal and standard output is not; the summary of what was not delivered \
             ends with a newline. With --json-summary the last output line is \
-            {"summary":{"lines":N,"delivered":…,…,"invalid":…}}, every outcome counted. Exit \
+            {"summary":{"lines":N,"delivered":…,…,"dry_run":…}}, every outcome counted. --dry-run \
+            checks and seals every line and prints the request it would make instead of \
+            sending it (outcome dry_run); --validate-only sends FCM lines with validate_only \
+            (outcome validated, nothing delivered) and treats APNs lines as a dry run. Exit \
             status 1 when any line was not delivered.
 
             Examples:
@@ -95,7 +102,7 @@ enum SendCommand {
             apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL,
             fcmServiceAccount, fcmURL, fcmTokenURL,
             SealCommand.placeholderTitle, SealCommand.placeholderBody, SealCommand.padBlock,
-            caFile, maxInFlight, maxAttempts, timeout, backoff, connectionRetry, jsonSummary,
+            caFile, maxInFlight, maxAttempts, timeout, backoff, connectionRetry, jsonSummary, dryRun, validateOnly,
         ],
         run: run)
 
@@ -124,6 +131,12 @@ enum SendCommand {
         let fcmGiven = arguments.isPresent("fcm-service-account")
         for name in ["fcm-url", "fcm-token-url"] where arguments.isPresent(name) && !fcmGiven {
             throw .usage("'--\(name)' needs '--fcm-service-account <json>'.")
+        }
+        if arguments.isPresent("validate-only") && !fcmGiven {
+            throw .usage("'--validate-only' is FCM's validate_only: it needs '--fcm-service-account <json>' (for APNs, use '--dry-run').")
+        }
+        if arguments.isPresent("validate-only") && arguments.isPresent("dry-run") {
+            throw .usage("Give '--dry-run' (nothing is sent) or '--validate-only' (FCM checks each message), not both.")
         }
         guard apnsGiven || fcmGiven else {
             throw .usage("Nothing to send with: give '--apns-key-file <p8>' (with its ids), '--fcm-service-account <json>', or both.")
@@ -172,6 +185,8 @@ enum SendCommand {
         writer.appendRaw(",\"backoff_ms\":")
         writer.appendInteger(try arguments.integer("backoff-ms", in: 0...600_000)!)
         if arguments.isPresent("json-summary") { writer.appendRaw(",\"json_summary\":true") }
+        if arguments.isPresent("dry-run") { writer.appendRaw(",\"dry_run\":true") }
+        if arguments.isPresent("validate-only") { writer.appendRaw(",\"fcm_validate_only\":true") }
         writer.appendRaw(",\"connection_retry_ms\":")
         writer.appendInteger(try arguments.integer("connection-retry", in: 0...3600)! * 1000)
         writer.appendRaw("}\n")
