@@ -154,7 +154,7 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
     /// `KeyStoreError.itemNotFound` once it is retired or removed, or when the conversation has
     /// no keys. Never an older epoch (SPEC §3.5: a member removed by the rotation may hold it):
     /// the newest epoch is the authenticated epoch record's, so a deleted or rolled-back newest
-    /// row, or a deleted record, is `KeyStoreError.corruptedItem`.
+    /// row is `KeyStoreError.corruptedItem`, a deleted record `KeyStoreError.epochRecordMissing`.
     public func currentKey(conversation: String) throws(KeyStoreError) -> StoredKey {
         try KeyStore.check(conversation: conversation)
         let now = clock()
@@ -177,8 +177,9 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
         let record = try Self.checkedEpochRecord(rows, column: Row.columns.split(separator: ", ").count, recordKey: recordKey)
         // The newest epoch comes from the authenticated record, not from the rows (as on SQLite).
         guard let record else {
-            // Rows without a record: the record was deleted.
-            if let newestRow, let id = KeyID(bytes: newestRow.kid) { throw .corruptedItem(id) }
+            // Rows without a record: the record (perhaps with the newest rows) was deleted. Not
+            // the remaining rows' fault, and none of them may be served.
+            if newestRow != nil { throw .epochRecordMissing(conversation: conversation) }
             throw .itemNotFound
         }
         if record.removed {
@@ -410,11 +411,13 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
         return (highest ?? 0) + 1
     }
 
-    /// Every epoch without a not-after time gets `retireAt`, each row unsealed (a tampered one
-    /// rolls the rotation back as `KeyStoreError.corruptedItem(_:)`) and sealed again.
+    /// Every earlier epoch still live at `retireAt` (no not-after time, or a later one: a key
+    /// with a lifetime too) gets `retireAt`, i.e. `min(not-after, retireAt)`, each row unsealed (a
+    /// tampered one rolls the rotation back as `KeyStoreError.corruptedItem(_:)`) and sealed again.
     private func retire(conversation: String, at retireAt: Int64, _ connection: PostgreSQLConnection) throws(KeyStoreError) {
         let rows = try connection.execute(
-            "SELECT \(Row.columns) FROM pushseal_keys WHERE conversation = $1 AND not_after IS NULL FOR UPDATE", [.text(conversation)])
+            "SELECT \(Row.columns) FROM pushseal_keys WHERE conversation = $1 AND (not_after IS NULL OR not_after > $2) FOR UPDATE",
+            [.text(conversation), .int64(retireAt)])
         for index in 0..<rows.count {
             var row = try Row(rows, index)
             let stored = try unseal(row)

@@ -26,19 +26,22 @@ public enum StoreVectorSuite {
              1_764_400_000, 1_764_486_400),
             ("Epoch 0, an empty label (not the same as none), not-after 0", VectorSuite.key("store item 3"), "c", 0, "", 0, 0),
         ]
-        for (index, (comment, key, conversation, epoch, label, createdAt, notAfter)) in items.enumerated() {
-            let salt = VectorSuite.salt("store item \(index + 1)")
+        func itemCase(_ comment: String, _ key: ConversationKey, _ conversation: String, _ epoch: Int64, _ label: String?,
+                      _ createdAt: Int64, _ notAfter: Int64?, salt: [UInt8]) -> [JSONObject.Member] {
             let (ad, sealed) = StoreVectorValues.sealedItem(
                 key, conversation: conversation, epoch: epoch, label: label, createdAt: createdAt, notAfter: notAfter,
                 masterKey: masterKey, salt: salt)
-            cases.append([
+            return [
                 .init(name: "kind", value: .string("item")), .init(name: "comment", value: .string(comment)), master,
                 .init(name: "key", value: hex(key.withUnsafeBytes { Array($0) })), .init(name: "kid", value: hex(key.id.bytes)),
                 .init(name: "conversation", value: .string(conversation)), .init(name: "epoch", value: number(epoch)),
                 .init(name: "label", value: label.map { .string($0) } ?? .null), .init(name: "createdAt", value: number(createdAt)),
                 .init(name: "notAfter", value: notAfter.map(number) ?? .null), .init(name: "salt", value: hex(salt)),
                 .init(name: "associatedDataHex", value: hex(ad)), .init(name: "sealedHex", value: hex(sealed)),
-            ])
+            ]
+        }
+        for (index, (comment, key, conversation, epoch, label, createdAt, notAfter)) in items.enumerated() {
+            cases.append(itemCase(comment, key, conversation, epoch, label, createdAt, notAfter, salt: VectorSuite.salt("store item \(index + 1)")))
         }
         let verifierSalt = VectorSuite.salt("store verifier")
         cases.append([
@@ -69,6 +72,17 @@ public enum StoreVectorSuite {
                     masterKey: masterKey, conversation: "conv-alice-bob", epoch: 3, keyID: kid, removed: removed))),
             ])
         }
+        // A key with a lifetime (`store add --not-after`, 90 days) before and after a rotation one
+        // day later: the rotation retires it too, at min(not-after, rotation time), and reseals the
+        // row since its not-after time is bound in (issue 24 item 4). Appended, so earlier tcIds stay.
+        let lifetimeKey = VectorSuite.key("store item 4")
+        let added: Int64 = 1_764_400_000, rotatedAt: Int64 = 1_764_486_400
+        cases.append(itemCase(
+            "A key with a lifetime (not-after 90 days after its creation), before any rotation", lifetimeKey, "conv-lifetime", 1, nil,
+            added, added + 90 * 86_400, salt: VectorSuite.salt("store item 4")))
+        cases.append(itemCase(
+            "The same key after a rotation one day later: retired at min(not-after, rotation time), resealed", lifetimeKey,
+            "conv-lifetime", 1, nil, added, min(added + 90 * 86_400, rotatedAt), salt: VectorSuite.salt("store item 5")))
         return cases.enumerated().map { offset, members in
             .object(JSONObject(members: [.init(name: "tcId", value: .number(String(offset + 1)))] + members))
         }

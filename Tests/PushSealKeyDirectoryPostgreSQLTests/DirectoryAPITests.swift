@@ -105,6 +105,23 @@ struct DirectoryAPITests {
         #expect(directoryError({ _ = try f.directory.currentKey(conversation: "c") }) == .itemNotFound)
     }
 
+    /// Issue 24 item 4: the rotation retires every earlier live epoch, a key with a lifetime too
+    /// (`min(not-after, now)`); before, only rows with `not_after IS NULL` were touched and a
+    /// 90-day key stayed live for the removed member.
+    @Test func rotationRetiresAKeyWithALifetimeToo() throws {
+        let now = Clock(1_000_000)
+        let f = try Fixture(clock: { now.value })
+        let lifetime = try f.directory.add(.generate(), conversation: "c", epoch: nil, label: nil, notAfter: 1_000_000 + 90 * 86_400)
+        let ended = try f.directory.add(.generate(), conversation: "c", epoch: nil, label: nil, notAfter: 999_000)
+        now.value = 1_086_400
+        let rotated = try f.directory.rotate(conversation: "c", label: nil, key: nil)
+        #expect(try f.directory.key(for: lifetime.keyID).item.notAfter == 1_086_400, "retired at the rotation")
+        #expect(try f.directory.key(for: ended.keyID).item.notAfter == 999_000, "an earlier not-after stays")
+        now.value = 1_086_400 + 30 * 86_400
+        #expect(try f.directory.key(for: lifetime.keyID).item.isLive(at: now.value) == false)
+        #expect(try f.directory.currentKey(conversation: "c").key == rotated.key)
+    }
+
     @Test func invalidArgumentsAreRefusedBeforeTheServer() throws {
         let f = try Fixture()
         #expect(directoryError({ _ = try f.directory.currentKey(conversation: "") }) == .invalidArgument("a conversation id must be 1 to 256 UTF-8 bytes, not 0"))

@@ -162,6 +162,23 @@ struct IdentityAndBundleTests {
         #expect(try device.bundleRecord(conversation: "c") == KeyBundleConversationRecord(highWater: 2, highWaterSince: clock.now - 40, purgedThrough: 0))
     }
 
+    @Test("installing a newer epoch retires an earlier one that has a lifetime too (issue 24 item 4): min(its not-after, since)")
+    func installRetiresAKeyWithALifetime() throws {
+        let clock = ManualClock()
+        let (device, _, provider, _) = try setUp(clock: clock)
+        let first = ConversationKey.generate(), second = ConversationKey.generate()
+        // Epoch 1 added by hand with a 90-day lifetime (`store add --not-after`).
+        try device.add(first, conversation: "c", epoch: 1, notAfter: clock.now + 90 * 86_400)
+        clock.advance(100)
+        #expect(try device.install(bundle(second, epoch: 2, since: clock.now - 40, provider: provider, to: device)) == .installed)
+        #expect(try device.key(for: first.id).item.notAfter == clock.now - 40, "retired at epoch 2's since, not at the end of its lifetime")
+        // One whose lifetime ended before keeps its earlier not-after time.
+        let third = ConversationKey.generate(), fourth = ConversationKey.generate()
+        try device.add(third, conversation: "d", epoch: 1, notAfter: clock.now - 1_000)
+        #expect(try device.install(bundle(fourth, conversation: "d", epoch: 2, since: clock.now - 40, provider: provider, to: device)) == .installed)
+        #expect(try device.key(for: third.id).item.notAfter == clock.now - 1_000)
+    }
+
     @Test("a late bundle of an older epoch installs retired: at its retire-by, or at the newest epoch's since when that is earlier; it retires nothing")
     func olderEpochInstallsRetired() throws {
         let clock = ManualClock()

@@ -14,7 +14,7 @@ struct StoreVectorFileTests {
         let committed = Array(try #require(FileManager.default.contents(atPath: committedStoreVectorFile.path)))
         #expect(committed == Array(StoreVectorSuite.render().utf8), "run `pushseal vectors generate --store -o Vectors/pushseal-v1-store.json`")
         let report = try VectorVerifier.verify(fileBytes: committed)
-        #expect(report.failures.isEmpty && report.passed == 8, "\(report.failures)")
+        #expect(report.failures.isEmpty && report.passed == 10, "\(report.failures)")
         var text = String(decoding: committed, as: UTF8.self)
         let range = try #require(text.range(of: #""removed": true"#))
         text.replaceSubrange(range, with: #""removed": false"#)
@@ -28,7 +28,7 @@ struct StoreVectorFileTests {
         let root = try JSONParser.parse(Array(try #require(FileManager.default.contents(atPath: committedStoreVectorFile.path))), maximumDepth: 8)
         guard case let .array(tests)? = root.objectValue?["tests"] else { Issue.record("no tests"); return }
         let items = tests.compactMap(\.objectValue).filter { $0["kind"]?.stringValue == "item" }
-        #expect(items.count == 3)
+        #expect(items.count == 5)
         for item in items {
             let master = try #require(item["masterKey"]?.stringValue.flatMap(Hex.decode))
             let key = try ConversationKey(rawBytes: try #require(item["key"]?.stringValue.flatMap(Hex.decode)))
