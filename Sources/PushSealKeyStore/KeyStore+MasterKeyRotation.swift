@@ -61,6 +61,10 @@ extension KeyStore {
                                 recordKey: newRecordKey),
                     connection)
             }
+            // The provider-key record (file format 6), verified under the old key.
+            if let current = try Self.providerKeyRecord(connection, recordKey: oldRecordKey) {
+                try Self.writeProviderKeyRecord(current, connection, recordKey: newRecordKey)
+            }
             // The device key, the provider key pairs and the pinned provider keys (file format 4).
             var resealedIdentities = 0
             for kind in IdentitySealing.Kind.allCases {

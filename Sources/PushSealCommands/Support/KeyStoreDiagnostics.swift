@@ -51,6 +51,10 @@ enum KeyStoreDiagnostics {
                 "the conversation's remaining keys are not at fault: do not remove them",
                 "restore the store (or at least this conversation's rows and epoch record) from a backup; or remove the whole conversation with: pushseal store remove \(options) --conversation \(ShellQuoting.quote(conversation)), and provision it again",
             ]
+        case .providerKeyMissing:
+            return [
+                "restore the store from a backup; or create a new provider key with: pushseal store provider-key create \(options), and pin it on the devices before sealing bundles with it",
+            ]
         case let .sqlite(code, extendedCode, message):
             return sqliteHints(code: code, extendedCode: extendedCode, message: message, location: location)
         case .invalidStore:
