@@ -43,6 +43,14 @@ public protocol KeyDirectory: AnyObject, Sendable {
     /// now`); returns how many.
     @discardableResult
     func purgeExpired(gracePeriod: Int64) throws(KeyStoreError) -> Int
+
+    /// Seals every key, every epoch record (and, where the directory holds them, identities) and
+    /// the master-key verifier again under the master key of `newSource`, in one transaction: all
+    /// or nothing. This instance (and every other one still on the old key) then fails with
+    /// ``KeyStoreError/locked(_:)``: open the directory again with `newSource`, then destroy the
+    /// old master key (Docs/KEY-STORE.md §8).
+    @discardableResult
+    func rotateMasterKey(to newSource: MasterKeySource) throws(KeyStoreError) -> KeyStore.MasterKeyRotation
 }
 
 extension KeyStore: KeyDirectory {}

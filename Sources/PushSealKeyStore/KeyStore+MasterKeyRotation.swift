@@ -14,6 +14,11 @@ extension KeyStore {
         /// master key and cannot be carried over (replays of notifications opened before the
         /// rotation are no longer flagged duplicate; the freshness window still bounds them).
         public var clearedDeliveries: Int
+
+        /// A rotation's figures (every key directory reports them).
+        package init(resealedKeys: Int, resealedIdentities: Int, clearedDeliveries: Int) {
+            (self.resealedKeys, self.resealedIdentities, self.clearedDeliveries) = (resealedKeys, resealedIdentities, clearedDeliveries)
+        }
     }
 
     /// Seals every key, every identity, every epoch record and the verifier again under the master key of
