@@ -134,6 +134,22 @@ struct BundleCLITests {
         #expect(try setup.install(bundle("c11")).stdoutJSONObject()["outcome"]?.stringValue == "installed")
     }
 
+    /// Issue 29 item 2: before, deleting the newest provider-key row made `bundle seal` quietly
+    /// seal with the older provider key (exit 0); now it fails naming the missing key.
+    @Test("bundle seal after the newest provider-key row was deleted: an error, not the older key")
+    func deletedNewestProviderKey() throws {
+        let setup = try Setup()
+        defer { setup.sandbox.remove() }
+        let second = try runPushSeal(["store", "provider-key", "create", "--dir", setup.sandbox.path("kd")]).stdoutJSONObject()
+        let secondID = try #require(second["id"]?.stringValue)
+        let id = try #require(KeyID(base64URL: secondID))
+        try setup.sandbox.tamper("kd", "DELETE FROM identities WHERE kind = 'provider' AND id = x'\(id.bytes.map { String(format: "%02x", $0) }.joined())'")
+        expectFailure(try setup.seal(), messagePrefix: "the current provider key \(secondID) is missing from the key store", hint: true)
+        let list = try runPushSeal(["store", "provider-key", "list", "--dir", setup.sandbox.path("kd")])
+        #expect(list.status == 0 && !list.stdout.contains("\"current\":true"), "\(list)")
+        #expect(list.stderr.contains("no current provider key"), "\(list)")
+    }
+
     @Test("device init refuses a second key; bundle seal refuses a bad registration; pin a bad key is a usage error")
     func inputErrors() throws {
         let setup = try Setup()

@@ -107,7 +107,7 @@ enum StoreCommand {
     }
 
     /// A PostgreSQL connection URI given to a command that works on a SQLite store directory only
-    /// (the device's commands, provider keys, master-key rotation): a usage error, never a
+    /// (the device's commands, provider keys, bundles): a usage error, never a
     /// directory path (it would create `./postgresql:/…`).
     static func refuseConnectionURI(_ value: String, option: String) throws(CLIError) {
         guard PostgreSQLCompanion.isConnectionURI(value) else { return }
@@ -118,7 +118,7 @@ enum StoreCommand {
     private static func uriRefusal(option: String) -> CLIError {
         .usage(
             "'--\(option)' is a PostgreSQL connection URI, but this command works on a SQLite key store directory only; "
-                + "a PostgreSQL key directory takes 'store init|add|get|list|rotate|remove|purge' and 'seal --store'.")
+                + "a PostgreSQL key directory takes 'store init|add|get|list|rotate|remove|purge|rotate-master' and 'seal --store'.")
     }
 
     /// `--epoch` as a positive integer.
