@@ -113,7 +113,7 @@ jar = next(p for p in out.glob("pushseal-*.jar") if not p.name.endswith(("-sourc
 major = subprocess.run(["javap", "-v", "-cp", str(jar), "dev.pushseal.Receiver"], capture_output=True, text=True, check=True).stdout
 assert "major version: 55" in major, "not Java 11 class files"
 PY
-jar="$(ls "$tmp"/java/pushseal-*.jar 2>/dev/null | head -n 1)"
+jar="$tmp/java/pushseal-$(cat "$root/VERSION").jar"
 cp "$tmp/examples/Example.java" "$tmp/run-java/"
 check "java: javac --release 11 Example.java against the jar" javac --release 11 -cp "$jar" -d "$tmp/run-java" "$tmp/run-java/Example.java"
 check "java: example opens pushseal's payload, pushseal opens its reply" round_trip java java -cp "$jar:." Example

@@ -93,7 +93,7 @@ run_port() {  # name, command...
 run_port python env PYTHONPATH="$here/python" python3 -m pushseal.vectors "${files[@]}"
 run_port node node "$here/node/bin/pushseal-vectors.mjs" "${files[@]}"
 if "$here/java/build.sh" "$tmp/java" >"$tmp/javac.out" 2>&1; then
-  run_port java java -cp "$(ls "$tmp"/java/pushseal-*.jar):$tmp/java/runner" dev.pushseal.VectorRunner "${files[@]}"
+  run_port java java -cp "$tmp/java/pushseal-$(cat "$root/VERSION").jar:$tmp/java/runner" dev.pushseal.VectorRunner "${files[@]}"
 else
   cat "$tmp/javac.out"
   echo "== java: FAILED (build.sh)"

@@ -19,7 +19,8 @@ enum OpenCommand {
             Reads an APNs payload or FCM message/data map and runs the receiver's checks in \
             order. Prints one JSON object:
               {"outcome":"decrypted"|"fallback","reason":null|"<reason code>",
-               "duplicate":false,"conflict":false,"requiresFetch":false,"content":{…}}
+               "duplicate":false,"conflict":false,"requiresFetch":false,"truncated":false,
+               "content":{…}}
             where content is the decrypted content, or the fallback text on failure. Reason \
             codes: not_sealed, malformed_envelope, unsupported_version, unknown_key, \
             store_locked, authentication_failed, malformed_content, conversation_mismatch, stale, \

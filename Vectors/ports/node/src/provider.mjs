@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { MAX_CONTENT_BYTES, contentFree, encodeContent, escapedLength, isContentFreeShape, jsonString, validateContent } from './content.mjs';
 import { BundleError, BundleReason, deviceKey, parseBundle } from './bundle.mjs';
+import { graphemeClusters } from './graphemes.mjs';
 import { ContentError, SealError } from './errors.mjs';
 import { HEADER_BYTES, MAX_ENVELOPE, MIN_ENVELOPE, SALT_BYTES, TAG_BYTES, b64urlEncode, decodedLength, encodedLength, checkOptions, keyId, opaqueThreadId, padTo, paddedLength, requireBytes, sealEnvelope } from './wire.mjs';
 
@@ -16,7 +17,6 @@ export const ELLIPSIS = '\u2026';
 export const OPAQUE = Symbol('pushseal.opaqueThreadId');
 const OVERHEAD = HEADER_BYTES + TAG_BYTES;
 const LEVELS = ['passive', 'active', 'time-sensitive', 'critical'];
-const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
 
 function validateAPNs(o) {
   const p = o.placeholder ?? { body: 'New message' };
@@ -127,15 +127,15 @@ function carrying(frame, bundle, jsonBytes) {
   return { ...frame, suffix: Buffer.concat([added, frame.suffix]), overhead: frame.overhead + counted };
 }
 
-/** The longest prefix of `text` ending at an extended grapheme cluster boundary (Intl.Segmenter)
- * whose JSON-escaped length is at most `budget`. */
+/** The longest prefix of `text` ending at an extended grapheme cluster boundary (UAX #29 with
+ * GB9c, the port's own table: not the runtime's ICU) whose JSON-escaped length is at most `budget`. */
 export function graphemePrefix(text, budget) {
   let end = 0;
   let used = 0;
-  for (const { segment, index } of graphemes.segment(text)) {
+  for (const segment of graphemeClusters(text)) {
     used += escapedLength(segment);
     if (used > budget) break;
-    end = index + segment.length;
+    end += segment.length;
   }
   return text.slice(0, end);
 }

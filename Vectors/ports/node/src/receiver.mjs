@@ -40,11 +40,10 @@ export class Receiver {
     }
     for (const [name, f] of [['clock', clock], ['seen', seen]]) if (typeof f !== 'function') throw new TypeError(`${name} must be a function`);
     if (record !== null && typeof record !== 'function') throw new TypeError('record must be a function or null');
+    int63(maxAge, 'maxAge');
+    int63(maxFutureSkew, 'maxFutureSkew');
     Object.assign(this, { keySource, maxAge, maxFutureSkew, clock, seen, record });
-    this.#maxAge = int63(maxAge, 'maxAge');
-    this.#maxFutureSkew = int63(maxFutureSkew, 'maxFutureSkew');
   }
-  #maxAge; #maxFutureSkew;
 
   /** Opens an APNs body, an FCM data map or an FCM v1 message: its exact bytes (Buffer or
    * Uint8Array) or text (string). Throws OpenError; a TypeError for anything else — an
@@ -86,10 +85,11 @@ export class Receiver {
     }
     // Steps 10-11 in BigInt: times up to 2^63 - 1, and their sums, exactly.
     const now = int63(this.clock(), 'clock()'); // step 10
+    const maxAge = int63(this.maxAge, 'maxAge'); const maxFutureSkew = int63(this.maxFutureSkew, 'maxFutureSkew');
     const ts = BigInt(content.ts);
-    if (now - ts > this.#maxAge || ts - now > this.#maxFutureSkew) throw new OpenError(Reason.STALE);
+    if (now - ts > maxAge || ts - now > maxFutureSkew) throw new OpenError(Reason.STALE);
     const retireBy = found.retireBy === undefined || found.retireBy === null ? null : int63(found.retireBy, 'retireBy'); // step 11
-    if (retireBy !== null && ts > retireBy + this.#maxFutureSkew) throw new OpenError(Reason.RETIRED_KEY);
+    if (retireBy !== null && ts > retireBy + maxFutureSkew) throw new OpenError(Reason.RETIRED_KEY);
     // One content-free rule (SPEC 9.5, A.3): no body means fetch; trunc only marks a shortened body.
     let logged = 'first'; // step 12
     if (this.record === null) logged = this.seen(content.cid, content.mid) ? 'duplicate' : 'first';

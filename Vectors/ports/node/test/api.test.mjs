@@ -6,6 +6,7 @@ import {
   KEY_LOCKED, OpenError, Reason, Receiver, SealError, Sealer, SingleKeySource, b64urlEncode, generateKey, keyId, openPayload, openWire,
 } from '../src/index.mjs';
 import { sealEnvelope } from '../src/wire.mjs';
+import { graphemeClusters } from '../src/graphemes.mjs';
 
 const KEY = Buffer.from([...Array(32).keys()]);
 const OTHER = Buffer.from([...Array(32).keys()].map((i) => i + 1));
@@ -142,4 +143,35 @@ test('generateKey gives 32 fresh random bytes that seal and open', () => {
   assert.equal(keyId(a).length, 16);
   const sealed = new Sealer().sealAPNs(content(), a);
   assert.equal(openPayload(sealed.body, new SingleKeySource(a, 'conv-1'), { clock: () => NOW }).content.mid, 'm-1');
+});
+
+test('grapheme clusters come from the port\'s own table: the provider vectors pass with Intl removed', () => {
+  const vectors = new URL('../../../pushseal-v1-provider.json', import.meta.url).pathname;
+  const file = process.env.PUSHSEAL_VECTORS ? `${process.env.PUSHSEAL_VECTORS}/pushseal-v1-provider.json` : vectors;
+  const runner = new URL('../bin/pushseal-vectors.mjs', import.meta.url).href;
+  const script = `delete globalThis.Intl; const { runFile } = await import(${JSON.stringify(runner)}); console.log(JSON.stringify(runFile(${JSON.stringify(file)})));`;
+  const [passed, failed] = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim().split('\n').pop());
+  assert.equal(failed, 0);
+  assert.ok(passed > 100);
+});
+
+test('grapheme clusters agree with Intl.Segmenter where the runtime has ICU 74+ (seeded random text)', (t) => {
+  const icu = Number.parseInt(process.versions.icu ?? '0', 10);
+  if (!(icu >= 74)) { t.skip(`ICU ${process.versions.icu ?? 'none'} predates GB9c`); return; }
+  const seed = Number(process.env.PUSHSEAL_SEED ?? Date.now() % 1_000_000);
+  console.log(`grapheme seed ${seed} (PUSHSEAL_SEED=${seed} repeats it)`);
+  let state = seed >>> 0;
+  const next = () => { state = (Math.imul(state, 1664525) + 1013904223) >>> 0; return state; };
+  // Break classes of every rule: CR LF, controls, Hangul jamo and syllables, regional indicators,
+  // emoji with ZWJ and skin tones, Indic consonants with virama (GB9c), prepend, spacing marks.
+  const pool = ['\r', '\n', '\u0001', 'a', ' ', '\u1100', '\u1161', '\u11a8', '\uac00', '\uac01', '\u{1f1e9}', '\u{1f1ea}',
+    '\u{1f468}', '\u200d', '\u{1f3fd}', '\u2764', '\ufe0f', '\u0915', '\u094d', '\u0937', '\u093f', '\u0600', '\u0903', '\u0301', 'é'];
+  const segmenter = new Intl.Segmenter('und', { granularity: 'grapheme' });
+  for (let n = 0; n < 2000; n++) {
+    let text = '';
+    for (let k = next() % 12; k > 0; k--) text += pool[next() % pool.length];
+    const mine = [...graphemeClusters(text)];
+    const icuClusters = [...segmenter.segment(text)].map((s) => s.segment);
+    assert.deepEqual(mine, icuClusters, `seed ${seed}, text ${JSON.stringify(text)}`);
+  }
 });
