@@ -158,6 +158,7 @@ let package = Package(
             name: "PushSealCLITests",
             dependencies: [
                 "PushSealCore", "PushSealJSON", "PushSealCLIKit", "PushSealBench", "PushSealCommands", "pushseal", "pushseal-deliver", "pushseal-postgres",
+                "PushSealTestSupport",
                 .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms)),
             ]),
         .testTarget(
