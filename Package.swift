@@ -146,9 +146,11 @@ let package = Package(
             name: "FuzzProviderSizing", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealReceiver", "FuzzSupport"],
             path: "Sources/Fuzz/FuzzProviderSizing"),
 
-        .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore", "PushSealJSON"]),
+        // The seed of every randomized test (PUSHSEAL_TEST_SEED), shared by the test targets.
+        .target(name: "PushSealTestSupport", path: "Tests/PushSealTestSupport"),
+        .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealTestSupport"]),
         .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors"]),
-        .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore", "PushSealReceiver"]),
+        .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore", "PushSealReceiver", "PushSealTestSupport"]),
         // Runs the built `pushseal` executable (depending on it makes `swift test` build it), and
         // unit-tests PushSealCLIKit and the command declarations in process. CSQLite: store tests
         // tamper with a store file directly.
@@ -156,6 +158,7 @@ let package = Package(
             name: "PushSealCLITests",
             dependencies: [
                 "PushSealCore", "PushSealJSON", "PushSealCLIKit", "PushSealBench", "PushSealCommands", "pushseal", "pushseal-deliver", "pushseal-postgres",
+                "PushSealTestSupport",
                 .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms)),
             ]),
         .testTarget(
@@ -166,7 +169,7 @@ let package = Package(
                 .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms)),
             ]
         ),
-        .testTarget(name: "PushSealProviderTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider"]),
+        .testTarget(name: "PushSealProviderTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealTestSupport"]),
         // Against the throwaway PostgreSQL cluster that scripts/with-postgres.sh starts (they fail without it).
         .testTarget(
             name: "PushSealKeyDirectoryPostgreSQLTests",

@@ -3,7 +3,13 @@ import Foundation
 import PushSealCore
 import PushSealJSON
 import PushSealKeyStore
+import PushSealTestSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The defects of issue 29's hostile trial, through the command line (THREAT-MODEL.md §7.20).
 @Suite("Hostile trial, third round (CLI)")
@@ -269,5 +275,44 @@ struct HardeningThirdRoundCLITests {
         #expect(!file.hasSuffix("/.master.key"), "\(file)")
         #expect(MasterKeyPlacement.defaultFile(for: "keys") == "keys.master.key")
         #expect(MasterKeyPlacement.defaultFile(for: "/srv/keys//") == "/srv/keys.master.key")
+    }
+
+    // MARK: item 6. A killed store rotate-master leaves no key temporaries after the next open
+
+    @Test("40 rotate-master runs killed with SIGKILL at seeded random times: after the next open no .tmp- file is left, the store opens")
+    func killedRotateMastersLeaveNoTemporaries() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        var current = sandbox.path("master-0.key")
+        try sandbox.initStore("s", ["--master-key-file", current])
+        #expect(try sandbox.store("rotate", "s", ["--conversation", "c1", "--master-key-file", current]).status == 0)
+        let executable = try #require(PushSealExecutable.path)
+        var generator = TestSeed.generator()
+        var committed = 0
+        for round in 0..<40 {
+            let next = sandbox.path("new-\(round).key")
+            let child = try ChildPipes.spawn(
+                executable, ["store", "rotate-master", "--dir", sandbox.path("s"), "--master-key-file", current, "--new-master-key-file", next],
+                environment: nil, feedsInput: false)
+            close(child.output)
+            close(child.errors)
+            usleep(UInt32.random(in: 0..<40_000, using: &generator))
+            kill(child.pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
+            // The next open: with the old key, or with the new one if the rotation committed.
+            var list = try sandbox.store("list", "s", ["--json", "--master-key-file", current])
+            if list.status != 0, FileManager.default.fileExists(atPath: next) {
+                list = try sandbox.store("list", "s", ["--json", "--master-key-file", next])
+                if list.status == 0 {
+                    current = next
+                    committed += 1
+                }
+            }
+            #expect(list.status == 0, "round \(round) (seed \(generator.seed)): the store does not open\n\(list)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: sandbox.root).filter { $0.contains(".tmp-") }
+            #expect(left == [], "round \(round) (seed \(generator.seed)): \(left)")
+        }
+        print("killed rotate-master: 40 kills, \(committed) rotations committed")
     }
 }

@@ -1,3 +1,4 @@
+import PushSealTestSupport
 import Testing
 import PushSealCore
 
@@ -19,7 +20,7 @@ struct Base64URLTests {
 
     @Test("round-trips every length 0...300")
     func roundTrip() throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         for length in 0...300 {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let encoded = Base64URL.encode(bytes)
@@ -46,7 +47,7 @@ struct Base64URLTests {
 
     @Test("encodes every length 0...300 exactly as a bit-by-bit reference (all fast-path alignments)")
     func matchesReferenceEncoder() throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         for length in 0...300 {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let expected = Self.referenceEncode(bytes)

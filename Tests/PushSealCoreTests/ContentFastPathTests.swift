@@ -1,4 +1,5 @@
 @testable import PushSealCore
+import PushSealTestSupport
 import Testing
 import PushSealJSON
 
@@ -29,7 +30,7 @@ import PushSealJSON
     ]
 
     @Test func fastPathAgreesWithTheGeneralDecoder() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         var fastHits = 0
         for _ in 0..<6_000 {
             var chosen = ["\"cid\":\"c1\"", "\"mid\":\"m1\"", "\"ts\":1700000000"].filter { _ in Int.random(in: 0..<8, using: &generator) > 0 }

@@ -1,3 +1,4 @@
+import PushSealTestSupport
 import Testing
 @testable import PushSealCore
 @testable import PushSealJSON
@@ -9,7 +10,7 @@ import Testing
     }
 
     @Test func specialByteMaskMarksTheFirstSpecialByteExactly() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         let interesting: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0x81, 0xA0, 0xC3, 0xFF, 0x41]
         for _ in 0..<200_000 {
             var bytes = (0..<8).map { _ in
@@ -27,7 +28,7 @@ import Testing
     }
 
     @Test func escapeByteMaskMarksTheFirstByteToEscapeExactly() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         let interesting: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xA2, 0xDC, 0xFF]
         func needsEscape(_ byte: UInt8) -> Bool { byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") }
         for _ in 0..<200_000 {

@@ -1,4 +1,5 @@
 @testable import PushSealCore
+import PushSealTestSupport
 import Testing
 @testable import PushSealJSON
 
@@ -39,7 +40,7 @@ import Testing
     }
 
     @Test func randomStringsMatchTheReference() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         let alphabet: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x1F, 0x20, 0x22, 0x2F, 0x5C, 0x61, 0x7F, 0xC3, 0xA9]
         for _ in 0..<500 {
             let bytes = (0..<Int.random(in: 0...70, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
@@ -51,7 +52,7 @@ import Testing
 
     @Test func integersAreWrittenAsStringDoes() {
         var values: [Int64] = [0, 1, 9, 10, 99, 100, -1, -9, -10, 1_700_000_000, 253_402_300_799, .max, .min, .max - 1, .min + 1]
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         for _ in 0..<1_000 { values.append(Int64.random(in: .min ... .max, using: &generator)) }
         for value in values {
             var writer = JSONWriter()

@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealTestSupport
 import Testing
 
 /// KeyID keeps its 16 bytes inline; every way in and out gives the same bytes.
@@ -6,7 +7,7 @@ import Testing
     let sixteen: [UInt8] = (0..<16).map { UInt8($0 * 17 & 0xFF) }
 
     @Test func bytesRoundTripThroughEveryInitializer() throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         for _ in 0..<500 {
             let raw = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let fromArray = try #require(KeyID(bytes: raw))

@@ -1,3 +1,4 @@
+import PushSealTestSupport
 import Testing
 import PushSealCore
 import PushSealJSON

@@ -60,17 +60,33 @@ struct ValidationTests {
         contentError(c, field: "body")
     }
 
-    @Test("Boundaries that are valid: 256-byte ids, badge 0, ts 0 and maximum")
+    @Test("Boundaries that are valid: 256-byte ids, badge 0 and maximum, ts 0 and maximum are sealed whole and open to the same content; one past each is refused")
     func validBoundaries() throws {
-        var c = valid
-        c.conversationID = String(repeating: "a", count: 256)
-        c.messageID = String(repeating: "b", count: 256)
-        c.badge = 0
-        c.sentAt = 0
-        _ = try sealer.seal(c, with: key, options: APNsOptions())
-        c.sentAt = NotificationContent.maximumTimestamp
-        c.badge = NotificationContent.maximumBadge
-        _ = try sealer.seal(c, with: key, options: FCMOptions(token: "t"))
+        var low = valid
+        low.conversationID = String(repeating: "a", count: 256)
+        low.messageID = String(repeating: "b", count: 256)
+        low.badge = 0
+        low.sentAt = 0
+        var high = low
+        high.sentAt = NotificationContent.maximumTimestamp
+        high.badge = NotificationContent.maximumBadge
+        for content in [low, high] {
+            let apns = try sealer.seal(content, with: key, options: APNsOptions())
+            #expect(apns.path == .complete)
+            #expect(try checkPayload(apns.checked, content: content, key: key, transport: .apns(APNsOptions()), padBlock: sealer.padBlock) == content)
+            let fcm = try sealer.seal(content, with: key, options: FCMOptions(token: "t"))
+            #expect(fcm.path == .complete)
+            #expect(try checkPayload(fcm.checked, content: content, key: key, transport: .fcm(FCMOptions(token: "t")), padBlock: sealer.padBlock) == content)
+        }
+        // One past each boundary is refused, naming the field.
+        var past = low; past.conversationID += "a"
+        contentError(past, field: "cid")
+        past = low; past.messageID += "b"
+        contentError(past, field: "mid")
+        past = high; past.sentAt += 1
+        contentError(past, field: "ts")
+        past = high; past.badge! += 1
+        contentError(past, field: "badge")
     }
 
     func apnsError(_ options: APNsOptions) -> ProviderError? {

@@ -1,5 +1,6 @@
 import PushSealCore
 @testable import PushSealReceiver
+import PushSealTestSupport
 import Testing
 import PushSealJSON
 
@@ -16,7 +17,7 @@ import PushSealJSON
     static let names = ["alert", "thread-id", "category", "badge", "sound", "alert", "x"]
 
     static func apsObjects() -> [String] {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         var documents: [String] = ["1", "\"aps\"", "[]", "{}"]
         for _ in 0..<3_000 {
             let count = Int.random(in: 0...5, using: &generator)

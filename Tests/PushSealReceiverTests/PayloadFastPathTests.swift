@@ -1,5 +1,6 @@
 import PushSealCore
 @testable import PushSealReceiver
+import PushSealTestSupport
 import Testing
 
 /// `ParsedPayload(json:)` recognizes the usual payload with a scan; it must agree with the general
@@ -25,7 +26,7 @@ import Testing
     ]
 
     @Test func fastPathAgreesWithTheGeneralPath() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         var documents = ["", "[]", "null", "{}", "{\"pushseal\":\"\(Self.wire)\"} x", " {\"pushseal\":\"\(Self.wire)\"}\n"]
         for _ in 0..<4_000 {
             var chosen: [String] = []
