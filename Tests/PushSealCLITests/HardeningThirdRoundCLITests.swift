@@ -11,7 +11,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The defects of issue 29's hostile trial, through the command line (THREAT-MODEL.md §7.20).
+/// The defects of issue 29's hostile trial, through the command line (THREAT-MODEL.md §7.21).
 @Suite("Hostile trial, third round (CLI)")
 struct HardeningThirdRoundCLITests {
     // MARK: item 5. device pin

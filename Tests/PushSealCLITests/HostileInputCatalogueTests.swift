@@ -7,7 +7,7 @@ import Testing
 /// The catalogue of hostile command-line inputs to the commands added since 0.2 — `device`,
 /// `bundle`, `store provider-key`, `store rotate-master`, `send`, `inspect --bundle` — and the
 /// identifier rule of `store add|rotate`: each input with its exact exit status and the first line
-/// it prints on standard error (THREAT-MODEL.md §7.20). Nothing on the list may succeed, hang, trap,
+/// it prints on standard error (THREAT-MODEL.md §7.21). Nothing on the list may succeed, hang, trap,
 /// print a secret, or write a control character to the terminal.
 @Suite("Hostile input catalogue (CLI)")
 struct HostileInputCatalogueTests {
