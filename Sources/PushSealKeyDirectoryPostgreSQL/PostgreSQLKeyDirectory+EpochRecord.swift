@@ -41,9 +41,17 @@ extension PostgreSQLKeyDirectory {
     }
 
     /// After inserting `item` (same transaction, conversation locked): the record moves up when
-    /// `item` is the conversation's newest epoch. An existing record is verified first.
+    /// `item` is the conversation's newest epoch. An existing record is verified first; other rows
+    /// without a record are `KeyStoreError.epochRecordMissing` (which epochs were given out is
+    /// unknown, so a new one could repeat one).
     static func advanceEpochRecord(for item: KeyItem, _ connection: PostgreSQLConnection, recordKey: SecretKey) throws(KeyStoreError) {
-        if let record = try epochRecord(item.conversation, connection, recordKey: recordKey), record.epoch >= item.epoch { return }
+        if let record = try epochRecord(item.conversation, connection, recordKey: recordKey) {
+            if record.epoch >= item.epoch { return }
+        } else {
+            let others = try connection.execute(
+                "SELECT 1::int8 FROM pushseal_keys WHERE conversation = $1 AND kid <> $2 LIMIT 1", [.text(item.conversation), .bytes(item.keyID.bytes)])
+            if others.count > 0 { throw .epochRecordMissing(conversation: item.conversation) }
+        }
         try writeEpochRecord(
             EpochRecord(conversation: Array(item.conversation.utf8), epoch: item.epoch, kid: item.keyID.bytes, removed: false, recordKey: recordKey),
             connection)

@@ -56,6 +56,9 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
     public let options: Options
 
     private let masterKey: SecretKey
+    /// The master-key verifier this instance checked its key against; every write re-reads the
+    /// directory's (``requireMasterKey(_:)``), so a node left on a rotated-away key stops.
+    private let verifier: [UInt8]
     /// Tags the epoch records (``epochRecord(_:_:recordKey:)``).
     private let epochRecordKey: SecretKey
     private let clock: SecondsClock
@@ -78,7 +81,7 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
         self.options = options
         self.clock = clock
         let connection = try Self.connect(uri, options)
-        let (key, created) = try Self.transaction(connection) { () throws(KeyStoreError) -> (SecretKey, Bool) in
+        let (key, verifier, created) = try Self.transaction(connection) { () throws(KeyStoreError) -> (SecretKey, [UInt8], Bool) in
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int64(PostgreSQLSchema.migrationLock)])
             let state = try PostgreSQLSchema.read(connection)
             if state.version == 0 {
@@ -86,8 +89,9 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
                     throw .storeNotFound("the database at \(uri) has no PushSeal key directory (create it with create: true / 'pushseal store init')")
                 }
                 let key = try source.load(mayCreate: true)
-                try PostgreSQLSchema.migrate(connection, from: state, verifier: ItemSealing.makeVerifier(masterKey: key), masterKey: key)
-                return (key, true)
+                let verifier = ItemSealing.makeVerifier(masterKey: key)
+                try PostgreSQLSchema.migrate(connection, from: state, verifier: verifier, masterKey: key)
+                return (key, verifier, true)
             }
             guard state.version <= PostgreSQLSchema.currentVersion else {
                 throw .unsupportedFileVersion(found: state.version, supported: PostgreSQLSchema.currentVersion)
@@ -100,9 +104,10 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
             if state.version < PostgreSQLSchema.currentVersion {
                 try PostgreSQLSchema.migrate(connection, from: state, verifier: nil, masterKey: key)
             }
-            return (key, false)
+            return (key, verifier, false)
         }
         self.masterKey = key
+        self.verifier = verifier
         self.epochRecordKey = ItemSealing.epochRecordKey(masterKey: key)
         self.createdSchema = created
         idle.append(connection)
@@ -154,7 +159,7 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
     /// `KeyStoreError.itemNotFound` once it is retired or removed, or when the conversation has
     /// no keys. Never an older epoch (SPEC §3.5: a member removed by the rotation may hold it):
     /// the newest epoch is the authenticated epoch record's, so a deleted or rolled-back newest
-    /// row, or a deleted record, is `KeyStoreError.corruptedItem`.
+    /// row is `KeyStoreError.corruptedItem`, a deleted record `KeyStoreError.epochRecordMissing`.
     public func currentKey(conversation: String) throws(KeyStoreError) -> StoredKey {
         try KeyStore.check(conversation: conversation)
         let now = clock()
@@ -174,11 +179,17 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
                 [.text(conversation)])
         }
         let newestRow = rows.count == 1 && rows.bytes(0, 0) != nil ? try Row(rows, 0) : nil
-        let record = try Self.checkedEpochRecord(rows, column: Row.columns.split(separator: ", ").count, recordKey: recordKey)
+        let record: EpochRecord?
+        do throws(KeyStoreError) {
+            record = try Self.checkedEpochRecord(rows, column: Row.columns.split(separator: ", ").count, recordKey: recordKey)
+        } catch {
+            throw rotatedAway(error)
+        }
         // The newest epoch comes from the authenticated record, not from the rows (as on SQLite).
         guard let record else {
-            // Rows without a record: the record was deleted.
-            if let newestRow, let id = KeyID(bytes: newestRow.kid) { throw .corruptedItem(id) }
+            // Rows without a record: the record (perhaps with the newest rows) was deleted. Not
+            // the remaining rows' fault, and none of them may be served.
+            if newestRow != nil { throw .epochRecordMissing(conversation: conversation) }
             throw .itemNotFound
         }
         if record.removed {
@@ -274,12 +285,80 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
         }
     }
 
+    /// Seals every key and every epoch record again under the master key of `newSource`, and
+    /// replaces the verifier, in one transaction: all or nothing (a row or record that does not
+    /// verify under the current key aborts it). The verifier is updated first, so every other
+    /// node's write waits for the rotation and then fails `KeyStoreError.locked(_:)` instead of
+    /// writing under the old key; reads by such nodes stop at the first row sealed under the new
+    /// key. This instance fails the same way afterwards: open the directory again with
+    /// `newSource`, then destroy the old master key. A purge is durable on PostgreSQL only once
+    /// the old key is gone and the server's copies of the old rows are (Docs/KEY-STORE.md §9).
+    @discardableResult
+    public func rotateMasterKey(to newSource: MasterKeySource) throws(KeyStoreError) -> KeyStore.MasterKeyRotation {
+        let newKey = try newSource.load(mayCreate: true)
+        if newKey == masterKey { throw .invalidArgument("the new master key is the current one") }
+        let (oldKey, oldRecordKey) = (masterKey, epochRecordKey)
+        let newRecordKey = ItemSealing.epochRecordKey(masterKey: newKey)
+        let newVerifier = ItemSealing.makeVerifier(masterKey: newKey)
+        let resealed = try withRetries { connection, retrying throws(KeyStoreError) -> Int in
+            try Self.transaction(connection) { () throws(KeyStoreError) -> Int in
+                try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int64(PostgreSQLSchema.migrationLock)])
+                // The verifier first (row-locked until commit): every other write waits, then stops.
+                let current = try connection.execute("SELECT value FROM pushseal_meta WHERE name = 'verifier' FOR UPDATE")
+                guard current.count == 1, let found = current.bytes(0, 0) else {
+                    throw .invalidStore("the key directory at \(uri) has no master-key verifier")
+                }
+                let count = try connection.execute("SELECT count(*)::int8 FROM pushseal_keys")
+                // A retry after a lost COMMIT reply: done already when the verifier is the new key's.
+                if retrying, ItemSealing.verify(found, masterKey: newKey) { return Int(count.int64(0, 0) ?? 0) }
+                if found != verifier, !ItemSealing.verify(found, masterKey: oldKey) {
+                    throw .locked("the key directory at \(uri) is sealed under another master key (it was rotated): open it with the new master key")
+                }
+                try connection.execute("UPDATE pushseal_meta SET value = $1 WHERE name = 'verifier'", [.bytes(newVerifier)])
+                let rows = try connection.execute("SELECT \(Row.columns) FROM pushseal_keys ORDER BY kid")
+                for index in 0..<rows.count {
+                    let row = try Row(rows, index)
+                    let stored = try KeyStore.unseal(row, masterKey: oldKey)
+                    try connection.execute(
+                        "UPDATE pushseal_keys SET sealed = $2 WHERE kid = $1",
+                        [.bytes(row.kid), .bytes(ItemSealing.seal(stored.key, binding: row.binding, masterKey: newKey))])
+                }
+                let records = try connection.execute("SELECT \(EpochRecord.columns) FROM pushseal_epochs ORDER BY conversation COLLATE \"C\"")
+                for index in 0..<records.count {
+                    let record = EpochRecord(
+                        conversation: records.bytes(index, 0) ?? [], epoch: records.int64(index, 1) ?? -1, kid: records.bytes(index, 2) ?? [],
+                        removed: records.int64(index, 3) != 0, tag: records.bytes(index, 4) ?? [])
+                    guard record.isAuthentic(recordKey: oldRecordKey) else { throw .corruptedItem(record.keyID) }
+                    try Self.writeEpochRecord(
+                        EpochRecord(conversation: record.conversation, epoch: record.epoch, kid: record.kid, removed: record.removed,
+                                    recordKey: newRecordKey),
+                        connection)
+                }
+                try Self.notify("", connection)
+                return rows.count
+            }
+        }
+        return KeyStore.MasterKeyRotation(resealedKeys: resealed, resealedIdentities: 0, clearedDeliveries: 0)
+    }
+
     // MARK: - Transactions and retries
 
     /// A read-only transaction (retried on a lost connection).
     private func read<R>(_ body: (PostgreSQLConnection) throws(KeyStoreError) -> R) throws(KeyStoreError) -> R {
         try withRetries { connection, _ throws(KeyStoreError) in
             try Self.transaction(connection, readOnly: true) { () throws(KeyStoreError) in try body(connection) }
+        }
+    }
+
+    /// Inside a write transaction, before anything is written: the directory's verifier must
+    /// still be the one this instance's master key verified, read `FOR SHARE` so that a
+    /// master-key rotation (which updates it first) and this write are serialized. Otherwise
+    /// `KeyStoreError.locked(_:)`: the master key was rotated away and this node must reopen.
+    private func requireMasterKey(_ connection: PostgreSQLConnection) throws(KeyStoreError) {
+        let rows = try connection.execute("SELECT value FROM pushseal_meta WHERE name = 'verifier' FOR SHARE")
+        guard rows.count == 1, let found = rows.bytes(0, 0) else { throw .invalidStore("the key directory at \(uri) has no master-key verifier") }
+        if found != verifier, !ItemSealing.verify(found, masterKey: masterKey) {
+            throw .locked("the key directory at \(uri) is sealed under another master key (it was rotated): open it with the new master key")
         }
     }
 
@@ -294,6 +373,7 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
                     try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text(conversation)])
                     try Self.notify(conversation, connection)
                 }
+                try self.requireMasterKey(connection)
                 return try body(connection, retrying)
             }
         }
@@ -410,11 +490,13 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
         return (highest ?? 0) + 1
     }
 
-    /// Every epoch without a not-after time gets `retireAt`, each row unsealed (a tampered one
-    /// rolls the rotation back as `KeyStoreError.corruptedItem(_:)`) and sealed again.
+    /// Every earlier epoch still live at `retireAt` (no not-after time, or a later one: a key
+    /// with a lifetime too) gets `retireAt`, i.e. `min(not-after, retireAt)`, each row unsealed (a
+    /// tampered one rolls the rotation back as `KeyStoreError.corruptedItem(_:)`) and sealed again.
     private func retire(conversation: String, at retireAt: Int64, _ connection: PostgreSQLConnection) throws(KeyStoreError) {
         let rows = try connection.execute(
-            "SELECT \(Row.columns) FROM pushseal_keys WHERE conversation = $1 AND not_after IS NULL FOR UPDATE", [.text(conversation)])
+            "SELECT \(Row.columns) FROM pushseal_keys WHERE conversation = $1 AND (not_after IS NULL OR not_after > $2) FOR UPDATE",
+            [.text(conversation), .int64(retireAt)])
         for index in 0..<rows.count {
             var row = try Row(rows, index)
             let stored = try unseal(row)
@@ -445,7 +527,22 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
     }
 
     private func unseal(_ row: Row) throws(KeyStoreError) -> StoredKey {
-        try KeyStore.unseal(row, masterKey: masterKey)
+        do throws(KeyStoreError) {
+            return try KeyStore.unseal(row, masterKey: masterKey)
+        } catch {
+            throw rotatedAway(error)
+        }
+    }
+
+    /// `error` — or, when it is `corruptedItem` because the directory's master key was rotated
+    /// away from this instance's, `KeyStoreError.locked(_:)` saying so.
+    private func rotatedAway(_ error: KeyStoreError) -> KeyStoreError {
+        guard case .corruptedItem = error else { return error }
+        let found = try? read { connection throws(KeyStoreError) in
+            try connection.execute("SELECT value FROM pushseal_meta WHERE name = 'verifier'").bytes(0, 0)
+        }
+        guard let found = found ?? nil, found != verifier, !ItemSealing.verify(found, masterKey: masterKey) else { return error }
+        return .locked("the key directory at \(uri) is sealed under another master key (it was rotated): open it with the new master key")
     }
 }
 

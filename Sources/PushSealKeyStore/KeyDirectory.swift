@@ -15,8 +15,8 @@ public protocol KeyDirectory: AnyObject, Sendable {
     func add(_ key: ConversationKey, conversation: String, epoch: Int64?, label: String?, notAfter: Int64?) throws(KeyStoreError) -> KeyItem
 
     /// Rotates `conversation`: a fresh key (or `key`) at its highest epoch + 1, every earlier
-    /// epoch without a not-after time retired now (its not-after, the retire-by time receivers
-    /// enforce, SPEC §3.5, becomes the rotation time), in one transaction. Concurrent rotations
+    /// epoch retired now whatever lifetime it had (its not-after, the retire-by time receivers
+    /// enforce, SPEC §3.5, becomes `min(not-after, rotation time)`), in one transaction. Concurrent rotations
     /// produce distinct, consecutive epochs.
     @discardableResult
     func rotate(conversation: String, label: String?, key: ConversationKey?) throws(KeyStoreError) -> StoredKey
@@ -43,6 +43,14 @@ public protocol KeyDirectory: AnyObject, Sendable {
     /// now`); returns how many.
     @discardableResult
     func purgeExpired(gracePeriod: Int64) throws(KeyStoreError) -> Int
+
+    /// Seals every key, every epoch record (and, where the directory holds them, identities) and
+    /// the master-key verifier again under the master key of `newSource`, in one transaction: all
+    /// or nothing. This instance (and every other one still on the old key) then fails with
+    /// ``KeyStoreError/locked(_:)``: open the directory again with `newSource`, then destroy the
+    /// old master key (Docs/KEY-STORE.md §8).
+    @discardableResult
+    func rotateMasterKey(to newSource: MasterKeySource) throws(KeyStoreError) -> KeyStore.MasterKeyRotation
 }
 
 extension KeyStore: KeyDirectory {}

@@ -36,6 +36,14 @@ extension KeyStore {
         let recordKey = epochRecordKey
         do {
             try session(.write) { connection throws(KeyStoreError) in
+                // Checked before the rows go in (they are all this call's; the records follow).
+                var seen: Set<[UInt8]> = []
+                for item in items where seen.insert(Array(item.conversation.utf8)).inserted {
+                    let conversation = Array(item.conversation.utf8)
+                    if try Self.epochRecord(conversation, connection, recordKey: recordKey) == nil {
+                        try Self.refuseMissingEpochRecord(conversation, excluding: nil, connection)
+                    }
+                }
                 try connection.withStatement(
                     "INSERT INTO keys (kid, conversation, epoch, label, created_at, not_after, sealed) VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6)"
                 ) { statement throws(KeyStoreError) in
@@ -52,7 +60,7 @@ extension KeyStore {
                 }
                 for item in items {
                     let added = KeyItem(keyID: item.key.id, conversation: item.conversation, epoch: item.epoch, label: label, createdAt: createdAt, notAfter: nil)
-                    try Self.advanceEpochRecord(for: added, connection, recordKey: recordKey)
+                    try Self.advanceEpochRecord(for: added, connection, recordKey: recordKey, checked: true)
                 }
             }
         } catch let error {

@@ -82,13 +82,34 @@ extension KeyStore {
     }
 
     /// After inserting `item` (same transaction): the record moves up when `item` is the
-    /// conversation's newest epoch. An existing record is verified first.
-    static func advanceEpochRecord(for item: KeyItem, _ connection: SQLiteConnection, recordKey: SecretKey) throws(KeyStoreError) {
+    /// conversation's newest epoch. An existing record is verified first; a conversation that has
+    /// other rows but no record is ``KeyStoreError/epochRecordMissing(conversation:)`` (the record
+    /// was deleted, so which epochs were given out is unknown: a new one could repeat one).
+    /// `checked`: the caller already refused a missing record (a bulk insert of several rows).
+    static func advanceEpochRecord(
+        for item: KeyItem, _ connection: SQLiteConnection, recordKey: SecretKey, checked: Bool = false
+    ) throws(KeyStoreError) {
         let conversation = Array(item.conversation.utf8)
-        if let record = try epochRecord(conversation, connection, recordKey: recordKey), record.epoch >= item.epoch { return }
+        if let record = try epochRecord(conversation, connection, recordKey: recordKey) {
+            if record.epoch >= item.epoch { return }
+        } else if !checked {
+            try refuseMissingEpochRecord(conversation, excluding: item.keyID.bytes, connection)
+        }
         try writeEpochRecord(
             EpochRecord(conversation: conversation, epoch: item.epoch, kid: item.keyID.bytes, removed: false, recordKey: recordKey),
             connection)
+    }
+
+    /// ``KeyStoreError/epochRecordMissing(conversation:)`` when the conversation, which has no
+    /// epoch record, has rows (other than `excluded`'s): its record was deleted outside the API.
+    static func refuseMissingEpochRecord(_ conversation: [UInt8], excluding excluded: [UInt8]?, _ connection: SQLiteConnection) throws(KeyStoreError) {
+        let others = try connection.withStatement("SELECT 1 FROM keys WHERE conversation = ?1 AND kid <> ?2 LIMIT 1") {
+            statement throws(KeyStoreError) in
+            try statement.bind(1, textBytes: conversation)
+            try statement.bind(2, blob: excluded ?? [])
+            return try statement.step()
+        }
+        if others { throw .epochRecordMissing(conversation: String(decoding: conversation, as: UTF8.self)) }
     }
 
     /// After deleting rows through the API (same transaction): every record whose newest key is

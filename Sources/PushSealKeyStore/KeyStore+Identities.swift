@@ -42,10 +42,20 @@ extension KeyStore {
 
     /// Pins a provider public key (32 bytes): bundles sealed with it are accepted. Returns its
     /// provider key id; pinning a key again changes nothing.
+    ///
+    /// Refuses (``KeyStoreError/invalidArgument(_:)``) a point of small order, which no provider
+    /// key pair can have (every X25519 secret with it is all zero), and this store's own device
+    /// public key, which is not a provider's.
     @discardableResult
     public func pinProviderKey(_ publicKey: [UInt8]) throws(KeyStoreError) -> KeyID {
         guard publicKey.count == IdentityKeyPair.byteCount else {
             throw .invalidArgument("a provider public key is \(IdentityKeyPair.byteCount) bytes, not \(publicKey.count)")
+        }
+        guard !X25519.isSmallOrder(publicKey) else {
+            throw .invalidArgument("the provider public key is a point of small order (no key pair has it; every shared secret with it is zero)")
+        }
+        if let device = try identities(.device).first, device.publicKey == publicKey {
+            throw .invalidArgument("the provider public key is this store's own device public key, not a provider's")
         }
         let id = KeyBundle.providerKeyID(of: publicKey)
         do throws(KeyStoreError) {
@@ -71,29 +81,60 @@ extension KeyStore {
     /// Creates a provider key pair; it becomes the current one (the newest). Older ones stay
     /// until removed, so bundles sealed with them and devices that pinned them keep working.
     @discardableResult
+    /// The current one is recorded (authenticated, file format 6) in the same transaction.
     public func createProviderKey() throws(KeyStoreError) -> ProviderKeyInfo {
         let pair = IdentityKeyPair.generate()
-        let createdAt = try insertIdentity(.provider, pair.providerKeyID, pair: pair, publicKey: pair.publicKey)
+        let createdAt = clock()
+        let binding = IdentitySealing.Binding(kind: .provider, id: pair.providerKeyID.bytes, publicKey: pair.publicKey, createdAt: createdAt)
+        let sealed = IdentitySealing.seal(pair, binding: binding, masterKey: masterKey)
+        let recordKey = epochRecordKey
+        try session(.write) { connection throws(KeyStoreError) in
+            // A record that is missing or does not verify while rows exist is not papered over.
+            if try Self.providerKeyRecord(connection, recordKey: recordKey) == nil,
+               try !Self.identityRows(.provider, connection, masterKey: masterKey).isEmpty {
+                throw .providerKeyMissing(nil)
+            }
+            try Self.insertIdentityRow(binding, sealed: sealed, connection)
+            try Self.writeProviderKeyRecord(pair.providerKeyID, connection, recordKey: recordKey)
+        }
         return ProviderKeyInfo(id: pair.providerKeyID, publicKey: pair.publicKey, createdAt: createdAt)
     }
 
-    /// Every provider key pair's public facts, oldest first (the last is the current one).
+    /// Every provider key pair's public facts, oldest first (the last is the newest).
     public func providerKeys() throws(KeyStoreError) -> [ProviderKeyInfo] {
         try identities(.provider).map { ProviderKeyInfo(id: KeyID(bytes: $0.id)!, publicKey: $0.publicKey, createdAt: $0.createdAt) }
     }
 
-    /// The provider key pair with `id`, or the current (newest) one when `id` is nil;
-    /// ``KeyStoreError/itemNotFound`` when there is none.
+    /// The provider key pair with `id`, or the current one (the recorded newest, file format 6)
+    /// when `id` is nil; ``KeyStoreError/itemNotFound`` when there is none.
+    /// ``KeyStoreError/providerKeyMissing(_:)`` when the current one's row was deleted outside the
+    /// API (or its record was): never an older key pair instead.
     public func providerKey(id: KeyID? = nil) throws(KeyStoreError) -> IdentityKeyPair {
-        let rows = try identities(.provider)
-        let row = id.map { wanted in rows.first { $0.id == wanted.bytes } } ?? rows.last
+        let (masterKey, recordKey) = (self.masterKey, self.epochRecordKey)
+        let row = try session(.read) { connection throws(KeyStoreError) -> IdentityRow? in
+            let rows = try Self.identityRows(.provider, connection, masterKey: masterKey)
+            if let id { return rows.first { $0.id == id.bytes } }
+            return try Self.currentProviderKey(rows, connection, recordKey: recordKey)
+        }
         guard let pair = row?.pair else { throw .itemNotFound }
         return pair
     }
 
     /// Removes the provider key pair with `id`; ``KeyStoreError/itemNotFound`` when absent.
+    /// Removing the current one makes the newest remaining one current (recorded in the same
+    /// transaction).
     public func removeProviderKey(id: KeyID) throws(KeyStoreError) {
-        try removeIdentity(.provider, id)
+        let (masterKey, recordKey) = (self.masterKey, self.epochRecordKey)
+        let removed = try session(.write) { connection throws(KeyStoreError) -> Int in
+            let recorded = try Self.providerKeyRecord(connection, recordKey: recordKey)
+            let removed = try Self.deleteIdentityRow(.provider, id, connection)
+            if removed > 0, recorded == id {
+                let remaining = try Self.identityRows(.provider, connection, masterKey: masterKey)
+                try Self.writeProviderKeyRecord(remaining.last.flatMap { KeyID(bytes: $0.id) }, connection, recordKey: recordKey)
+            }
+            return removed
+        }
+        guard removed > 0 else { throw .itemNotFound }
     }
 
     // MARK: - Installing bundles (device side)
@@ -256,15 +297,18 @@ extension KeyStore {
     }
 
     private func removeIdentity(_ kind: IdentitySealing.Kind, _ id: KeyID) throws(KeyStoreError) {
-        let removed = try session(.write) { connection throws(KeyStoreError) -> Int in
-            try connection.withStatement("DELETE FROM identities WHERE kind = ?1 AND id = ?2") { statement throws(KeyStoreError) in
-                try statement.bind(1, text: kind.rawValue)
-                try statement.bind(2, blob: id.bytes)
-                _ = try statement.step()
-            }
-            return connection.changes
-        }
+        let removed = try session(.write) { connection throws(KeyStoreError) -> Int in try Self.deleteIdentityRow(kind, id, connection) }
         guard removed > 0 else { throw .itemNotFound }
+    }
+
+    /// Deletes one identity row; returns how many rows went (0 or 1).
+    private static func deleteIdentityRow(_ kind: IdentitySealing.Kind, _ id: KeyID, _ connection: SQLiteConnection) throws(KeyStoreError) -> Int {
+        try connection.withStatement("DELETE FROM identities WHERE kind = ?1 AND id = ?2") { statement throws(KeyStoreError) in
+            try statement.bind(1, text: kind.rawValue)
+            try statement.bind(2, blob: id.bytes)
+            _ = try statement.step()
+        }
+        return connection.changes
     }
 
     private func identities(_ kind: IdentitySealing.Kind) throws(KeyStoreError) -> [IdentityRow] {

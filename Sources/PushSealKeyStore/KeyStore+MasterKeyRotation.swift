@@ -14,6 +14,11 @@ extension KeyStore {
         /// master key and cannot be carried over (replays of notifications opened before the
         /// rotation are no longer flagged duplicate; the freshness window still bounds them).
         public var clearedDeliveries: Int
+
+        /// A rotation's figures (every key directory reports them).
+        package init(resealedKeys: Int, resealedIdentities: Int, clearedDeliveries: Int) {
+            (self.resealedKeys, self.resealedIdentities, self.clearedDeliveries) = (resealedKeys, resealedIdentities, clearedDeliveries)
+        }
     }
 
     /// Seals every key, every identity, every epoch record and the verifier again under the master key of
@@ -60,6 +65,10 @@ extension KeyStore {
                     EpochRecord(conversation: record.conversation, epoch: record.epoch, kid: record.kid, removed: record.removed,
                                 recordKey: newRecordKey),
                     connection)
+            }
+            // The provider-key record (file format 6), verified under the old key.
+            if let current = try Self.providerKeyRecord(connection, recordKey: oldRecordKey) {
+                try Self.writeProviderKeyRecord(current, connection, recordKey: newRecordKey)
             }
             // The device key, the provider key pairs and the pinned provider keys (file format 4).
             var resealedIdentities = 0

@@ -191,8 +191,9 @@ public final class KeyStore: Sendable {
     /// older epoch, which a member removed by the rotation may still hold.
     ///
     /// The newest epoch comes from the conversation's authenticated epoch record (file format 3),
-    /// not from the rows: a deleted newest row, a rolled-back record, an edited epoch or not-after
-    /// time, or a missing record while rows exist is ``KeyStoreError/corruptedItem(_:)``.
+    /// not from the rows: a deleted newest row, a rolled-back record or an edited epoch or
+    /// not-after time is ``KeyStoreError/corruptedItem(_:)``; a missing record while rows exist is
+    /// ``KeyStoreError/epochRecordMissing(conversation:)``.
     public func currentKey(conversation: String) throws(KeyStoreError) -> StoredKey {
         try Self.check(conversation: conversation)
         let now = clock()
@@ -206,8 +207,9 @@ public final class KeyStore: Sendable {
                 return try statement.step() ? Row(statement) : nil
             }
             guard let record = try Self.epochRecord(cid, connection, recordKey: recordKey) else {
-                // Rows without a record: the record was deleted.
-                if let newestRow, let id = KeyID(bytes: newestRow.kid) { throw .corruptedItem(id) }
+                // Rows without a record: the record (perhaps with the newest rows) was deleted.
+                // Not the remaining rows' fault, and none of them may be served.
+                if newestRow != nil { throw .epochRecordMissing(conversation: conversation) }
                 return nil
             }
             if record.removed {
@@ -248,9 +250,9 @@ public final class KeyStore: Sendable {
     }
 
     /// Rotates `conversation`: a fresh random key (or `key`, when given) at epoch max + 1 (1 for a
-    /// conversation without keys), and every earlier epoch without a not-after time is retired
-    /// now: its not-after (retire-by) time becomes `now`. All in one write transaction, so
-    /// concurrent rotations get distinct, consecutive epochs.
+    /// conversation without keys), and every earlier epoch is retired now, whatever lifetime it
+    /// had: its not-after (retire-by) time becomes `min(not-after, now)`. All in one write
+    /// transaction, so concurrent rotations get distinct, consecutive epochs.
     ///
     /// A retired key still opens notifications sent up to its retire-by time (plus the receiver's
     /// future-skew allowance) until ``purgeExpired(gracePeriod:)`` deletes it after the grace
@@ -268,7 +270,7 @@ public final class KeyStore: Sendable {
         let (masterKey, recordKey) = (self.masterKey, self.epochRecordKey)
         return try session(.write) { connection throws(KeyStoreError) -> StoredKey in
             let epoch = try Self.nextEpoch(conversation, connection, recordKey: recordKey)
-            try Self.retire(conversation: conversation, at: now, connection, masterKey: masterKey)
+            try Self.retireEpochs(of: conversation, below: epoch, at: now, connection, masterKey: masterKey)
             let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: now, notAfter: nil)
             let sealed = ItemSealing.seal(key, binding: .init(item), masterKey: masterKey)
             try Self.insert(item, sealed: sealed, connection)
@@ -426,34 +428,6 @@ public final class KeyStore: Sendable {
         let count = conversation.utf8.count
         guard count >= 1, count <= maximumConversationByteCount else {
             throw .invalidArgument("a conversation id must be 1 to \(maximumConversationByteCount) UTF-8 bytes, not \(count)")
-        }
-    }
-
-    /// Gives every epoch of `conversation` without a not-after time the not-after time `retireAt`:
-    /// each such row is unsealed (a tampered one is ``KeyStoreError/corruptedItem(_:)`` and the
-    /// rotation is rolled back) and sealed again, since its not-after time is bound into it.
-    static func retire(
-        conversation: String, at retireAt: Int64, _ connection: SQLiteConnection, masterKey: SecretKey
-    ) throws(KeyStoreError) {
-        let rows = try connection.withStatement(
-            "SELECT \(Row.columns) FROM keys WHERE conversation = ?1 AND not_after IS NULL"
-        ) { statement throws(KeyStoreError) -> [Row] in
-            try statement.bind(1, text: conversation)
-            var rows: [Row] = []
-            while try statement.step() { rows.append(Row(statement)) }
-            return rows
-        }
-        guard !rows.isEmpty else { return }
-        try connection.withStatement("UPDATE keys SET not_after = ?2, sealed = ?3 WHERE kid = ?1") { statement throws(KeyStoreError) in
-            for var row in rows {
-                let stored = try unseal(row, masterKey: masterKey)
-                row.notAfter = retireAt
-                try statement.bind(1, blob: row.kid)
-                try statement.bind(2, retireAt)
-                try statement.bind(3, blob: ItemSealing.seal(stored.key, binding: row.binding, masterKey: masterKey))
-                _ = try statement.step()
-                statement.reset()
-            }
         }
     }
 

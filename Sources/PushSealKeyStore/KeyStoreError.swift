@@ -16,6 +16,16 @@ public enum KeyStoreError: Error, Sendable, Equatable {
     /// conversation and epoch, or the unsealed key does not have that key id: the row was
     /// tampered with or damaged. Other items are unaffected.
     case corruptedItem(KeyID)
+    /// The conversation has keys but no epoch record (file format 3): the record, and perhaps the
+    /// newest rows with it, were deleted outside the store's API. The store cannot tell which
+    /// epoch is current nor which numbers were given out, so it serves no current key and issues
+    /// no epoch for the conversation (never one given out before) until the record is restored
+    /// from a backup or the conversation is removed. The remaining keys are not at fault.
+    case epochRecordMissing(conversation: String)
+    /// The store's current provider key pair (the recorded one, file format 6) is missing: its row
+    /// (with this id), or the record itself (nil), was deleted or edited outside the store's API.
+    /// Bundles are not sealed with an older key pair instead (devices may no longer pin it).
+    case providerKeyMissing(KeyID?)
     /// The file was written by a newer (or unknown) version of the store format.
     case unsupportedFileVersion(found: Int64, supported: Int64)
     /// SQLite reported an error: the primary result code, the extended result code and
@@ -47,6 +57,12 @@ extension KeyStoreError: CustomStringConvertible {
         case .itemNotFound: "no such key in the key store"
         case .duplicateItem: "the key store already holds a key with this key id or this conversation and epoch"
         case let .corruptedItem(kid): "the stored key \(kid) is corrupted (it does not unseal, or its key id does not match)"
+        case let .epochRecordMissing(conversation):
+            "conversation \(String(reflecting: conversation)) has keys but no epoch record: its record (and perhaps its newest keys) was deleted outside pushseal"
+        case let .providerKeyMissing(kid?):
+            "the current provider key \(kid) is missing from the key store (its row was deleted outside pushseal); no older provider key is used instead"
+        case .providerKeyMissing(nil):
+            "the key store has provider keys but its record of the current one is missing or damaged (changed outside pushseal); no provider key is used"
         case let .unsupportedFileVersion(found, supported):
             "key store file format version \(found) is not supported (this version reads up to \(supported))"
         case let .sqlite(code, extendedCode, message): "SQLite error \(code) (extended \(extendedCode)): \(message)"

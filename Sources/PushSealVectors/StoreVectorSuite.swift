@@ -80,6 +80,15 @@ public enum StoreVectorSuite {
                     big.above53, "tablet", big.belowMax, big.max), salt: VectorSuite.salt("store item 5"))
         appendEpochRecord("An epoch record of epoch 2^63 - 1", epoch: big.max, kid: recordKey, removed: false)
         appendEpochRecord("An epoch record of epoch 2^53 + 1", epoch: big.above53, kid: recordKey, removed: false)
+        // A key with a lifetime (`store add --not-after`, 90 days) before and after a rotation one
+        // day later: the rotation retires it too, at min(not-after, rotation time), and reseals the
+        // row since its not-after time is bound in (issue 24 item 4). Appended, so earlier tcIds stay.
+        let lifetimeKey = VectorSuite.key("store item 6")
+        let added: Int64 = 1_764_400_000, rotatedAt: Int64 = 1_764_486_400
+        appendItem(("A key with a lifetime (not-after 90 days after its creation), before any rotation", lifetimeKey, "conv-lifetime", 1, nil,
+                    added, added + 90 * 86_400), salt: VectorSuite.salt("store item 6"))
+        appendItem(("The same key after a rotation one day later: retired at min(not-after, rotation time), resealed", lifetimeKey,
+                    "conv-lifetime", 1, nil, added, min(added + 90 * 86_400, rotatedAt)), salt: VectorSuite.salt("store item 7"))
         return cases.enumerated().map { offset, members in
             .object(JSONObject(members: [.init(name: "tcId", value: .number(String(offset + 1)))] + members))
         }

@@ -48,6 +48,8 @@ func code(_ error: KeyStoreError) -> String {
     case .itemNotFound: "itemNotFound"
     case .duplicateItem: "duplicateItem"
     case let .corruptedItem(kid): "corruptedItem \(kid)"
+    case let .epochRecordMissing(conversation): "epochRecordMissing \(conversation)"
+    case let .providerKeyMissing(kid): "providerKeyMissing \(kid.map(String.init(describing:)) ?? "record")"
     case let .unsupportedFileVersion(found, supported): "unsupportedFileVersion \(found) \(supported)"
     case let .sqlite(code, extended, message): "sqlite \(code) \(extended) \(message)"
     case let .storeNotFound(why): "storeNotFound \(why)"

@@ -3,7 +3,7 @@ import PushSealCore
 import Testing
 
 /// A PostgreSQL connection URI where only a SQLite store directory will do (the device's
-/// commands, provider keys, master-key rotation, bundles) or without the master key file it
+/// commands, provider keys, bundles) or without the master key file it
 /// needs: a usage error, never a directory named `postgresql:` created in the working directory,
 /// never the password.
 @Suite struct ConnectionURITests {
@@ -14,7 +14,6 @@ import Testing
         (["device", "show", "--dir", uri], "pushseal device show", "dir"),
         (["device", "init", "--dir", uri], "pushseal device init", "dir"),
         (["bundle", "install", "--dir", uri], "pushseal bundle install", "dir"),
-        (["store", "rotate-master", "--dir", uri, "--new-master-key-file", "k"], "pushseal store rotate-master", "dir"),
         (["store", "provider-key", "list", "--dir", uri], "pushseal store provider-key list", "dir"),
     ])
     func aDeviceSideCommandRefusesAConnectionURI(arguments: [String], command: String, option: String) throws {
@@ -22,7 +21,7 @@ import Testing
         let run = try runPushSeal(arguments + ["--master-key-file", "/nonexistent/k"], stdin: "")
         expectUsageError(run, command: command, message: """
             '--\(option)' is a PostgreSQL connection URI, but this command works on a SQLite key store directory only; \
-            a PostgreSQL key directory takes 'store init|add|get|list|rotate|remove|purge' and 'seal --store'.
+            a PostgreSQL key directory takes 'store init|add|get|list|rotate|remove|purge|rotate-master' and 'seal --store'.
             """)
         #expect(!run.stderr.contains("hunter2"))
         #expect(!FileManager.default.fileExists(atPath: cwd + "/postgresql:"))

@@ -97,6 +97,33 @@ import Testing
         #expect(onServer["init"].stdout.contains(":***@"), "\(onServer["init"])")
     }
 
+    /// Issue 24 item 6: `store rotate-master --dir postgresql://…` (before: exit 64, "works on a
+    /// SQLite key store directory only") reseals the directory under the new key in one
+    /// transaction; the old key no longer opens it, the new one opens every key.
+    @Test func rotateMasterOnAURI() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        let uri = try TestPostgreSQL.freshSchemaURI()
+        let old = sandbox.path("directory.key"), new = sandbox.path("new.key")
+        #expect(try runPushSeal(["store", "init", "--dir", uri, "--master-key-file", old]).status == 0)
+        let added = try runPushSeal(["store", "add", "--dir", uri, "--master-key-file", old, "--conversation", "c1"]).stdoutJSONObject()
+        #expect(try runPushSeal(["store", "rotate", "--dir", uri, "--master-key-file", old, "--conversation", "c1"]).status == 0)
+        let before = try runPushSeal(["store", "get", "--dir", uri, "--master-key-file", old, "--kid", try added.string("kid")]).stdoutJSONObject()
+
+        let run = try runPushSeal(["store", "rotate-master", "--dir", uri, "--master-key-file", old, "--new-master-key-file", new])
+        #expect(run.status == 0, "\(run)")
+        let report = try run.stdoutJSONObject()
+        #expect(try report.integer("resealedKeys") == 2 && report.integer("resealedIdentities") == 0 && report.integer("clearedDeliveries") == 0)
+        #expect(!run.stderr.contains(try TestPostgreSQL.password(uri)))
+
+        let stale = try runPushSeal(["store", "list", "--dir", uri, "--master-key-file", old])
+        expectFailure(stale, messagePrefix: "key store is locked: wrong master key")
+        let after = try runPushSeal(["store", "get", "--dir", uri, "--master-key-file", new, "--kid", try added.string("kid")]).stdoutJSONObject()
+        #expect(try after.string("key") == before.string("key"))
+        #expect(try runPushSeal(["store", "rotate", "--dir", uri, "--master-key-file", new, "--conversation", "c1"]).stdoutJSONObject()
+            .integer("epoch") == 3, "the epoch records verify under the new key")
+    }
+
     @Test func aWrongPasswordIsAClearErrorWithoutThePassword() throws {
         let sandbox = try StoreSandbox()
         defer { sandbox.remove() }

@@ -39,30 +39,17 @@ import Testing
         #expect(ShellQuoting.quote(text) == quoted)
     }
 
-    @Test func currentIsTheHighestLiveEpochOfEachConversation() {
+    @Test func currentIsExactlyTheKeyIDsTheStoreGave() {
         let kid = { (n: UInt8) in KeyID(bytes: [UInt8](repeating: n, count: 16))! }
         let items = [
             KeyItem(keyID: kid(1), conversation: "a", epoch: 1, label: nil, createdAt: 0, notAfter: nil),
             KeyItem(keyID: kid(2), conversation: "a", epoch: 2, label: nil, createdAt: 0, notAfter: 50),
             KeyItem(keyID: kid(3), conversation: "a", epoch: 3, label: nil, createdAt: 0, notAfter: 200),
             KeyItem(keyID: kid(4), conversation: "b", epoch: 1, label: nil, createdAt: 0, notAfter: 10),
-            KeyItem(keyID: kid(5), conversation: "c", epoch: 4, label: nil, createdAt: 0, notAfter: nil),
         ]
-        let entries = StoreListCommand.entries(items, now: 100)
-        #expect(entries.map(\.status) == ["live", "expired", "current", "expired", "current"])
-        let later = StoreListCommand.entries(items, now: 201)
-        #expect(later.map(\.status) == ["current", "expired", "expired", "expired", "current"])
-        #expect(StoreListCommand.entries([], now: 0).isEmpty)
-    }
-
-    @Test func conversationIdsAreComparedByBytesWhenFindingTheCurrentEpoch() {
-        // "é" precomposed and decomposed are equal as Swift strings but distinct conversations.
-        let kid = { (n: UInt8) in KeyID(bytes: [UInt8](repeating: n, count: 16))! }
-        let items = [
-            KeyItem(keyID: kid(1), conversation: "caf\u{E9}", epoch: 1, label: nil, createdAt: 0, notAfter: nil),
-            KeyItem(keyID: kid(2), conversation: "cafe\u{301}", epoch: 1, label: nil, createdAt: 0, notAfter: nil),
-        ]
-        #expect(StoreListCommand.entries(items, now: 0).map(\.isCurrent) == [true, true])
+        #expect(StoreListCommand.entries(items, now: 100, current: [kid(3)]).map(\.status) == ["live", "expired", "current", "expired"])
+        #expect(StoreListCommand.entries(items, now: 201, current: []).map(\.status) == ["live", "expired", "expired", "expired"])
+        #expect(StoreListCommand.entries([], now: 0, current: []).isEmpty)
     }
 
     @Test func displayedCellsStayOneLine() {

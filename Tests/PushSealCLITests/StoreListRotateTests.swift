@@ -44,6 +44,35 @@ import PushSealJSON
         }
     }
 
+    /// `store list` marks current exactly what `store get` (and `seal`) would use: the newest
+    /// epoch while live, never an older live one (before: the highest live epoch, so an older
+    /// epoch showed `current` once the newest expired or its row was deleted, while get refused).
+    /// Issue 29 item 1.
+    @Test func currentIsWhatGetUsesNeverAnOlderLiveEpoch() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        try sandbox.initStore("keys")
+        _ = try sandbox.storeJSON("add", "keys", ["--conversation", "a", "--now", "0"])
+        _ = try sandbox.storeJSON("add", "keys", ["--conversation", "a", "--not-after", "200", "--now", "0"])
+        _ = try sandbox.storeJSON("add", "keys", ["--conversation", "caf\u{E9}", "--now", "0"])
+        _ = try sandbox.storeJSON("add", "keys", ["--conversation", "cafe\u{301}", "--now", "0"])
+        func statuses(_ now: Int64) throws -> [Bool] {
+            try sandbox.storeJSON("list", "keys", ["--json", "--now", String(now)]).objects("items").map { try $0.bool("current") }
+        }
+        #expect(try statuses(100) == [false, true, true, true], "distinct conversations by bytes")
+        #expect(try statuses(201) == [false, false, true, true], "epoch 2 expired: no current key, not epoch 1")
+        expectFailure(try sandbox.store("get", "keys", ["--conversation", "a", "--now", "201"]),
+                      messagePrefix: "conversation \"a\" has no current key: its newest epoch is past its not-after time", hint: true)
+
+        // The newest row deleted behind the store's back: get refuses, and list marks nothing current.
+        try sandbox.tamper("keys", "DELETE FROM keys WHERE conversation = 'a' AND epoch = 2")
+        let run = try sandbox.store("list", "keys", ["--json", "--now", "100"])
+        #expect(run.status == 0, "\(run)")
+        #expect(try run.stdoutJSONObject().objects("items").map { try $0.bool("current") } == [false, true, true])
+        #expect(run.stderr.contains("conversation \"a\" has no current key"), "\(run)")
+        #expect(try sandbox.store("get", "keys", ["--conversation", "a", "--now", "100"]).status == 1)
+    }
+
     @Test func tableForPeople() throws {
         let sandbox = try StoreSandbox()
         defer { sandbox.remove() }
@@ -63,11 +92,11 @@ import PushSealJSON
         let sandbox = try StoreSandbox()
         defer { sandbox.remove() }
         try sandbox.initStore("keys")
-        _ = try sandbox.storeJSON("add", "keys", ["--conversation", "team chat\n2", "--label", "two words", "--now", "1700000000"])
+        _ = try sandbox.storeJSON("add", "keys", ["--conversation", "team chat\u{85}2", "--label", "two words", "--now", "1700000000"])
         let run = try sandbox.store("list", "keys")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 2, "\(run)")
-        #expect(lines[1].hasPrefix(#""team chat\n2"  1"#), "\(run)")
+        #expect(lines[1].hasPrefix(#""team chat\u00852"  1"#), "\(run)")
         #expect(lines[1].contains("2023-11-14T22:13:20Z"), "\(run)")
         #expect(lines[1].hasSuffix("  two words"), "\(run)")
     }
@@ -166,5 +195,45 @@ import PushSealJSON
         // The skew allowance (600 s by default) is the boundary.
         #expect(try open(SealedPayloads.message("c1", id: "edge", sentAt: rotation + 600))["outcome"] == .string("decrypted"))
         #expect(try open(SealedPayloads.message("c1", id: "past", sentAt: rotation + 601))["reason"] == .string("retired_key"))
+    }
+
+    /// Issue 24 item 4: a key added with a lifetime (`store add --not-after now+90d`) is retired by
+    /// the rotation too, on the provider's directory and on the device that mirrors it; 30 days
+    /// later a notification sealed with epoch 1 (the removed member's key) is `retired_key`.
+    /// Before the fix, epoch 1 stayed live until its lifetime ended and the forgery decrypted.
+    @Test func aKeyWithALifetimeIsRetiredByTheRotationToo() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        try sandbox.initStore("keys")
+        try sandbox.initStore("device")
+        let start: Int64 = 1_700_000_000
+        let lifetime = String(start + 90 * 86_400)
+        let added = try sandbox.storeJSON("add", "keys", ["--conversation", "c1", "--not-after", lifetime, "--now", String(start)])
+        let old = try SealedPayloads.key(fromExport: try sandbox.storeJSON("get", "keys", ["--kid", try added.string("kid")]))
+        let oldText = old.withUnsafeBytes { Base64URL.encode(Array($0)) }
+        _ = try sandbox.storeJSON("add", "device", ["--conversation", "c1", "--key", oldText, "--not-after", lifetime, "--now", String(start)])
+
+        let rotation = start + 86_400
+        let rotated = try sandbox.storeJSON("rotate", "keys", ["--conversation", "c1", "--now", String(rotation)])
+        let newKey = try SealedPayloads.key(fromExport: try sandbox.storeJSON("get", "keys", ["--kid", try rotated.string("kid")]))
+        _ = try sandbox.storeJSON(
+            "rotate", "device", ["--conversation", "c1", "--key", newKey.withUnsafeBytes { Base64URL.encode(Array($0)) }, "--now", String(rotation)])
+        for store in ["keys", "device"] {
+            let items = try sandbox.storeJSON("list", store, ["--json", "--now", String(rotation + 30 * 86_400)]).objects("items")
+            #expect(items.map { $0["notAfter"] } == [.number(String(rotation)), .null], "\(store): epoch 1 retired at the rotation")
+            #expect(try items.map { try $0.bool("live") } == [false, true], "\(store)")
+        }
+
+        let later = rotation + 30 * 86_400
+        let forged = try runPushSeal(
+            ["open", "--store", sandbox.path("device"), "--now", String(later)],
+            stdin: try SealedPayloads.apns(SealedPayloads.message("c1", id: "forged", sentAt: later, body: "Send the code"), key: old))
+        #expect(try forged.stdoutJSONObject()["outcome"] == .string("fallback"), "\(forged)")
+        #expect(try forged.stdoutJSONObject()["reason"] == .string("retired_key"), "\(forged)")
+        // A key whose lifetime already ended before the rotation keeps its earlier not-after time.
+        _ = try sandbox.storeJSON("add", "keys", ["--conversation", "c2", "--not-after", String(start + 10), "--now", String(start)])
+        _ = try sandbox.storeJSON("rotate", "keys", ["--conversation", "c2", "--now", String(rotation)])
+        let c2 = try sandbox.storeJSON("list", "keys", ["--json", "--conversation", "c2"]).objects("items")
+        #expect(c2.map { $0["notAfter"] } == [.number(String(start + 10)), .null], "min(not-after, now), never later")
     }
 }

@@ -105,6 +105,63 @@ struct DirectoryAPITests {
         #expect(directoryError({ _ = try f.directory.currentKey(conversation: "c") }) == .itemNotFound)
     }
 
+    /// Issue 24 item 4: the rotation retires every earlier live epoch, a key with a lifetime too
+    /// (`min(not-after, now)`); before, only rows with `not_after IS NULL` were touched and a
+    /// 90-day key stayed live for the removed member.
+    @Test func rotationRetiresAKeyWithALifetimeToo() throws {
+        let now = Clock(1_000_000)
+        let f = try Fixture(clock: { now.value })
+        let lifetime = try f.directory.add(.generate(), conversation: "c", epoch: nil, label: nil, notAfter: 1_000_000 + 90 * 86_400)
+        let ended = try f.directory.add(.generate(), conversation: "c", epoch: nil, label: nil, notAfter: 999_000)
+        now.value = 1_086_400
+        let rotated = try f.directory.rotate(conversation: "c", label: nil, key: nil)
+        #expect(try f.directory.key(for: lifetime.keyID).item.notAfter == 1_086_400, "retired at the rotation")
+        #expect(try f.directory.key(for: ended.keyID).item.notAfter == 999_000, "an earlier not-after stays")
+        now.value = 1_086_400 + 30 * 86_400
+        #expect(try f.directory.key(for: lifetime.keyID).item.isLive(at: now.value) == false)
+        #expect(try f.directory.currentKey(conversation: "c").key == rotated.key)
+    }
+
+    /// Issue 24 item 6: master-key rotation on PostgreSQL, in one transaction. Every key and epoch
+    /// record opens under the new key only; this node and another still on the old key stop
+    /// (`locked`) instead of writing rows the new key cannot open; a row that does not unseal
+    /// aborts the rotation and nothing changes.
+    @Test func masterKeyRotationResealsEverythingInOneTransaction() throws {
+        let f = try Fixture()
+        let first = try f.directory.rotate(conversation: "a", label: nil, key: nil)
+        let second = try f.directory.rotate(conversation: "a", label: nil, key: nil)
+        let other = try f.directory.rotate(conversation: "b", label: nil, key: nil)
+        let node2 = try PostgreSQLKeyDirectory(uri: f.uri, masterKey: .bytes(f.master))
+        let newKey = TestServer.masterKey()
+
+        // A tampered row aborts it: nothing changed, the old key still opens everything.
+        try TestServer.psql(f.uri, "UPDATE pushseal_keys SET label = 'x' WHERE kid = '\\x\(TestServer.hex(other.key.id.bytes))'::bytea")
+        #expect(directoryError({ _ = try f.directory.rotateMasterKey(to: .bytes(newKey)) }) == .corruptedItem(other.key.id))
+        #expect(try f.directory.key(for: first.key.id).key == first.key)
+        try TestServer.psql(f.uri, "UPDATE pushseal_keys SET label = NULL WHERE kid = '\\x\(TestServer.hex(other.key.id.bytes))'::bytea")
+
+        let rotation = try f.directory.rotateMasterKey(to: .bytes(newKey))
+        #expect(rotation == KeyStore.MasterKeyRotation(resealedKeys: 3, resealedIdentities: 0, clearedDeliveries: 0))
+        // The old key no longer opens the directory; the new one opens every key and record.
+        guard case .locked? = directoryError({ _ = try PostgreSQLKeyDirectory(uri: f.uri, masterKey: .bytes(f.master)) }) else {
+            Issue.record("the old master key still opens the directory")
+            return
+        }
+        let reopened = try PostgreSQLKeyDirectory(uri: f.uri, masterKey: .bytes(newKey))
+        #expect(try reopened.key(for: first.key.id).key == first.key)
+        #expect(try reopened.currentKey(conversation: "a").key == second.key)
+        #expect(try reopened.rotate(conversation: "b", label: nil, key: nil).item.epoch == 2)
+        // Nodes still on the old key stop, reads and writes alike.
+        for stale in [f.directory, node2] {
+            guard case .locked? = directoryError({ _ = try stale.rotate(conversation: "a", label: nil, key: nil) }),
+                  case .locked? = directoryError({ _ = try stale.key(for: first.key.id) }),
+                  case .locked? = directoryError({ _ = try stale.currentKey(conversation: "a") })
+            else { Issue.record("a node on the old master key went on"); return }
+        }
+        #expect(try reopened.items(conversation: "a").map(\.epoch) == [1, 2], "nothing was written under the old key")
+        #expect(directoryError({ _ = try reopened.rotateMasterKey(to: .bytes(newKey)) }) == .invalidArgument("the new master key is the current one"))
+    }
+
     @Test func invalidArgumentsAreRefusedBeforeTheServer() throws {
         let f = try Fixture()
         #expect(directoryError({ _ = try f.directory.currentKey(conversation: "") }) == .invalidArgument("a conversation id must be 1 to 256 UTF-8 bytes, not 0"))

@@ -45,13 +45,26 @@ struct EpochRecordTests {
     @Test func aDeletedOrRolledBackRecordIsCorrupted() throws {
         let f = try Fixture()
         try f.sql("DELETE FROM pushseal_epochs")
-        #expect(directoryError({ _ = try f.directory.currentKey(conversation: "c1") }) == .corruptedItem(f.second.item.keyID))
+        #expect(directoryError({ _ = try f.directory.currentKey(conversation: "c1") }) == .epochRecordMissing(conversation: "c1"))
 
         let g = try Fixture()
         try g.sql("UPDATE pushseal_epochs SET epoch = 1, kid = \(g.kid(g.first))")
         #expect(directoryError({ _ = try g.directory.currentKey(conversation: "c1") }) == .corruptedItem(g.first.item.keyID))
         #expect(directoryError({ _ = try g.directory.rotate(conversation: "c1") }) == .corruptedItem(g.first.item.keyID),
                 "a write refuses a record that does not verify")
+    }
+
+    /// Issue 29 item 1 on the server: the newest row and its record deleted. Before: `currentKey`
+    /// blamed the healthy epoch 1 and `rotate` gave epoch 2 out again; now `epochRecordMissing`
+    /// and nothing is issued.
+    @Test func aDeletedNewestRowAndRecordIsEpochRecordMissingAndNoEpochIsReissued() throws {
+        let f = try Fixture()
+        try f.sql("DELETE FROM pushseal_keys WHERE kid = \(f.kid(f.second))")
+        try f.sql("DELETE FROM pushseal_epochs")
+        #expect(directoryError({ _ = try f.directory.currentKey(conversation: "c1") }) == .epochRecordMissing(conversation: "c1"))
+        #expect(directoryError({ _ = try f.directory.rotate(conversation: "c1") }) == .epochRecordMissing(conversation: "c1"))
+        #expect(directoryError({ try f.directory.add(.generate(), conversation: "c1", epoch: 2) }) == .epochRecordMissing(conversation: "c1"))
+        #expect(try f.directory.items(conversation: "c1").map(\.epoch) == [1])
     }
 
     @Test func anOlderAuthenticRecordPutBackIsCorrupted() throws {

@@ -51,7 +51,26 @@ struct EpochRecordTests {
         let dir = TemporaryDirectory()
         let (store, keys) = try rotatedThrice(dir)
         try RawDatabase(dir.database).execute("DELETE FROM epochs")
-        #expect(storeError { try store.currentKey(conversation: "c") } == .corruptedItem(keys[2].item.keyID))
+        #expect(storeError { try store.currentKey(conversation: "c") } == .epochRecordMissing(conversation: "c"))
+        _ = keys
+    }
+
+    /// Issue 29 item 1: deleting the newest row and its epoch record behind the store's back. Before:
+    /// `currentKey` blamed the healthy epoch 2 (`corruptedItem`, "remove it") and `rotate` gave
+    /// epoch 3 out again with a new key. Now: `epochRecordMissing`, and no epoch is issued.
+    @Test func deletingTheNewestRowAndItsRecordIsEpochRecordMissingAndNoEpochIsReissued() throws {
+        let dir = TemporaryDirectory()
+        let (store, keys) = try rotatedThrice(dir)
+        try RawDatabase(dir.database).execute("DELETE FROM keys WHERE kid = \(sqlBlob(keys[2].item.keyID.bytes))")
+        try RawDatabase(dir.database).execute("DELETE FROM epochs WHERE conversation = 'c'")
+        #expect(storeError { try store.currentKey(conversation: "c") } == .epochRecordMissing(conversation: "c"))
+        #expect(storeError { try store.rotate(conversation: "c") } == .epochRecordMissing(conversation: "c"))
+        #expect(storeError { try store.add(.generate(), conversation: "c") } == .epochRecordMissing(conversation: "c"))
+        #expect(storeError { try store.add(.generate(), conversation: "c", epoch: 3) } == .epochRecordMissing(conversation: "c"))
+        #expect(try store.items(conversation: "c").map(\.epoch) == [1, 2], "nothing was added; the healthy rows are untouched")
+        // Removing the whole conversation is the way out (its epochs then restart: see KEY-STORE.md §3.5).
+        #expect(try store.removeConversation("c") == 2)
+        #expect(try store.rotate(conversation: "c").item.epoch == 1)
     }
 
     @Test func removingTheNewestEpochThroughTheAPILeavesNoCurrentKeyAndItsEpochIsNotReused() throws {

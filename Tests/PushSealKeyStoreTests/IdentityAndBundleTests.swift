@@ -162,6 +162,76 @@ struct IdentityAndBundleTests {
         #expect(try device.bundleRecord(conversation: "c") == KeyBundleConversationRecord(highWater: 2, highWaterSince: clock.now - 40, purgedThrough: 0))
     }
 
+    @Test("issue 29 item 2: deleting the newest provider-key row is providerKeyMissing, never the older key pair; API removal moves the record")
+    func providerKeyTamperRecord() throws {
+        let dir = TemporaryDirectory()
+        let store = try makeStore(dir)
+        let first = try store.createProviderKey(), second = try store.createProviderKey()
+        #expect(try store.providerKey().providerKeyID == second.id)
+        try RawDatabase(dir.database).execute("DELETE FROM identities WHERE kind = 'provider' AND id = \(sqlBlob(second.id.bytes))")
+        // Before: providerKey() quietly returned the first (older) key pair.
+        #expect(storeError { try store.providerKey() } == .providerKeyMissing(second.id))
+        #expect(try store.providerKey(id: first.id).providerKeyID == first.id, "an explicit id still works")
+        #expect(storeError { try store.createProviderKey() } == nil, "a new key pair becomes the recorded current one")
+        #expect(try store.providerKey().providerKeyID != first.id)
+
+        // The record deleted (with the newest row or not): no provider key is used, nor created over it.
+        let other = TemporaryDirectory()
+        let directory = try makeStore(other)
+        let older = try directory.createProviderKey()
+        _ = try directory.createProviderKey()
+        try RawDatabase(other.database).execute("DELETE FROM meta WHERE name = 'provider_key'")
+        #expect(storeError { try directory.providerKey() } == .providerKeyMissing(nil))
+        #expect(storeError { try directory.createProviderKey() } == .providerKeyMissing(nil))
+        // An edited record (pointing at the older key) does not verify.
+        try RawDatabase(other.database).execute(
+            "INSERT INTO meta (name, value) VALUES ('provider_key', \(sqlBlob(older.id.bytes + [UInt8](repeating: 0, count: 32))))")
+        #expect(storeError { try directory.providerKey() } == .providerKeyMissing(nil))
+
+        // Through the API: removing the current key pair makes the newest remaining one current.
+        let api = try makeStore(TemporaryDirectory())
+        let a = try api.createProviderKey(), b = try api.createProviderKey()
+        try api.removeProviderKey(id: b.id)
+        #expect(try api.providerKey().providerKeyID == a.id)
+        try api.removeProviderKey(id: a.id)
+        #expect(storeError { try api.providerKey() } == .itemNotFound)
+        #expect(try api.createProviderKey().id == api.providerKey().providerKeyID)
+    }
+
+    @Test("format 5 -> 6: a store's newest provider key pair becomes the recorded one; master-key rotation re-tags the record")
+    func providerKeyRecordMigration() throws {
+        let dir = TemporaryDirectory()
+        let clock = ManualClock()
+        let store = try makeStore(dir, clock: clock)
+        _ = try store.createProviderKey()
+        clock.advance(10)
+        let newest = try store.createProviderKey()
+        try RawDatabase(dir.database).execute("DELETE FROM meta WHERE name = 'provider_key'; PRAGMA user_version = 5")
+        let migrated = try reopen(dir, clock: clock)
+        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == 6)
+        #expect(try migrated.providerKey().providerKeyID == newest.id)
+        _ = try migrated.rotateMasterKey(to: .keyFile(path: dir.file("new.key"), createIfMissing: true))
+        let rotated = try KeyStore(directory: dir.store, masterKey: .keyFile(path: dir.file("new.key")), clock: clock.clock)
+        #expect(try rotated.providerKey().providerKeyID == newest.id)
+    }
+
+    @Test("installing a newer epoch retires an earlier one that has a lifetime too (issue 24 item 4): min(its not-after, since)")
+    func installRetiresAKeyWithALifetime() throws {
+        let clock = ManualClock()
+        let (device, _, provider, _) = try setUp(clock: clock)
+        let first = ConversationKey.generate(), second = ConversationKey.generate()
+        // Epoch 1 added by hand with a 90-day lifetime (`store add --not-after`).
+        try device.add(first, conversation: "c", epoch: 1, notAfter: clock.now + 90 * 86_400)
+        clock.advance(100)
+        #expect(try device.install(bundle(second, epoch: 2, since: clock.now - 40, provider: provider, to: device)) == .installed)
+        #expect(try device.key(for: first.id).item.notAfter == clock.now - 40, "retired at epoch 2's since, not at the end of its lifetime")
+        // One whose lifetime ended before keeps its earlier not-after time.
+        let third = ConversationKey.generate(), fourth = ConversationKey.generate()
+        try device.add(third, conversation: "d", epoch: 1, notAfter: clock.now - 1_000)
+        #expect(try device.install(bundle(fourth, conversation: "d", epoch: 2, since: clock.now - 40, provider: provider, to: device)) == .installed)
+        #expect(try device.key(for: third.id).item.notAfter == clock.now - 1_000)
+    }
+
     @Test("a late bundle of an older epoch installs retired: at its retire-by, or at the newest epoch's since when that is earlier; it retires nothing")
     func olderEpochInstallsRetired() throws {
         let clock = ManualClock()

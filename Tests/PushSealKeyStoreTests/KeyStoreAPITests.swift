@@ -177,6 +177,22 @@ struct KeyStoreAPITests {
         #expect(KeyStore.defaultGracePeriod == 2_678_400)
     }
 
+    /// Issue 24 item 4: the rotation retires every earlier live epoch, a key with a lifetime too
+    /// (`min(not-after, now)`); before, only rows without a not-after time were touched and a
+    /// 90-day key stayed live for the removed member.
+    @Test func rotationRetiresAKeyWithALifetimeToo() throws {
+        let clock = ManualClock(1_000_000)
+        let store = try makeStore(TemporaryDirectory(), clock: clock)
+        let lifetime = try store.add(.generate(), conversation: "c", notAfter: 1_000_000 + 90 * 86_400)
+        let ended = try store.add(.generate(), conversation: "c", notAfter: 999_000)
+        clock.set(1_086_400)
+        let rotated = try store.rotate(conversation: "c")
+        #expect(try store.key(for: lifetime.keyID).item.notAfter == 1_086_400, "retired at the rotation")
+        #expect(try store.key(for: ended.keyID).item.notAfter == 999_000, "an earlier not-after stays")
+        #expect(try store.key(for: lifetime.keyID).item.isLive(at: 1_086_400 + 30 * 86_400) == false)
+        #expect(try store.currentKey(conversation: "c").key == rotated.key)
+    }
+
     @Test func rotationRetiresAtTheEndOfThisSecondAndPurgeWaitsForTheGracePeriod() throws {
         let clock = ManualClock(500)
         let store = try makeStore(TemporaryDirectory(), clock: clock)

@@ -83,7 +83,7 @@ struct TamperingTests {
         try f.raw().execute("UPDATE keys SET conversation = 'mallory' WHERE kid = \(sqlBlob(f.a.id.bytes))")
         #expect(storeError { try f.store.key(for: f.a.id) } == .corruptedItem(f.a.id))
         // The attacker's goal: make alice's key current for another conversation. It never comes out.
-        #expect(storeError { try f.store.currentKey(conversation: "mallory") } == .corruptedItem(f.a.id))
+        #expect(storeError { try f.store.currentKey(conversation: "mallory") } == .epochRecordMissing(conversation: "mallory"))
         // Alice's newest epoch went missing from her conversation: her epoch record says so.
         #expect(storeError { try f.store.currentKey(conversation: "alice") } == .corruptedItem(f.a.id))
         // Moving a key into an existing conversation at a higher epoch: above bob's record.

@@ -29,7 +29,7 @@ enum OpenCommand {
 
             The key comes from --key (or --key-file) with --conversation, the conversation the \
             key is stored for, or from --store, a key store directory (master key: \
-            --master-key-file, default <dir>/master.key). With --store the key is looked up by \
+            --master-key-file, default <dir>.master.key beside it). With --store the key is looked up by \
             the envelope's key id: an id the store does not hold is unknown_key; a held key that \
             cannot be read (missing or wrong master key, unreadable store) is store_locked. A \
             decrypted notification's (cid, mid) is recorded in the store's duplicate log, and \
@@ -81,7 +81,7 @@ enum OpenCommand {
                 throw .usage("'--conversation <cid>' goes with '--key'; with '--store' the key's stored conversation is used.")
             }
             keySource = .store(
-                directory: directory, masterKeyFile: arguments.value("master-key-file") ?? StoreCommand.defaultMasterKeyFile(in: directory))
+                directory: directory, masterKeyFile: arguments.value("master-key-file") ?? MasterKeyPlacement.resolve(for: directory))
         } else if let key = try ArgumentDecoding.conversationKey(context) {
             if arguments.isPresent("master-key-file") { throw .usage("'--master-key-file <file>' is only used with '--store <dir>'.") }
             keySource = .key(key, conversation: try arguments.requiredValue("conversation"))

@@ -46,6 +46,15 @@ enum KeyStoreDiagnostics {
                 "the row of key \(kid) was tampered with or damaged; the other keys are unaffected",
                 "remove it with: pushseal store remove \(options) --kid \(kid), then provision that key again",
             ]
+        case let .epochRecordMissing(conversation):
+            return [
+                "the conversation's remaining keys are not at fault: do not remove them",
+                "restore the store (or at least this conversation's rows and epoch record) from a backup; or remove the whole conversation with: pushseal store remove \(options) --conversation \(ShellQuoting.quote(conversation)), and provision it again",
+            ]
+        case .providerKeyMissing:
+            return [
+                "restore the store from a backup; or create a new provider key with: pushseal store provider-key create \(options), and pin it on the devices before sealing bundles with it",
+            ]
         case let .sqlite(code, extendedCode, message):
             return sqliteHints(code: code, extendedCode: extendedCode, message: message, location: location)
         case .invalidStore:
@@ -72,7 +81,7 @@ enum KeyStoreDiagnostics {
         let quoted = ShellQuoting.quote(file)
         let which = location.masterKeyFileGiven
             ? "the master key file given with --master-key-file"
-            : "the default master key file <dir>/master.key; give another one with --master-key-file"
+            : "the default master key file <dir>.master.key, beside the store directory; give another one with --master-key-file"
         if why.hasPrefix("wrong master key") {
             return [
                 "\(file) is not the master key this store was initialized with (\(which))",

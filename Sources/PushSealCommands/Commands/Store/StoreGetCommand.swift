@@ -105,7 +105,7 @@ enum StoreGetCommand {
     private static func noCurrentKey(_ conversation: String, items: [KeyItem], location: StoreCommand.Location) -> CLIError {
         if items.isEmpty { return noKeys(conversation, location: location) }
         return .failure(
-            "conversation \(JSONText.quoted(conversation)) has no live key: all \(items.count) of its epochs are past their not-after time",
+            "conversation \(JSONText.quoted(conversation)) has no current key: its newest epoch is past its not-after time or was removed (an older epoch is never used)",
             hints: "start a new epoch with: pushseal store rotate \(location.commandLineOptions) --conversation \(ShellQuoting.quote(conversation))",
             "or export an expired one with --epoch (epochs \(items.map { String($0.epoch) }.joined(separator: ", ")))")
     }

@@ -10,8 +10,8 @@ enum StoreListCommand {
         abstract: "List keys (never the key bytes): conversation, epoch, kid, times, label, current.",
         discussion: """
             A table for people by default, ordered by conversation and epoch. STATUS is \
-            'current' (the conversation's highest live epoch: new notifications are sealed \
-            under it), 'live' (before its not-after time, or another epoch without one) or \
+            'current' (the conversation's current key as 'store get' and 'seal' take it: its \
+            newest epoch while live, never an older one; new notifications are sealed under it), 'live' (before its not-after time, or another epoch without one) or \
             'expired' (retired: past its not-after time; it opens only notifications sent \
             before then, and 'store purge' removes it after the grace period). Times are UTC.
 
@@ -43,7 +43,7 @@ enum StoreListCommand {
         let now = try StoreCommand.now(arguments) ?? systemClock()
         let store = try StoreCommand.openDirectory(location, clock: { now })
         let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
-        let list = entries(items, now: now)
+        let list = entries(items, now: now, current: currentKeyIDs(items, store: store, context: &context))
 
         if arguments.flag("json") {
             context.write(bytes: json(list, now: now))
@@ -57,28 +57,31 @@ enum StoreListCommand {
         return .success
     }
 
-    /// Items with their status: the current epoch of a conversation is its highest live one
-    /// (the store's `currentKey` rule).
-    static func entries(_ items: [KeyItem], now: Int64) -> [Entry] {
-        // Items come ordered by conversation bytes, then epoch: the last live item of each run of
-        // one conversation is its current one.
-        var entries = items.map { Entry(item: $0, isLive: $0.isLive(at: now), isCurrent: false) }
-        var index = entries.count - 1
-        var previous: String?
-        var found = false
-        while index >= 0 {
-            let conversation = entries[index].item.conversation
-            if previous == nil || !previous!.utf8.elementsEqual(conversation.utf8) {
-                previous = conversation
-                found = false
+    /// The key id of each listed conversation's current key, as the store's `currentKey` gives
+    /// it (what `get` and `seal` use); a conversation the store refuses (retired or removed
+    /// newest epoch: none; a deleted or damaged newest row or epoch record: a warning) has none.
+    static func currentKeyIDs(
+        _ items: [KeyItem], store: any KeyDirectory, context: inout CommandContext
+    ) -> Set<KeyID> {
+        var current: Set<KeyID> = []
+        var previous: [UInt8]?
+        for item in items where previous.map({ !$0.elementsEqual(item.conversation.utf8) }) ?? true {
+            previous = Array(item.conversation.utf8)
+            do throws(KeyStoreError) {
+                current.insert(try store.currentKey(conversation: item.conversation).item.keyID)
+            } catch .itemNotFound {
+                continue
+            } catch {
+                context.warn("conversation \(JSONText.quoted(item.conversation)) has no current key: \(error)")
             }
-            if !found && entries[index].isLive {
-                entries[index].isCurrent = true
-                found = true
-            }
-            index -= 1
         }
-        return entries
+        return current
+    }
+
+    /// Items with their status: an item is current when its key id is in `current` (the store's
+    /// `currentKey` of its conversation: its newest epoch while live, never an older one).
+    static func entries(_ items: [KeyItem], now: Int64, current: Set<KeyID>) -> [Entry] {
+        items.map { Entry(item: $0, isLive: $0.isLive(at: now), isCurrent: current.contains($0.keyID)) }
     }
 
     static func json(_ entries: [Entry], now: Int64) -> [UInt8] {
@@ -111,9 +114,10 @@ enum StoreListCommand {
         return writer.bytes
     }
 
-    /// The table for people. A conversation id that holds a space, a quote or a control character,
-    /// and a label that holds a control character, is shown as a JSON string, so every row stays
-    /// one line and columns stay apart (the label is the last column).
+    /// The table for people. A conversation id that holds a space, a quote or a control, format or
+    /// separator character, and a label that holds one of those but a space, is shown as a JSON
+    /// string with those characters escaped, so every row stays one line, reads left to right, and
+    /// columns stay apart (the label is the last column).
     static func table(_ entries: [Entry]) -> String {
         var rows: [[String]] = [["CONVERSATION", "EPOCH", "KID", "STATUS", "CREATED", "NOT AFTER", "LABEL"]]
         for entry in entries {
@@ -144,12 +148,14 @@ enum StoreListCommand {
         return text
     }
 
-    /// `text` as is, or as a JSON string when it is empty or holds a control character, a quote,
-    /// a backslash or (unless `spacesAllowed`) a space.
+    /// `text` as is, or as a JSON string (``JSONText/quoted(_:)``) when it is empty or holds a
+    /// control, format or separator character (``JSONText/isHazard(_:)``: C0, DEL, C1 such as
+    /// U+0085, bidirectional overrides such as U+202E), a quote, a backslash or (unless
+    /// `spacesAllowed`) a space.
     static func displayed(_ text: String, spacesAllowed: Bool = false) -> String {
-        let plain = !text.isEmpty && text.utf8.allSatisfy { byte in
-            (byte > 0x20 || (spacesAllowed && byte == 0x20)) && byte != 0x7F
-                && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
+            (scalar.value > 0x20 || (spacesAllowed && scalar == " ")) && scalar != "\"" && scalar != "\\"
+                && !JSONText.isHazard(scalar)
         }
         return plain ? text : JSONText.quoted(text)
     }

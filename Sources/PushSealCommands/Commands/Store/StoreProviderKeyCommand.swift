@@ -62,7 +62,16 @@ enum StoreProviderKeyCommand {
         let location = try StoreCommand.location(context.arguments)
         let store = try StoreCommand.open(location)
         let keys = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.providerKeys() }
-        for (index, info) in keys.enumerated() { context.write(line(info, current: index == keys.count - 1)) }
+        // Current is what `bundle seal` uses (the recorded key), never merely the newest row.
+        var current: KeyID?
+        do throws(KeyStoreError) {
+            current = try store.providerKey().providerKeyID
+        } catch .itemNotFound {
+            current = nil
+        } catch {
+            context.warn("no current provider key: \(error)")
+        }
+        for info in keys { context.write(line(info, current: info.id == current)) }
         return .success
     }
 

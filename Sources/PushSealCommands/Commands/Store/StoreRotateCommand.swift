@@ -10,8 +10,8 @@ enum StoreRotateCommand {
         discussion: """
             The new key is generated (or given with --key/--key-file, to mirror on a device a \
             rotation made by the provider) at the conversation's highest epoch + 1, and every \
-            earlier epoch without a not-after time is retired: its not-after (retire-by) time \
-            becomes now. All in one transaction.
+            earlier epoch is retired, whatever lifetime it had: its not-after (retire-by) time \
+            becomes now, or stays earlier if it already was. All in one transaction.
 
             A retired key still opens notifications sent before its retire-by time (plus the \
             receiver's --max-skew) until 'store purge' removes it after the grace period; one \
@@ -30,7 +30,7 @@ enum StoreRotateCommand {
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
         let location = try StoreCommand.location(arguments, acceptsURI: true)
-        let conversation = try StoreCommand.conversation(arguments)!
+        let conversation = try StoreCommand.newConversation(arguments)!
         let key = try ArgumentDecoding.conversationKey(context)
         let now = try StoreCommand.now(arguments)
         let label = arguments.value("label")

@@ -20,6 +20,13 @@ enum StoreRotateMasterCommand {
             (or move it over the old file), and destroy the old key file. Only then does a copy \
             of the store made earlier — holding keys purged since — stop opening: a purge is \
             durable once the master key it was made under is gone (Docs/KEY-STORE.md §8).
+
+            --dir may be a postgresql:// URI (with --master-key-file): every key and epoch \
+            record of the directory is sealed again in one server transaction; other nodes \
+            still on the old key then fail as locked until they are given the new one. On \
+            PostgreSQL a purge is durable only once dead tuples are vacuumed and WAL, archives, \
+            replicas and backups holding the old rows are gone or were made under the old key \
+            alone (Docs/KEY-STORE.md §9).
             """,
         options: StoreCommand.locationOptions + [
             .option("new-master-key-file", valueName: "file", abstract: "The new master key (created 0600 if missing).", required: true),
@@ -28,19 +35,20 @@ enum StoreRotateMasterCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
-        let location = try StoreCommand.location(arguments)
+        let location = try StoreCommand.location(arguments, acceptsURI: true)
         let newKeyFile = try arguments.requiredValue("new-master-key-file")
         guard !newKeyFile.isEmpty else { throw arguments.invalidValue("new-master-key-file", reason: "empty path") }
         if newKeyFile == location.masterKeyFile {
             throw arguments.invalidValue("new-master-key-file", reason: "it is the store's current master key file")
         }
-        let store = try StoreCommand.open(location)
+        let store = try StoreCommand.openDirectory(location)
         let rotation = try StoreCommand.run(location) { () throws(KeyStoreError) in
             try store.rotateMasterKey(to: .keyFile(path: newKeyFile, createIfMissing: true))
         }
         context.note(
             "the store is now sealed under \(newKeyFile): use --master-key-file \(ShellQuoting.quote(newKeyFile)) "
-                + "(or move it over \(location.masterKeyFile)), then destroy the old key file")
+                + "(or move it over \(location.masterKeyFile)), then destroy the old key file"
+                + (location.isConnectionURI ? "; every node must switch to the new key, and a purge is durable only once the server's old copies are gone too (Docs/KEY-STORE.md §9)" : ""))
 
         var writer = JSONWriter(capacity: 160)
         writer.appendRaw("{\"clearedDeliveries\":")
