@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the DocC documentation of every library product with warnings as errors: dumps the
+# Checks the docs' consistency (scripts/docs_consistency.py), then builds the DocC documentation
+# of every library product with warnings as errors: dumps the
 # public symbol graphs (swift package dump-symbol-graph) and runs `docc convert` on each module
 # with its catalog (Sources/<Module>/<Module>.docc) when there is one. Unresolved symbol links,
 # bad parameter docs and malformed catalog pages fail the check.
@@ -7,6 +8,10 @@
 #   scripts/docs-check.sh            output in .build-docs/docc/<Module>/
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# First the docs against each other and the code: one store path, the current file format,
+# section numbers, README snippets that compile, the vector file counts.
+python3 scripts/docs_consistency.py
 
 scratch=.build-docs
 docc="$(dirname "$(readlink -f "$(command -v swift)")")/docc"

@@ -49,9 +49,12 @@ public struct CommandContext: Sendable {
 
     /// Reads the input named by a `[<file>]` argument: the file, or standard input when `path`
     /// is nil or `-`. Empty input is an error naming `what` ("payload", "content", …), with a hint
-    /// showing how to provide it. When standard input is a terminal, says so first, since
-    /// otherwise the command seems to hang.
-    public func readInput(from path: String?, what: String, limit: Int = defaultInputLimit) throws(CLIError) -> [UInt8] {
+    /// showing how to provide it (`invocation`, default the command's name, is the command line
+    /// the hint shows, e.g. `pushseal inspect --bundle`). When standard input is a terminal,
+    /// says so first, since otherwise the command seems to hang.
+    public func readInput(
+        from path: String?, what: String, invocation: String? = nil, limit: Int = defaultInputLimit
+    ) throws(CLIError) -> [UInt8] {
         let bytes: [UInt8]
         if let path, path != "-" {
             do throws(IOError) { bytes = try FileSystem.readFile(at: path, limit: limit) } catch { throw .io(error) }
@@ -59,7 +62,7 @@ public struct CommandContext: Sendable {
             noteIfTerminal(what)
             do throws(IOError) { bytes = try StandardStreams.readStandardInput(limit: limit) } catch { throw .io(error) }
         }
-        if bytes.isEmpty { throw emptyInput(from: path, what: what) }
+        if bytes.isEmpty { throw emptyInput(from: path, what: what, invocation: invocation) }
         return bytes
     }
 
@@ -79,12 +82,14 @@ public struct CommandContext: Sendable {
         }
     }
 
-    /// The error for an input (`path` nil or `-`: standard input) that turned out to be empty.
-    public func emptyInput(from path: String?, what: String) -> CLIError {
+    /// The error for an input (`path` nil or `-`: standard input) that turned out to be empty;
+    /// the hint shows `invocation` (default: the command's name).
+    public func emptyInput(from path: String?, what: String, invocation: String? = nil) -> CLIError {
         if let path, path != "-" { return .failure("'\(path)' is empty; expected a \(what)") }
+        let command = invocation ?? commandName
         return .failure(
             "no \(what) on standard input",
-            hints: "pipe one in or name a file: \(commandName) < FILE, or \(commandName) FILE")
+            hints: "pipe one in or name a file: \(command) < FILE, or \(command) FILE")
     }
 
     private func noteIfTerminal(_ what: String) {

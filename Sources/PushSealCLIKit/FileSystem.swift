@@ -132,7 +132,7 @@ public enum FileSystem {
     }
 
     /// Best-effort `fsync` of a directory, so a rename in it survives a crash.
-    static func syncDirectory(_ path: String) {
+    public static func syncDirectory(_ path: String) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_DIRECTORY)
         guard descriptor >= 0 else { return }
         _ = fsync(descriptor)

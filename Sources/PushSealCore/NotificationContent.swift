@@ -102,7 +102,7 @@ extension NotificationContent {
         try checkIdentifier(conversationID, field: "cid")
         try checkIdentifier(messageID, field: "mid")
         guard sentAt >= 0, sentAt <= maximumTimestamp else {
-            throw .outOfRange(field: "ts", detail: "must be between 0 and \(maximumTimestamp)")
+            throw .outOfRange(field: "ts", detail: "must be between 0 and \(maximumTimestamp)\(timestampUnitNote)")
         }
         if let sender { try checkIdentifier(sender.id, field: "sender.id") }
         if let thread { try checkIdentifier(thread, field: "thread") }
@@ -114,7 +114,11 @@ extension NotificationContent {
 
     /// Identifiers (`cid`, `mid`, `sender.id`, `thread`, `category`): 1–256 UTF-8 bytes and no C0
     /// control character (U+0000–U+001F: a hazard for C-string ports, logs and display; SPEC §5.1).
-    static func checkIdentifier(_ value: String, field: String) throws(ContentError) {
+    ///
+    /// The one identifier rule: the sealer, the receiver, key bundles and `pushseal store add`
+    /// all check with it, so a key is never filed under a conversation id no content can carry.
+    /// Throws ``ContentError/outOfRange(field:detail:)`` naming `field`.
+    public static func checkIdentifier(_ value: String, field: String) throws(ContentError) {
         // One pass over the contiguous UTF-8 of a native string (the seal and open paths call
         // this for every cid and mid); the generic view only for bridged strings.
         let (count, hasControl) = value.utf8.withContiguousStorageIfAvailable { bytes in
@@ -332,7 +336,11 @@ extension NotificationContent {
         return text
     }
 
+    /// Said after the range of `ts`: the unit, since a millisecond time is the usual mistake.
+    static let timestampUnitNote = " (seconds since 1970, not milliseconds)"
+
     private static func integer(_ value: JSONValue, field: String, maximum: Int64) throws(ContentError) -> Int64 {
+        let unit = field == "ts" ? timestampUnitNote : ""
         guard case let .number(literal) = value else { throw .wrongType(field: field, expected: "an integer") }
         guard literal.utf8.first != UInt8(ascii: "-") else {
             throw .outOfRange(field: field, detail: "must not be negative")
@@ -340,11 +348,11 @@ extension NotificationContent {
         guard let integer = JSONValue.integer(fromLiteral: literal) else {
             // Valid JSON number, but with a fraction or exponent, or beyond Int64.
             if literal.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
-                throw .outOfRange(field: field, detail: "must be at most \(maximum)")
+                throw .outOfRange(field: field, detail: "must be at most \(maximum)\(unit)")
             }
             throw .wrongType(field: field, expected: "an integer without fraction or exponent")
         }
-        guard integer <= maximum else { throw .outOfRange(field: field, detail: "must be at most \(maximum)") }
+        guard integer <= maximum else { throw .outOfRange(field: field, detail: "must be at most \(maximum)\(unit)") }
         return integer
     }
 }

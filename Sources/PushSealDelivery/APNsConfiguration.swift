@@ -7,7 +7,8 @@ public struct APNsCredentials: Sendable {
     public let teamID: String
     let key: SigningKey
 
-    /// Loads the `.p8` contents (PEM PKCS#8, EC P-256). `privateKeyPEM` is wiped.
+    /// Loads the `.p8` contents (PEM PKCS#8, EC P-256) and checks the ids (10 letters and digits
+    /// each), before any request. `privateKeyPEM` is wiped.
     public init(privateKeyPEM: inout [UInt8], keyID: String, teamID: String) throws(DeliveryError) {
         try Self.checkIdentity(keyID, field: "key id")
         try Self.checkIdentity(teamID, field: "team id")
@@ -16,10 +17,13 @@ public struct APNsCredentials: Sendable {
         self.teamID = teamID
     }
 
+    /// Apple's key ids and team ids: 10 letters and digits (the developer account shows both).
     private static func checkIdentity(_ value: String, field: String) throws(DeliveryError) {
-        guard !value.isEmpty, value.utf8.count <= 64 else { throw .invalidAPNsIdentity(field: field, detail: "must be 1 to 64 characters") }
         guard value.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }) else {
             throw .invalidAPNsIdentity(field: field, detail: "must be letters and digits only (Apple's ids are 10 of them)")
+        }
+        guard value.utf8.count == 10 else {
+            throw .invalidAPNsIdentity(field: field, detail: "must be 10 characters (Apple's ids are 10 letters and digits), not \(value.utf8.count)")
         }
     }
 

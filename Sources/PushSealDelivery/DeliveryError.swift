@@ -1,3 +1,5 @@
+public import PushSealProvider
+
 /// Why a sender could not be set up or a notification could not be handed to it. Never carries
 /// key material, service-account contents or authentication tokens.
 public enum DeliveryError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -15,6 +17,8 @@ public enum DeliveryError: Error, Sendable, Equatable, CustomStringConvertible {
     case transportNotConfigured(String)
     /// A sender option is out of range.
     case invalidOption(field: String, detail: String)
+    /// The content could not be sealed (``PushNotification/init(tag:sealing:conversationKey:device:sealer:apns:deviceToken:cache:)``).
+    case sealing(ProviderError)
     /// libcurl or libcrypto failed in a way no input explains (e.g. no HTTP/2 support).
     case library(String)
 
@@ -28,6 +32,7 @@ public enum DeliveryError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidDeviceToken: "invalid_device_token"
         case .transportNotConfigured: "transport_not_configured"
         case .invalidOption: "invalid_option"
+        case let .sealing(error): error.code
         case .library: "library_error"
         }
     }
@@ -42,6 +47,7 @@ public enum DeliveryError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .invalidDeviceToken(detail): "invalid APNs device token: \(detail)"
         case let .transportNotConfigured(transport): "no \(transport) credentials were configured"
         case let .invalidOption(field, detail): "invalid option \(field): \(detail)"
+        case let .sealing(error): "\(error)"
         case let .library(detail): detail
         }
     }

@@ -19,8 +19,10 @@ public struct FCMServiceAccount: Sendable {
     public let tokenURL: String
     let key: SigningKey
 
-    /// Parses the service-account JSON (`json` is wiped): `project_id`, `client_email` and
-    /// `private_key` are required; `type`, when present, must be `service_account`.
+    /// Parses the service-account JSON (`json` is wiped), before any request: `project_id`,
+    /// `client_email` (an e-mail address) and `private_key` (RSA, at least 2048 bits) are
+    /// required; `type`, when present, must be `service_account`; `token_uri`, when present, an
+    /// `https://` URL.
     public init(json: inout [UInt8]) throws(DeliveryError) {
         defer { wipe(&json) }
         let value: JSONValue
@@ -45,6 +47,12 @@ public struct FCMServiceAccount: Sendable {
         }
         projectID = try string("project_id", required: true)!
         clientEmail = try string("client_email", required: true)!
+        let emailParts = clientEmail.split(separator: "@", omittingEmptySubsequences: false)
+        guard emailParts.count == 2, !emailParts[0].isEmpty, emailParts[1].contains("."),
+            clientEmail.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+        else {
+            throw .invalidServiceAccount(field: "client_email", detail: "is not an e-mail address (a service account's is <name>@<project>.iam.gserviceaccount.com)")
+        }
         privateKeyID = try string("private_key_id", required: false)
         tokenURL = try string("token_uri", required: false) ?? Self.defaultTokenURL
         try checkHTTPSURL(tokenURL, field: "service account token_uri")
@@ -95,8 +103,10 @@ final class FCMAccessTokens {
     enum Failure: Error {
         /// The token endpoint refused the assertion (`invalid_grant`, …): no retry helps.
         case refused(status: Int, reason: String)
-        /// The endpoint could not be reached or answered 429/5xx: try again later.
+        /// The endpoint answered 429/5xx or without a token: try again later.
         case unavailable(status: Int?, reason: String)
+        /// The endpoint could not be reached (the sender treats it like a send's transport failure).
+        case transport(TransportFailure)
     }
 
     let configuration: FCMConfiguration
@@ -141,8 +151,12 @@ final class FCMAccessTokens {
         let response: HTTPResponse
         switch client.perform(request) {
         case let .success(answer): response = answer
-        case let .failure(transport):
-            throw remember(.unavailable(status: nil, reason: "token endpoint: \(transport.message)"), until: now + 1, now: now)
+        case var .failure(transport):
+            transport.message = "token endpoint: " + transport.message
+            if ResponseClassifier.transport(transport) == .configuration {
+                throw remember(.refused(status: 0, reason: ResponseClassifier.transportReason(transport)), until: Int64.max, now: now)
+            }
+            throw remember(.transport(transport), until: now + 1, now: now)
         }
         let object: JSONObject? = (try? JSONParser.parse(response.body, maximumDepth: 8))?.objectValue
         guard response.status == 200 else {

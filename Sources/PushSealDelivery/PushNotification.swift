@@ -1,3 +1,4 @@
+public import PushSealCore
 public import PushSealProvider
 
 /// One sealed notification to send: where it goes and the exact body bytes (resent unchanged
@@ -29,14 +30,56 @@ public struct PushNotification: Sendable, Equatable {
         try self.init(tag: tag, apnsBody: request.body, deviceToken: deviceToken, headers: headers)
     }
 
-    /// An APNs body sealed elsewhere (e.g. by `pushseal seal --with-headers`), with its headers.
+    /// Seals `content` for one device and makes its APNs notification: under the device's own
+    /// key K_d, derived from the conversation key and the device key id (SPEC §4.4; through
+    /// `cache` when given), with `options` (topic, priority, expiration, collapse id).
+    public init(
+        tag: Int, sealing content: NotificationContent, conversationKey: ConversationKey, device: KeyID, sealer: NotificationSealer,
+        apns options: APNsOptions, deviceToken: String, cache: DeviceKeyCache? = nil
+    ) throws(DeliveryError) {
+        let request: APNsRequest
+        do {
+            request = try sealer.seal(content, conversationKey: conversationKey, device: device, options: options, cache: cache)
+        } catch {
+            throw .sealing(error)
+        }
+        try self.init(tag: tag, apns: request, deviceToken: deviceToken)
+    }
+
+    /// Seals `content` for one device and makes its FCM message (an Android data message, or
+    /// the `apns` form for an iOS device when `options.apns` is set); the registration token is
+    /// `options.token`.
+    public init(
+        tag: Int, sealing content: NotificationContent, conversationKey: ConversationKey, device: KeyID, sealer: NotificationSealer,
+        fcm options: FCMOptions, cache: DeviceKeyCache? = nil
+    ) throws(DeliveryError) {
+        do {
+            self.init(tag: tag, fcm: try sealer.seal(content, conversationKey: conversationKey, device: device, options: options, cache: cache))
+        } catch {
+            throw .sealing(error)
+        }
+    }
+
+    /// An APNs body sealed elsewhere (e.g. by `pushseal seal --with-headers`), with its headers;
+    /// `apns-priority`, `apns-expiration`, `apns-push-type`, `apns-collapse-id` and `apns-topic`
+    /// are checked (``MessageHeaders/validateAPNsHeader(name:value:)``). For a notification
+    /// sealed here, per-message headers are the ``APNsOptions`` / ``FCMOptions`` it is sealed with
+    /// (`MessageHeaders.applied(to:)` applies a parsed set).
     public init(tag: Int, apnsBody body: [UInt8], deviceToken: String, headers: [HTTPHeader]) throws(DeliveryError) {
         try APNsConfiguration.validate(deviceToken: deviceToken)
         guard headers.contains(where: { $0.name == "apns-topic" }) else {
             throw .invalidOption(field: "apns-topic", detail: "missing: APNs needs the app's bundle id")
         }
-        for header in headers where !Self.isHeaderSafe(header) {
-            throw .invalidOption(field: "header \(header.name)", detail: "names and values must be visible ASCII (values may hold spaces)")
+        for header in headers {
+            guard Self.isHeaderSafe(header) else {
+                throw .invalidOption(field: "header \(header.name)", detail: "names and values must be visible ASCII (values may hold spaces)")
+            }
+            do {
+                try MessageHeaders.validateAPNsHeader(name: header.name, value: header.value)
+            } catch {
+                guard case let .invalidOption(_, detail) = error else { throw .invalidOption(field: header.name, detail: "\(error)") }
+                throw .invalidOption(field: header.name, detail: detail)
+            }
         }
         self.tag = tag
         self.destination = .apns(deviceToken: deviceToken, headers: headers)

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 internal import PushSealCore
+public import PushSealProvider
 
 /// Sends sealed notifications to APNs and FCM over HTTP/2: one connection per service, many
 /// streams on it, at most ``SenderOptions/maximumInFlight`` notifications in progress, retries
@@ -42,6 +43,10 @@ public final class PushSender {
     /// Notifications waiting for a retry: (due time in monotonic milliseconds, id).
     private var waiting: [(due: UInt64, id: Int)] = []
     private var nextID = 0
+    /// The services stopped by a configuration answer, with its reason.
+    private var stopped: [PushService: String] = [:]
+    /// When a service's connection failures began (monotonic milliseconds), until it answers.
+    private var unreachableSince: [PushService: UInt64] = [:]
 
     /// A sender for the configured services (at least one).
     public init(apns: APNsConfiguration? = nil, fcm: FCMConfiguration? = nil, options: SenderOptions = SenderOptions()) throws(DeliveryError) {
@@ -72,7 +77,7 @@ public final class PushSender {
         }, report: { report in
             reports[report.tag] = DeliveryReport(
                 tag: tags[report.tag], outcome: report.outcome, status: report.status, reason: report.reason,
-                identifier: report.identifier, attempts: report.attempts, retryAfter: report.retryAfter)
+                identifier: report.identifier, attempts: report.attempts, retryAfter: report.retryAfter, timestamp: report.timestamp)
         })
         return reports.map { $0! }
     }
@@ -125,8 +130,50 @@ public final class PushSender {
         }
     }
 
+    /// `{"validate_only":true,"message":…}` from the sealed `{"message":…}` (FCM checks the
+    /// message and the credentials and sends nothing).
+    static func validateOnly(_ body: [UInt8]) -> [UInt8] {
+        guard body.first == UInt8(ascii: "{") else { return body }
+        return Array(#"{"validate_only":true,"#.utf8) + body.dropFirst()
+    }
+
+    /// The request the sender would make for `notification`, without sending it (a dry run):
+    /// the URL, the headers other than `authorization`, and the body's size. Nil for a service
+    /// the sender has no credentials for.
+    public func plannedRequest(for notification: PushNotification) -> PlannedRequest? {
+        switch notification.destination {
+        case let .apns(deviceToken, headers):
+            guard let apns else { return nil }
+            return PlannedRequest(
+                service: .apns, url: apns.configuration.environment.baseURL + "/3/device/" + deviceToken,
+                headers: [HTTPHeader(name: "content-type", value: "application/json")] + headers, bodyByteCount: notification.body.count)
+        case .fcm:
+            guard let fcm else { return nil }
+            let count = options.fcmValidateOnly ? Self.validateOnly(notification.body).count : notification.body.count
+            return PlannedRequest(
+                service: .fcm, url: fcm.configuration.sendURL,
+                headers: [HTTPHeader(name: "content-type", value: "application/json; charset=UTF-8")], bodyByteCount: count)
+        }
+    }
+
+    /// The service a notification goes to.
+    private static func service(of notification: PushNotification) -> PushService {
+        if case .apns = notification.destination { .apns } else { .fcm }
+    }
+
+    /// Why the sender stopped sending to `service` (its first ``DeliveryOutcome/configuration``
+    /// answer), or nil while it sends. Once stopped, every further notification for that service
+    /// is reported `configuration` without a request.
+    public func configurationProblem(_ service: PushService) -> String? {
+        stopped[service]
+    }
+
     private func startAttempt(_ id: Int, report: (DeliveryReport) -> Void) {
         guard var entry = pending[id] else { return }
+        if let problem = stopped[Self.service(of: entry.notification)] {
+            finish(id, .configuration, status: nil, reason: "not sent: \(problem)", report: report)
+            return
+        }
         let now = options.clock()
         let request: HTTPRequest
         switch entry.notification.destination {
@@ -135,7 +182,7 @@ public final class PushSender {
             do {
                 entry.credential = try apns.tokens.current(now: now)
             } catch {
-                finish(id, .authenticationFailed, status: nil, reason: "\(error)", report: report)
+                stop(.apns, id, status: nil, reason: "\(error)", report: report)
                 return
             }
             var lines = ["authorization: bearer \(entry.credential)", "content-type: application/json"]
@@ -154,7 +201,7 @@ public final class PushSender {
             request = HTTPRequest(
                 url: fcm.configuration.sendURL,
                 headers: ["authorization: Bearer \(entry.credential)", "content-type: application/json; charset=UTF-8"],
-                body: entry.notification.body)
+                body: options.fcmValidateOnly ? Self.validateOnly(entry.notification.body) : entry.notification.body)
         }
         entry.attempts += 1
         pending[id] = entry
@@ -164,53 +211,66 @@ public final class PushSender {
     private func tokenUnavailable(_ id: Int, _ failure: FCMAccessTokens.Failure, report: (DeliveryReport) -> Void) {
         switch failure {
         case let .refused(status, reason):
-            finish(id, .authenticationFailed, status: status == 0 ? nil : status, reason: reason, report: report)
+            stop(.fcm, id, status: status == 0 ? nil : status,
+                 reason: status == 0 ? reason : "\(reason): the token endpoint refused the service account; check the service-account file and the token URL",
+                 report: report)
         case let .unavailable(status, reason):
             retryOrFinish(id, status: status, reason: reason, retryAfter: nil, report: report)
+        case let .transport(transport):
+            transportFailed(id, transport, service: .fcm, report: report)
         }
     }
 
     private func complete(_ id: Int, _ result: Result<HTTPResponse, TransportFailure>, report: (DeliveryReport) -> Void) {
         guard var entry = pending[id] else { return }
+        let service = Self.service(of: entry.notification)
         let response: HTTPResponse
         switch result {
         case let .failure(failure):
-            retryOrFinish(id, status: nil, reason: failure.message, retryAfter: nil, report: report)
+            transportFailed(id, failure, service: service, report: report)
             return
         case let .success(answer):
             response = answer
         }
-        let isAPNs = if case .apns = entry.notification.destination { true } else { false }
-        let (kind, reason) = isAPNs ? ResponseClassifier.apns(response) : ResponseClassifier.fcm(response)
+        unreachableSince[service] = nil
+        let (kind, reason) = service == .apns ? ResponseClassifier.apns(response) : ResponseClassifier.fcm(response)
         switch kind {
         case let .delivered(identifier):
-            finish(id, .delivered, status: response.status, reason: nil, identifier: identifier, report: report)
+            let outcome: DeliveryOutcome = service == .fcm && options.fcmValidateOnly ? .validated : .delivered
+            finish(id, outcome, status: response.status, reason: nil, identifier: identifier, report: report)
         case .retry:
             retryOrFinish(id, status: response.status, reason: reason, retryAfter: response.retryAfter, report: report)
-        case .tokenDead:
-            finish(id, .tokenDead, status: response.status, reason: reason, report: report)
+        case let .tokenDead(timestamp):
+            finish(id, .tokenDead, status: response.status, reason: reason, timestamp: timestamp, report: report)
+        case .tokenInvalid:
+            finish(id, .tokenInvalid, status: response.status, reason: reason, report: report)
         case .rejected:
             finish(id, .rejected, status: response.status, reason: reason, report: report)
+        case .configuration:
+            stop(service, id, status: response.status, reason: reason ?? "HTTP \(response.status)", report: report)
         case .authentication:
-            guard !entry.refreshedCredentials, entry.attempts < options.maximumAttempts else {
-                finish(id, .authenticationFailed, status: response.status, reason: reason, report: report)
+            let refused = "\(reason ?? "HTTP \(response.status)"): " + (service == .apns
+                ? "APNs refused the provider token; check the key id, the team id, the .p8 key and the environment"
+                : "FCM refused the access token; check the service account and its project")
+            guard !entry.refreshedCredentials, entry.attempts < options.maximumAttempts, stopped[service] == nil else {
+                stop(service, id, status: response.status, reason: refused, report: report)
                 return
             }
             entry.refreshedCredentials = true
             pending[id] = entry
             let now = options.clock()
-            if let apns, isAPNs {
+            if let apns, service == .apns {
                 let fresh: String?
                 do { fresh = try apns.tokens.afterRejection(of: entry.credential, now: now) } catch { fresh = nil }
                 guard fresh != nil else {
-                    finish(id, .authenticationFailed, status: response.status, reason: reason, report: report)
+                    stop(service, id, status: response.status, reason: refused, report: report)
                     return
                 }
             } else if let fcm {
                 do {
                     _ = try fcm.tokens.afterRejection(of: entry.credential, now: now, client: client)
                 } catch {
-                    finish(id, .authenticationFailed, status: response.status, reason: reason, report: report)
+                    tokenUnavailable(id, error, report: report)
                     return
                 }
             }
@@ -218,11 +278,56 @@ public final class PushSender {
         }
     }
 
+    /// A transfer without an answer: a certificate, host-name or URL failure stops the service
+    /// at once; a refused or reset connection is retried with backoff until the service has been
+    /// unreachable for ``SenderOptions/connectionRetryMilliseconds``, then stops it; anything
+    /// else (a stream reset, a timeout) is retried like a 5xx.
+    private func transportFailed(_ id: Int, _ failure: TransportFailure, service: PushService, report: (DeliveryReport) -> Void) {
+        switch ResponseClassifier.transport(failure) {
+        case .configuration:
+            stop(service, id, status: nil, reason: ResponseClassifier.transportReason(failure), report: report)
+        case .connection:
+            let now = Self.monotonicMilliseconds()
+            let since = unreachableSince[service] ?? now
+            unreachableSince[service] = since
+            let elapsed = now - since
+            guard elapsed < UInt64(options.connectionRetryMilliseconds) else {
+                stop(service, id, status: nil,
+                     reason: "\(failure.message) (for \(elapsed / 1000) s): check the URL's host and port, and that the service is reachable from here",
+                     report: report)
+                return
+            }
+            retryOrFinish(id, status: nil, reason: failure.message, retryAfter: nil, unbounded: true, report: report)
+        case .retry:
+            retryOrFinish(id, status: nil, reason: failure.message, retryAfter: nil, report: report)
+        }
+    }
+
+    /// Reports `configuration` for `id` and stops sending to `service`: the notifications
+    /// waiting for a retry there are reported at once, later ones when they come.
+    private func stop(_ service: PushService, _ id: Int, status: Int?, reason: String, report: (DeliveryReport) -> Void) {
+        if stopped[service] == nil { stopped[service] = reason }
+        finish(id, .configuration, status: status, reason: reason, report: report)
+        let problem = stopped[service]!
+        let halted = waiting.filter { pending[$0.id].map { Self.service(of: $0.notification) == service } ?? true }
+        waiting.removeAll { entry in halted.contains { $0.id == entry.id } }
+        for entry in halted {
+            finish(entry.id, .configuration, status: nil, reason: "not sent again: \(problem)", report: report)
+        }
+    }
+
     /// Schedules another attempt after the backoff (at least `Retry-After`), or reports `retry`
-    /// when the attempts are used up or the service asks for a longer wait than allowed.
-    private func retryOrFinish(_ id: Int, status: Int?, reason: String?, retryAfter: Int?, report: (DeliveryReport) -> Void) {
+    /// when the attempts are used up (unless `unbounded`: a connection failure, bounded in time
+    /// instead) or the service asks for a longer wait than allowed.
+    private func retryOrFinish(
+        _ id: Int, status: Int?, reason: String?, retryAfter: Int?, unbounded: Bool = false, report: (DeliveryReport) -> Void
+    ) {
         guard let entry = pending[id] else { return }
-        if entry.attempts >= options.maximumAttempts || (retryAfter ?? 0) > options.maximumRetryAfterSeconds {
+        if let problem = stopped[Self.service(of: entry.notification)] {
+            finish(id, .configuration, status: status, reason: "not sent again: \(problem)", report: report)
+            return
+        }
+        if (!unbounded && entry.attempts >= options.maximumAttempts) || (retryAfter ?? 0) > options.maximumRetryAfterSeconds {
             finish(id, .retry, status: status, reason: reason, retryAfter: retryAfter, report: report)
             return
         }
@@ -235,12 +340,12 @@ public final class PushSender {
 
     private func finish(
         _ id: Int, _ outcome: DeliveryOutcome, status: Int?, reason: String?, identifier: String? = nil, retryAfter: Int? = nil,
-        report: (DeliveryReport) -> Void
+        timestamp: Int64? = nil, report: (DeliveryReport) -> Void
     ) {
         guard let entry = pending.removeValue(forKey: id) else { return }
         report(DeliveryReport(
             tag: entry.notification.tag, outcome: outcome, status: status, reason: reason, identifier: identifier,
-            attempts: entry.attempts, retryAfter: retryAfter))
+            attempts: entry.attempts, retryAfter: retryAfter, timestamp: timestamp))
     }
 
     static func monotonicMilliseconds() -> UInt64 {
@@ -248,6 +353,19 @@ public final class PushSender {
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) * 1000 + UInt64(now.tv_nsec) / 1_000_000
     }
+}
+
+/// A request a ``PushSender`` would make (``PushSender/plannedRequest(for:)``): everything but
+/// the `authorization` header, which holds a token and is never shown.
+public struct PlannedRequest: Sendable, Equatable {
+    /// The service.
+    public let service: PushService
+    /// The URL it would POST to.
+    public let url: String
+    /// The request headers, `authorization` left out.
+    public let headers: [HTTPHeader]
+    /// The body's size in bytes.
+    public let bodyByteCount: Int
 }
 
 /// What a source of notifications has for a ``PushSender`` right now.

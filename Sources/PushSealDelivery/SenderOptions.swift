@@ -19,6 +19,10 @@ public struct SenderOptions: Sendable {
     public var requestTimeoutMilliseconds = 30_000
     /// Connection (TCP and TLS) timeout. Default 10 s.
     public var connectTimeoutMilliseconds = 10_000
+    /// A refused or reset connection is retried with backoff (whatever ``maximumAttempts``)
+    /// until the service has answered nothing for this long; then the outcome is
+    /// `configuration` and the sender stops sending to that service. Default 30 s.
+    public var connectionRetryMilliseconds = 30_000
     /// A PEM file of CA certificates to trust instead of the system's (a test CA, a relay).
     public var caFile: String?
     /// An APNs provider token is reused for this many seconds (APNs rejects tokens older than
@@ -30,6 +34,10 @@ public struct SenderOptions: Sendable {
     /// An FCM access token is replaced this many seconds before it expires (at most half its
     /// lifetime). Default 300.
     public var fcmTokenRefreshMargin: Int64 = 300
+    /// FCM requests carry `"validate_only": true`: FCM checks the message, the token's form
+    /// and the credentials, and sends nothing; an accepted message is ``DeliveryOutcome/validated``.
+    /// APNs has no such request. Default false.
+    public var fcmValidateOnly = false
     /// The wall clock for token times (`iat`, expiry).
     public var clock: SecondsClock = systemClock
 
@@ -48,6 +56,7 @@ public struct SenderOptions: Sendable {
         try check(maximumRetryAfterSeconds, 0...86_400, "maximum Retry-After")
         try check(requestTimeoutMilliseconds, 1...3_600_000, "request timeout")
         try check(connectTimeoutMilliseconds, 1...600_000, "connect timeout")
+        try check(connectionRetryMilliseconds, 0...3_600_000, "connection retry time")
         guard apnsTokenLifetime >= 1, apnsTokenLifetime <= 3600 else {
             throw .invalidOption(field: "APNs token lifetime", detail: "must be 1 to 3600 seconds")
         }

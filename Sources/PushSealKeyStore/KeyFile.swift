@@ -10,10 +10,11 @@ import Darwin
 /// The master key file: exactly 32 raw bytes, mode 0600.
 enum KeyFile {
     /// Reads the key at `path`; when it does not exist and `create` is set, creates it first.
-    /// With `create` (a store being initialized), first removes the temporaries that killed
-    /// creators left behind (``removeStaleTemporaries(of:)``).
+    /// Every load first removes the key-file temporaries that killed creators left in the key
+    /// file's directory (``removeStaleTemporaries(of:)``): those of this file, and those of a new
+    /// key file that a killed `store rotate-master` was creating beside it.
     static func load(path: String, create: Bool) throws(KeyStoreError) -> SecretKey {
-        if create { removeStaleTemporaries(of: path) }
+        removeStaleTemporaries(of: path)
         switch read(path: path) {
         case let .success(key):
             return key
@@ -126,20 +127,43 @@ enum KeyFile {
     /// What follows the key file's name in a temporary file's name: `master.key.tmp-PID-RANDOM`.
     static let temporaryInfix = ".tmp-"
 
-    /// Removes the temporaries of `path` left by processes that no longer exist (killed between
-    /// creating their temporary file and unlinking it). A temporary whose PID is alive — another
-    /// process creating the key right now, or a reused PID — is left alone. Best effort.
+    /// Removes the key-file temporaries in the directory of `path` left by processes that no
+    /// longer exist (killed between creating their temporary file and unlinking it): any
+    /// `NAME.tmp-PID-RANDOM` (RANDOM 16 hex digits, as ``create(path:)`` names them) that is a
+    /// regular file of this user holding at most 32 bytes — the temporaries of this key file and
+    /// of any other key file created there, such as a killed `store rotate-master`'s new key.
+    /// A temporary whose PID is alive — another process creating a key right now, or a reused
+    /// PID — is left alone. Best effort.
     static func removeStaleTemporaries(of path: String) {
-        let prefix = FileSystem.baseName(of: path) + temporaryInfix
         let directory = FileSystem.directoryName(of: path)
-        for name in FileSystem.entries(of: directory) where name.hasPrefix(prefix) {
-            let rest = name.utf8.dropFirst(prefix.utf8.count)
-            guard let dash = rest.firstIndex(of: UInt8(ascii: "-")),
-                  let pid = Int32(String(decoding: rest[..<dash], as: UTF8.self)), pid > 0,
-                  !FileSystem.processExists(pid)
+        for name in FileSystem.entries(of: directory) {
+            guard let pid = temporaryCreator(name), !FileSystem.processExists(pid) else { continue }
+            let candidate = FileSystem.join(directory, name)
+            var info = stat()
+            guard lstat(candidate, &info) == 0, UInt32(info.st_mode) & 0o170000 == 0o100000,
+                  info.st_uid == geteuid(), Int(info.st_size) <= MasterKeySource.byteCount
             else { continue }
-            _ = unlink(FileSystem.join(directory, name))
+            _ = unlink(candidate)
         }
+    }
+
+    /// The PID in a key-file temporary's name `NAME.tmp-PID-RANDOM` (RANDOM: 16 hex digits), or
+    /// nil when `name` is not one.
+    static func temporaryCreator(_ name: String) -> Int32? {
+        // Read from the end: RANDOM, "-", PID, then the infix (NAME may itself contain ".tmp-").
+        let bytes = Array(name.utf8)
+        let infix = Array(temporaryInfix.utf8)
+        var end = bytes.count - 16
+        guard end > infix.count + 2, Hex.decode(String(decoding: bytes[end...], as: UTF8.self)) != nil,
+              bytes[end - 1] == UInt8(ascii: "-")
+        else { return nil }
+        end -= 1
+        var start = end
+        while start > 0, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[start - 1]) { start -= 1 }
+        guard start < end, start > infix.count, bytes[(start - infix.count)..<start].elementsEqual(infix),
+              let pid = Int32(String(decoding: bytes[start..<end], as: UTF8.self)), pid > 0
+        else { return nil }
+        return pid
     }
 
     private static func writeNewKey(to path: String) throws(KeyStoreError) {

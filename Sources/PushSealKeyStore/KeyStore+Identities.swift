@@ -42,10 +42,20 @@ extension KeyStore {
 
     /// Pins a provider public key (32 bytes): bundles sealed with it are accepted. Returns its
     /// provider key id; pinning a key again changes nothing.
+    ///
+    /// Refuses (``KeyStoreError/invalidArgument(_:)``) a point of small order, which no provider
+    /// key pair can have (every X25519 secret with it is all zero), and this store's own device
+    /// public key, which is not a provider's.
     @discardableResult
     public func pinProviderKey(_ publicKey: [UInt8]) throws(KeyStoreError) -> KeyID {
         guard publicKey.count == IdentityKeyPair.byteCount else {
             throw .invalidArgument("a provider public key is \(IdentityKeyPair.byteCount) bytes, not \(publicKey.count)")
+        }
+        guard !X25519.isSmallOrder(publicKey) else {
+            throw .invalidArgument("the provider public key is a point of small order (no key pair has it; every shared secret with it is zero)")
+        }
+        if let device = try identities(.device).first, device.publicKey == publicKey {
+            throw .invalidArgument("the provider public key is this store's own device public key, not a provider's")
         }
         let id = KeyBundle.providerKeyID(of: publicKey)
         do throws(KeyStoreError) {

@@ -15,9 +15,9 @@ import Foundation
 /// the fallback, the untouched original (`not_sealed`), or the best attempt when
 /// `serviceExtensionTimeWillExpire()` comes first.
 open class PushSealNotificationService: UNNotificationServiceExtension {
-    private let lock = Lock()
-    // Guarded by `lock`. One instance may be asked to handle more than one request.
-    private var sessions: [ExtensionSession] = []
+    // One instance may be asked to handle more than one request; a session leaves the list when
+    // it delivers, so a process the system reuses for many notifications keeps only those in progress.
+    private let sessions = ExtensionSessionRegistry()
 
     /// The receiver for this extension: typically the shared key store in the App Group with the
     /// app's fallback text. Return nil to deliver every notification unchanged.
@@ -41,10 +41,9 @@ open class PushSealNotificationService: UNNotificationServiceExtension {
         }
         let payload = ReceiverPayload.userInfo(UserInfoValue.dictionary(bridging: original.userInfo))
         let clock = receiver.configuration.clock
-        let session = ExtensionSession(receiver: receiver, deadline: clock() + openingDeadline, clock: clock) { notification in
+        let session = sessions.makeSession(receiver: receiver, deadline: clock() + openingDeadline, clock: clock) { notification in
             contentHandler(PushSealNotificationContent.content(for: notification, original: original))
         }
-        lock.withLock { sessions.append(session) }
         // Off the calling thread, so that serviceExtensionTimeWillExpire can always run.
         // The extension object is not Sendable; it is only used to call `process`, whose default
         // touches nothing but the (thread-safe) session.
@@ -79,11 +78,7 @@ open class PushSealNotificationService: UNNotificationServiceExtension {
 
     /// Delivers the best attempt of every session that has not delivered yet.
     override open func serviceExtensionTimeWillExpire() {
-        let pending = lock.withLock { () -> [ExtensionSession] in
-            defer { sessions.removeAll() }
-            return sessions
-        }
-        for session in pending { session.expire() }
+        sessions.expireAll()
     }
 }
 

@@ -3,7 +3,7 @@ import PushSealJSON
 
 /// One line of the JSON-lines batch contract (`pushseal seal --batch`; Docs/PROVIDER.md):
 /// either a content object, or a request wrapper
-/// `{"content":{…},"key":"<base64url K>","device":"<base64url device key id>","fcm_token":"…","collapse_id":"…"}`
+/// `{"content":{…},"key":"<base64url K>","device":"<base64url device key id>","fcm_token":"…","collapse_id":"…","headers":{…}}`
 /// whose members other than `content` are optional. A line is a wrapper exactly when its top-level object has
 /// a `content` member and no `cid` member.
 public struct SealRequestLine: Sendable {
@@ -19,6 +19,9 @@ public struct SealRequestLine: Sendable {
     public var fcmToken: String?
     /// The `apns-collapse-id` for this line (wrapper `collapse_id`).
     public var collapseID: String?
+    /// Per-message headers for this line (wrapper `headers`: `apns-priority`, `apns-expiration`,
+    /// `apns-push-type`, `apns-collapse-id`, `apns-topic`, `android.priority`, `android.ttl`).
+    public var headers = MessageHeaders()
 
     /// Parses one line (without its line terminator; a trailing CR is tolerated). Content
     /// problems are ``ProviderError/invalidContent(_:)``; wrapper problems are
@@ -62,8 +65,11 @@ public struct SealRequestLine: Sendable {
             case "collapse_id":
                 guard case let .string(text) = member.value else { throw .invalidOption(field: "collapse_id", detail: "must be a string") }
                 collapseID = text
+            case "headers":
+                guard case let .object(headerObject) = member.value else { throw .invalidOption(field: "headers", detail: "must be an object of header names and values") }
+                headers = try MessageHeaders(object: headerObject)
             default:
-                throw .invalidOption(field: member.name, detail: "unknown request member (expected content, key, device, fcm_token, collapse_id)")
+                throw .invalidOption(field: member.name, detail: "unknown request member (expected content, key, device, fcm_token, collapse_id, headers)")
             }
         }
     }

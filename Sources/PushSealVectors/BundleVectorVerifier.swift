@@ -47,7 +47,9 @@ enum BundleVectorVerifier {
         if string("deviceKeyId") != device.deviceKeyID.hex { problems.append("deviceKeyId differs") }
         if string("providerKeyId") != provider.providerKeyID.hex { problems.append("providerKeyId differs") }
         if let rootKey, rootKey.deviceKey(for: device.deviceKeyID) != deviceKey { problems.append("deviceKey is not K_d of conversationKey") }
-        if string("bundleHex") != (try? Base64URL.decode(bundleText)).map({ Hex.encode($0) }) ?? "" { problems.append("bundleHex differs") }
+        // SPEC §16.8: the strict base64url decoding of the text (any length), null when it is not strict base64url.
+        let expectedHex = (try? Base64URL.decode(bundleText)).map { JSONValue.string(Hex.encode($0)) } ?? .null
+        if test["bundleHex"] != expectedHex { problems.append("bundleHex differs") }
         let pinned = pinnedValues.compactMap { $0.stringValue.flatMap(Hex.decode) }
         var stored: [BundleVectorSuite.StoredKey] = []
         for value in storedValues {

@@ -229,6 +229,136 @@ extension VectorCaseBuilder {
                content: content("{\"cid\":\"conv-alice-bob\",\"mid\":\"m-0403\u{7F}\u{2028}\",\(head),\"thread\":\"t\u{7F}\"}"),
                label: "identifier del")
     }
+
+    /// A key filed under a kid it was handed (`keySourceKid`), with each of the store's states:
+    /// locked, a retire-by time and a duplicate log. The state belongs to the key source the key
+    /// is filed under (SPEC §12 step 1): locked is `store_locked` whatever the id (§10.2 step 6),
+    /// a handed id that is not the key's derived kid is `unknown_key` before retirement or the
+    /// log are looked at, and a handed id equal to the derived kid is an ordinary store.
+    mutating func defineHandedKid() {
+        let retired = VectorSuite.now - 86_400
+        let foreign = other.id.bytes
+        // Sealed under `other`: the store files alice's key under other's kid, the envelope's.
+        padded("Filed under the envelope's kid (not the key's), store locked: store_locked, as for any lookup",
+               flags: ["StoreLocked", "KeySourceKid"], content: basic(mid: "m-0600"), sealKey: other, label: "handed locked",
+               reason: .storeLocked) {
+            $0.keySourceKeyID = foreign
+            $0.keyStoreLocked = true
+        }
+        padded("Filed under the envelope's kid (not the key's), key retired: unknown_key comes before retirement",
+               flags: ["UnknownKey", "KeySourceKid", "RetiredKey"], content: basic(mid: "m-0601", ts: VectorSuite.now - 60),
+               sealKey: other, label: "handed retired", reason: .unknownKey) {
+            $0.keySourceKeyID = foreign
+            $0.keyRetireBy = retired
+        }
+        padded("Filed under the envelope's kid (not the key's), (cid, mid) already seen: unknown_key, nothing flagged",
+               flags: ["UnknownKey", "KeySourceKid", "Duplicate"], content: basic(mid: "m-0602"), sealKey: other,
+               label: "handed seen", reason: .unknownKey) {
+            $0.keySourceKeyID = foreign
+            $0.previouslySeen = true
+        }
+        padded("Filed under the envelope's kid (not the key's), locked, retired and already seen: store_locked",
+               flags: ["StoreLocked", "KeySourceKid", "RetiredKey", "Duplicate"], content: basic(mid: "m-0603"), sealKey: other,
+               label: "handed all", reason: .storeLocked) {
+            $0.keySourceKeyID = foreign
+            $0.keyStoreLocked = true
+            $0.keyRetireBy = retired
+            $0.previouslySeen = true
+        }
+        // Sealed under alice: the handed id is the key's own derived kid (the handed kid was right).
+        let own = alice.id.bytes
+        padded("Filed under a handed kid equal to the derived one, store locked: store_locked",
+               flags: ["StoreLocked", "KeySourceKid"], content: basic(mid: "m-0610"), label: "handed own locked",
+               reason: .storeLocked) {
+            $0.keySourceKeyID = own
+            $0.keyStoreLocked = true
+        }
+        padded("Filed under a handed kid equal to the derived one, retired a day ago, fresh ts: retired_key",
+               flags: ["RetiredKey", "KeySourceKid"], content: basic(mid: "m-0611", ts: VectorSuite.now - 60),
+               label: "handed own retired", reason: .retiredKey) {
+            $0.keySourceKeyID = own
+            $0.keyRetireBy = retired
+        }
+        padded("Filed under a handed kid equal to the derived one, sent before its retire-by time: opens",
+               flags: ["Valid", "RetiredKey", "KeySourceKid"], content: basic(mid: "m-0612", ts: retired - 3_600),
+               label: "handed own in flight") {
+            $0.keySourceKeyID = own
+            $0.keyRetireBy = retired
+        }
+        padded("Filed under a handed kid equal to the derived one, the same envelope seen before: a flagged duplicate",
+               flags: ["Valid", "Duplicate", "KeySourceKid"], content: basic(mid: "m-0613"), label: "handed own seen") {
+            $0.keySourceKeyID = own
+            $0.previouslySeen = true
+            $0.duplicate = true
+        }
+        padded("Filed under a handed kid equal to the derived one, seen with another envelope: duplicate and conflict",
+               flags: ["Valid", "Duplicate", "Conflict", "KeySourceKid"], content: basic(mid: "m-0614"), label: "handed own conflict") {
+            $0.keySourceKeyID = own
+            $0.previouslySeen = true
+            $0.previousEnvelopeDiffers = true
+            $0.duplicate = true
+            $0.conflict = true
+        }
+        padded("Filed under a handed kid equal to the derived one, retired and already seen: retired_key (nothing recorded)",
+               flags: ["RetiredKey", "Duplicate", "KeySourceKid"], content: basic(mid: "m-0615", ts: VectorSuite.now - 60),
+               label: "handed own retired seen", reason: .retiredKey) {
+            $0.keySourceKeyID = own
+            $0.keyRetireBy = retired
+            $0.previouslySeen = true
+        }
+    }
+
+    /// Integers a double cannot hold (2^53 + 1) and the top of the 64-bit range (2^63 − 2,
+    /// 2^63 − 1) in `now`, `maxAge`, `maxFutureSkew` and `keyRetireBy` (SPEC §1: read exactly).
+    /// Each boundary is one second wide, so a runner that rounds or wraps gets the other result.
+    mutating func defineLargeIntegers() {
+        let above53 = Int64(1) << 53 + 1, belowMax = Int64.max - 1, max = Int64.max
+        let ts = sentAt
+        padded("now 2^53 + 1, exactly maxAge after ts: fresh", flags: ["Valid", "LargeInteger", "FreshnessBoundary"],
+               content: basic(mid: "m-0700"), label: "large now fresh") {
+            $0.now = above53
+            $0.maxAge = above53 - ts
+        }
+        padded("now 2^53 + 1, one second more than maxAge after ts: stale (a double rounds now to 2^53)",
+               flags: ["Stale", "LargeInteger", "FreshnessBoundary"], content: basic(mid: "m-0701"), label: "large now stale",
+               reason: .stale) {
+            $0.now = above53
+            $0.maxAge = above53 - 1 - ts
+        }
+        padded("now 2^63 - 1 and maxAge 2^63 - 1 - ts: fresh", flags: ["Valid", "LargeInteger", "FreshnessBoundary"],
+               content: basic(mid: "m-0702"), label: "max now fresh") {
+            $0.now = max
+            $0.maxAge = max - ts
+        }
+        padded("now 2^63 - 1 and maxAge 2^63 - 2 - ts: stale", flags: ["Stale", "LargeInteger", "FreshnessBoundary"],
+               content: basic(mid: "m-0703"), label: "max now stale", reason: .stale) {
+            $0.now = max
+            $0.maxAge = belowMax - ts
+        }
+        padded("now 2^63 - 2 with the default maxAge: stale", flags: ["Stale", "LargeInteger"], content: basic(mid: "m-0704"),
+               label: "below max now stale", reason: .stale) {
+            $0.now = belowMax
+        }
+        padded("keyRetireBy 2^63 - 1: keyRetireBy + maxFutureSkew exceeds 64 bits, and ts is far below it (not retired)",
+               flags: ["Valid", "LargeInteger", "RetiredKey"], content: basic(mid: "m-0705"), label: "max retire by") {
+            $0.keyRetireBy = max
+        }
+        padded("keyRetireBy 2^63 - 2 and maxFutureSkew 2^63 - 1: opens", flags: ["Valid", "LargeInteger", "RetiredKey"],
+               content: basic(mid: "m-0706"), label: "max skew") {
+            $0.keyRetireBy = belowMax
+            $0.maxFutureSkew = max
+        }
+        padded("keyRetireBy 2^53 + 1: opens", flags: ["Valid", "LargeInteger", "RetiredKey"], content: basic(mid: "m-0707"),
+               label: "large retire by") {
+            $0.keyRetireBy = above53
+        }
+        padded("maxAge and maxFutureSkew 2^63 - 1, keyRetireBy 2^63 - 1: opens", flags: ["Valid", "LargeInteger", "RetiredKey"],
+               content: basic(mid: "m-0708"), label: "max everything") {
+            $0.maxAge = max
+            $0.maxFutureSkew = max
+            $0.keyRetireBy = max
+        }
+    }
 }
 
 extension Base64URL {

@@ -25,6 +25,8 @@ public enum ProviderVectorSuite {
         ("OuterFields", "APNs outer fields other than the defaults (thread id, category, level, score, localized placeholder)."),
         ("FCM", "An FCM HTTP v1 message (the limit counts `pushseal` plus the wire string)."),
         ("KeyBundle", "The options carry an in-band key bundle (`keyBundle`, SPEC §16.7), counted first against the limit; with Truncated, ContentFree or DoesNotFit, the bundle is what causes that path."),
+        ("MemberOrder", "Every optional aps member at once: the payload pins the order the writer uses (SPEC §9.1)."),
+        ("LargeInteger", "ts or badge above 2^53 (up to 2^63 - 1), out of the content's ranges, or the largest allowed ts: integers are read exactly."),
     ]
 
     /// The provider's conversation key K of every case.
@@ -159,6 +161,8 @@ struct ProviderCaseBuilder {
         defineContentFree()
         defineErrors()
         defineKeyBundles()
+        defineLargeIntegers()
+        defineMemberOrder()
     }
 
     private mutating func defineComplete() {
@@ -292,6 +296,41 @@ struct ProviderCaseBuilder {
             transport: .apns(Self.standardAPNs), label: "invalid control cid")
         add("A thread with a control character (U+001F)", flags: ["InvalidContent"], input: content(body: "x") { $0.thread = "t\u{1F}" },
             transport: .apns(Self.standardAPNs), label: "invalid control thread")
+    }
+
+    /// Integers a double cannot hold (2^53 + 1) and the top of the 64-bit range (2^63 − 2, 2^63 − 1)
+    /// in `ts` and `badge`: out of the content's ranges (SPEC §5.1), so sealing fails with
+    /// invalid_content — a runner must read them exactly to hand them to its sealer at all.
+    private mutating func defineLargeIntegers() {
+        for (name, value) in [("2^53 + 1", Int64(1) << 53 + 1), ("2^63 - 2", Int64.max - 1), ("2^63 - 1", Int64.max)] {
+            add("ts \(name): beyond 253402300799", flags: ["InvalidContent", "LargeInteger"],
+                input: content(body: "x") { $0.sentAt = value }, transport: .apns(Self.standardAPNs), label: "large ts \(name)")
+        }
+        add("badge 2^53 + 1: beyond 2147483647", flags: ["InvalidContent", "LargeInteger"],
+            input: content(body: "x") { $0.badge = Int64(1) << 53 + 1 }, transport: .apns(Self.standardAPNs), label: "large badge")
+        add("badge 2^63 - 1: beyond 2147483647", flags: ["InvalidContent", "LargeInteger"],
+            input: content(body: "x") { $0.badge = Int64.max }, transport: .fcm(Self.standardFCM), label: "max badge")
+        add("ts 253402300799 (the largest allowed): sealed", flags: ["Complete", "LargeInteger"],
+            input: content(body: "x") { $0.sentAt = 253_402_300_799 }, transport: .apns(Self.standardAPNs), label: "largest ts")
+    }
+
+    /// SPEC §9.1's member order with every optional member present at once: alert (title, body),
+    /// mutable-content, sound, thread-id, category, interruption-level, relevance-score; then
+    /// pushseal and pushseal-bundle.
+    private mutating func defineMemberOrder() {
+        var every = APNsOptions(
+            placeholder: .text(title: "New message", body: "Open the app to read it"), sound: "default", category: "MESSAGE",
+            interruptionLevel: .active, relevanceScore: 0.5, threadID: .opaque)
+        every.keyBundle = Self.keyBundle(key, label: "member order")
+        add("Every optional aps member and a key bundle: the writer's member order (SPEC §9.1)",
+            flags: ["Complete", "OuterFields", "KeyBundle", "MemberOrder"], input: content(body: "Hi"), transport: .apns(every),
+            label: "member order")
+        let localized = APNsOptions(
+            placeholder: .localized(titleKey: "NEW_TITLE", titleArguments: ["Ana"], bodyKey: "NEW_BODY", bodyArguments: ["2"]),
+            sound: "default", category: "MESSAGE", interruptionLevel: .critical, relevanceScore: 0, threadID: .plain("inbox"))
+        add("Every optional aps member with a localized placeholder: title-loc-key, title-loc-args, loc-key, loc-args first",
+            flags: ["Complete", "OuterFields", "MemberOrder"], input: content(body: "Hi"), transport: .apns(localized),
+            label: "member order localized")
     }
 
     /// A key bundle delivering `key` (the device's K_d) for `conversation` (epoch 1, current), sealed

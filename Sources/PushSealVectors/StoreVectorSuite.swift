@@ -26,23 +26,21 @@ public enum StoreVectorSuite {
              1_764_400_000, 1_764_486_400),
             ("Epoch 0, an empty label (not the same as none), not-after 0", VectorSuite.key("store item 3"), "c", 0, "", 0, 0),
         ]
-        func itemCase(_ comment: String, _ key: ConversationKey, _ conversation: String, _ epoch: Int64, _ label: String?,
-                      _ createdAt: Int64, _ notAfter: Int64?, salt: [UInt8]) -> [JSONObject.Member] {
+        func appendItem(_ item: (String, ConversationKey, String, Int64, String?, Int64, Int64?), salt: [UInt8]) {
+            let (comment, key, conversation, epoch, label, createdAt, notAfter) = item
             let (ad, sealed) = StoreVectorValues.sealedItem(
                 key, conversation: conversation, epoch: epoch, label: label, createdAt: createdAt, notAfter: notAfter,
                 masterKey: masterKey, salt: salt)
-            return [
+            cases.append([
                 .init(name: "kind", value: .string("item")), .init(name: "comment", value: .string(comment)), master,
                 .init(name: "key", value: hex(key.withUnsafeBytes { Array($0) })), .init(name: "kid", value: hex(key.id.bytes)),
                 .init(name: "conversation", value: .string(conversation)), .init(name: "epoch", value: number(epoch)),
                 .init(name: "label", value: label.map { .string($0) } ?? .null), .init(name: "createdAt", value: number(createdAt)),
                 .init(name: "notAfter", value: notAfter.map(number) ?? .null), .init(name: "salt", value: hex(salt)),
                 .init(name: "associatedDataHex", value: hex(ad)), .init(name: "sealedHex", value: hex(sealed)),
-            ]
+            ])
         }
-        for (index, (comment, key, conversation, epoch, label, createdAt, notAfter)) in items.enumerated() {
-            cases.append(itemCase(comment, key, conversation, epoch, label, createdAt, notAfter, salt: VectorSuite.salt("store item \(index + 1)")))
-        }
+        for (index, item) in items.enumerated() { appendItem(item, salt: VectorSuite.salt("store item \(index + 1)")) }
         let verifierSalt = VectorSuite.salt("store verifier")
         cases.append([
             .init(name: "kind", value: .string("verifier")), .init(name: "comment", value: .string("The master-key verifier")), master,
@@ -62,27 +60,35 @@ public enum StoreVectorSuite {
             ])
         }
         let recordKey = VectorSuite.key("store item 1").id.bytes
-        for (comment, kid, removed) in [("An epoch record", recordKey, false),
-                                        ("An epoch record of a removed newest epoch (kid zeroed)", [UInt8](repeating: 0, count: 16), true)] {
+        func appendEpochRecord(_ comment: String, epoch: Int64, kid: [UInt8], removed: Bool) {
             cases.append([
                 .init(name: "kind", value: .string("epochRecord")), .init(name: "comment", value: .string(comment)), master,
-                .init(name: "conversation", value: .string("conv-alice-bob")), .init(name: "epoch", value: number(3)),
+                .init(name: "conversation", value: .string("conv-alice-bob")), .init(name: "epoch", value: number(epoch)),
                 .init(name: "kid", value: hex(kid)), .init(name: "removed", value: .bool(removed)),
                 .init(name: "tagHex", value: hex(StoreVectorValues.epochRecordTag(
-                    masterKey: masterKey, conversation: "conv-alice-bob", epoch: 3, keyID: kid, removed: removed))),
+                    masterKey: masterKey, conversation: "conv-alice-bob", epoch: epoch, keyID: kid, removed: removed))),
             ])
         }
+        appendEpochRecord("An epoch record", epoch: 3, kid: recordKey, removed: false)
+        appendEpochRecord("An epoch record of a removed newest epoch (kid zeroed)", epoch: 3, kid: [UInt8](repeating: 0, count: 16), removed: true)
+        // Integers a double cannot hold (2^53 + 1) and the top of the range (2^63 - 2, 2^63 - 1):
+        // a port reads them exactly or its associated data differs.
+        let big = (above53: Int64(1) << 53 + 1, belowMax: Int64.max - 1, max: Int64.max)
+        appendItem(("Epoch 2^63 - 1, created 2^53 + 1, not-after 2^63 - 2 (integers read exactly)", VectorSuite.key("store item 4"),
+                    "conv-alice-bob", big.max, nil, big.above53, big.belowMax), salt: VectorSuite.salt("store item 4"))
+        appendItem(("Epoch 2^53 + 1, created 2^63 - 2, not-after 2^63 - 1", VectorSuite.key("store item 5"), "conv-alice-bob",
+                    big.above53, "tablet", big.belowMax, big.max), salt: VectorSuite.salt("store item 5"))
+        appendEpochRecord("An epoch record of epoch 2^63 - 1", epoch: big.max, kid: recordKey, removed: false)
+        appendEpochRecord("An epoch record of epoch 2^53 + 1", epoch: big.above53, kid: recordKey, removed: false)
         // A key with a lifetime (`store add --not-after`, 90 days) before and after a rotation one
         // day later: the rotation retires it too, at min(not-after, rotation time), and reseals the
         // row since its not-after time is bound in (issue 24 item 4). Appended, so earlier tcIds stay.
-        let lifetimeKey = VectorSuite.key("store item 4")
+        let lifetimeKey = VectorSuite.key("store item 6")
         let added: Int64 = 1_764_400_000, rotatedAt: Int64 = 1_764_486_400
-        cases.append(itemCase(
-            "A key with a lifetime (not-after 90 days after its creation), before any rotation", lifetimeKey, "conv-lifetime", 1, nil,
-            added, added + 90 * 86_400, salt: VectorSuite.salt("store item 4")))
-        cases.append(itemCase(
-            "The same key after a rotation one day later: retired at min(not-after, rotation time), resealed", lifetimeKey,
-            "conv-lifetime", 1, nil, added, min(added + 90 * 86_400, rotatedAt), salt: VectorSuite.salt("store item 5")))
+        appendItem(("A key with a lifetime (not-after 90 days after its creation), before any rotation", lifetimeKey, "conv-lifetime", 1, nil,
+                    added, added + 90 * 86_400), salt: VectorSuite.salt("store item 6"))
+        appendItem(("The same key after a rotation one day later: retired at min(not-after, rotation time), resealed", lifetimeKey,
+                    "conv-lifetime", 1, nil, added, min(added + 90 * 86_400, rotatedAt)), salt: VectorSuite.salt("store item 7"))
         return cases.enumerated().map { offset, members in
             .object(JSONObject(members: [.init(name: "tcId", value: .number(String(offset + 1)))] + members))
         }

@@ -26,6 +26,8 @@ struct VectorCaseBuilder {
         defineStale()
         defineEdgeCases()
         defineRetiredKey()
+        defineHandedKid()
+        defineLargeIntegers()
     }
 
     // MARK: Building blocks

@@ -72,9 +72,10 @@ public enum VectorSuite {
         ("RetiredKey", "The receiver's key is retired (keyRetireBy): it opens notifications sent up to keyRetireBy + maxFutureSkew, not later ones."),
         ("RemovedMember", "A holder of a retired key (a member removed by the rotation) forges a notification with a fresh ts."),
         ("Truncated", "The content carries trunc: true (a shortened body): displayed, not a fetch request."),
-        ("KeySourceKid", "The key source hands out a key under an id that is not the key's derived kid."),
+        ("KeySourceKid", "The key source files the key under a kid it was handed (keySourceKid): another key's id (unknown_key unless the store is locked) or the key's own derived kid; locked, keyRetireBy and previouslySeen apply to it either way."),
         ("Conflict", "(cid, mid) was seen before with a different envelope: delivered, flagged duplicate and conflict."),
         ("ControlInIdentifier", "An identifier (cid, mid, sender.id, thread, category) contains a C0 control character U+0000-U+001F."),
+        ("LargeInteger", "now, maxAge, maxFutureSkew or keyRetireBy above 2^53 (up to 2^63 - 1): integers are read exactly, sums do not wrap."),
     ]
 
     /// The vector file's text (pretty-printed JSON, trailing newline).

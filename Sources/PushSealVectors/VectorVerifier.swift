@@ -97,10 +97,12 @@ public enum VectorVerifier {
         var inputs = [("payload", payload)]
         if let fcm = string("fcm") { inputs.append(("fcm", fcm)) }
         for (name, input) in inputs {
+            // The store's state (locked, retire-by, duplicate log) belongs to the key wherever it
+            // is filed: under its derived kid, or under `keySourceKid`.
             let source: any ReceiverKeySource
             let single = SingleConversationKey(key: key, conversation: conversation, retireBy: integer("keyRetireBy"))
             if let handedID = bytes("keySourceKid").flatMap({ KeyID(bytes: $0) }) {
-                source = MisindexedKeySource(id: handedID, key: key, conversation: conversation)
+                source = MisindexedKeySource(id: handedID, store: single)
             } else {
                 source = single
             }
@@ -162,16 +164,23 @@ public enum VectorVerifier {
     }
 }
 
-/// A key source that hands out one key under an id that is not its derived kid (a port that
-/// stored the kid it was handed): the receiver must refuse it (`unknown_key`).
+/// A key source that files the key of `store` under an id that may not be its derived kid (a
+/// port that stored the kid it was handed): the receiver must refuse a found key whose derived
+/// kid is not the envelope's (`unknown_key`). Everything else — locked, the retire-by time, the
+/// duplicate log — is the store's, as for a key filed under its own kid.
 private struct MisindexedKeySource: ReceiverKeySource {
     let id: KeyID
-    let key: ConversationKey
-    let conversation: String
+    let store: SingleConversationKey
 
     func lookupKey(_ wanted: KeyID) -> KeyLookupResult {
-        wanted == id ? .found(key, conversation: conversation) : .notFound
+        wanted == id ? store.lookupKey(store.keyID) : .notFound
     }
 
-    func markDelivered(conversation: String, messageID: String) -> DeliveryRecord { .first }
+    func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
+        store.markDelivered(conversation: conversation, messageID: messageID)
+    }
+
+    func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
+        store.markDelivered(conversation: conversation, messageID: messageID, envelope: envelope)
+    }
 }

@@ -9,6 +9,10 @@ struct DeliverConfiguration {
     var apns: APNsConfiguration?
     var fcm: FCMConfiguration?
     var options = SenderOptions()
+    /// `--json-summary`.
+    var jsonSummary = false
+    /// `--dry-run`: check and print every request, send nothing.
+    var dryRun = false
 
     /// Parses the line and loads the credentials it names.
     init(line: [UInt8]) throws(CLIError) {
@@ -18,12 +22,16 @@ struct DeliverConfiguration {
         func string(_ parent: JSONObject, _ name: String) -> String? { parent[name]?.stringValue }
         func integer(_ name: String) -> Int? { object[name]?.integerValue.map { Int($0) } }
         options.caFile = string(object, "ca_file")
+        jsonSummary = object["json_summary"] == .bool(true)
+        dryRun = object["dry_run"] == .bool(true)
+        options.fcmValidateOnly = object["fcm_validate_only"] == .bool(true)
         if let value = integer("max_in_flight") { options.maximumInFlight = value }
         if let value = integer("max_attempts") { options.maximumAttempts = value }
         if let value = integer("timeout_ms") { options.requestTimeoutMilliseconds = value }
         if let value = integer("connect_timeout_ms") { options.connectTimeoutMilliseconds = value }
         if let value = integer("backoff_ms") { options.initialBackoffMilliseconds = value }
         if let value = integer("max_retry_after") { options.maximumRetryAfterSeconds = value }
+        if let value = integer("connection_retry_ms") { options.connectionRetryMilliseconds = value }
         do {
             try options.validate()
             if let apns = object["apns"]?.objectValue, let keyFile = string(apns, "key_file") {

@@ -9,11 +9,17 @@ paths, headers and bodies. Behaviour per device token is scripted by the tests t
 last one repeats). A step is ``{"status": 429, "reason": "TooManyRequests", "retry_after": 1}``,
 ``{"status": 404, "fcm_error": "UNREGISTERED", "fcm_status": "NOT_FOUND"}``,
 ``{"action": "reset"}`` (RST_STREAM), ``{"action": "goaway"}`` (GOAWAY, then close),
-``{"action": "stall"}`` (never answer) or ``{"delay_ms": 200}`` before the answer.
+``{"action": "stall"}`` (never answer) or ``{"delay_ms": 200}`` before the answer. An APNs
+step may carry ``"timestamp"`` (the 410 body's milliseconds since 1970).
 Each request is logged as one JSON line in ``<dir>/requests.jsonl`` (unless --quiet).
 
-    push-emulator.py --dir DIR        # writes ca.pem, apns-key.p8, apns-wrong-key.p8,
-                                      # fcm-service-account.json, url, then 'ready'
+Two more listeners answer what a misconfigured sender meets: ``wrong-host-url`` serves the same
+APNs/FCM emulator with a certificate (from the test CA) for another host name, and
+``reset-url`` accepts TCP connections and resets them at once (RST, before any TLS).
+
+    push-emulator.py --dir DIR        # writes ca.pem, apns-key.p8, apns-wrong-key.p8, apns-p384-key.p8,
+                                      # fcm-service-account.json, url, wrong-host-url,
+                                      # reset-url, then 'ready'
 """
 import argparse
 import asyncio
@@ -29,6 +35,7 @@ import secrets
 import signal
 import socket
 import ssl
+import struct
 import sys
 import time
 import urllib.parse
@@ -59,8 +66,8 @@ def pem_private(key):
     return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
 
 
-def make_files(directory, port):
-    """The test CA, the server certificate, the APNs keys and the FCM service account."""
+def make_files(directory, port, wrong_host_port):
+    """The test CA, the server certificates, the APNs keys and the FCM service account."""
     now = datetime.datetime.now(datetime.timezone.utc)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "PushSeal test CA")])
@@ -81,12 +88,24 @@ def make_files(directory, port):
               .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
               .sign(ca_key, hashes.SHA256()))
     write = lambda name, data, mode=0o600: (open(os.path.join(directory, name), "wb").write(data), os.chmod(os.path.join(directory, name), mode))
+    wrong_key = ec.generate_private_key(ec.SECP256R1())
+    wrong = (x509.CertificateBuilder()
+             .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "push.example.invalid")]))
+             .issuer_name(ca_name).public_key(wrong_key.public_key()).serial_number(x509.random_serial_number())
+             .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=2))
+             .add_extension(x509.SubjectAlternativeName([x509.DNSName("push.example.invalid")]), critical=False)
+             .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+             .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+             .sign(ca_key, hashes.SHA256()))
     write("ca.pem", ca.public_bytes(serialization.Encoding.PEM), 0o644)
+    write("wrong-host.pem", wrong.public_bytes(serialization.Encoding.PEM), 0o644)
+    write("wrong-host-key.pem", pem_private(wrong_key))
     write("server.pem", server.public_bytes(serialization.Encoding.PEM), 0o644)
     write("server-key.pem", pem_private(server_key))
     apns_key = ec.generate_private_key(ec.SECP256R1())
     write("apns-key.p8", pem_private(apns_key))
     write("apns-wrong-key.p8", pem_private(ec.generate_private_key(ec.SECP256R1())))
+    write("apns-p384-key.p8", pem_private(ec.generate_private_key(ec.SECP384R1())))   # not an APNs key
     write("apns-key-id", APNS_KEY_ID.encode(), 0o644)
     write("apns-team-id", APNS_TEAM_ID.encode(), 0o644)
     fcm_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -97,6 +116,7 @@ def make_files(directory, port):
     }
     write("fcm-service-account.json", json.dumps(account, indent=2).encode())
     write("url", f"https://127.0.0.1:{port}".encode(), 0o644)
+    write("wrong-host-url", f"https://127.0.0.1:{wrong_host_port}".encode(), 0o644)
     return apns_key.public_key(), fcm_key.public_key()
 
 
@@ -235,6 +255,8 @@ class State:
                 assert "notification" not in message
         except Exception:
             return (*error(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT"), token)
+        if json.loads(body).get("validate_only") is True:   # checked, not sent (FCM's answer names a fake message)
+            return 200, {}, {"name": f"projects/{FCM_PROJECT}/messages/fake_message_id"}, token
         return 200, {}, {"name": f"projects/{FCM_PROJECT}/messages/{next(self.message_ids)}"}, token
 
 
@@ -325,6 +347,8 @@ class Connection(asyncio.Protocol):
                                     "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": code}] if code else []}}
             else:
                 answer = {"reason": step.get("reason", "InternalServerError")}
+                if "timestamp" in step:
+                    answer["timestamp"] = step["timestamp"]
             if "retry_after" in step:
                 extra["retry-after"] = str(step["retry_after"])
         state.record(**entry, status=status)
@@ -366,12 +390,31 @@ async def main():
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", args.port))
     port = sock.getsockname()[1]
-    apns_public, fcm_public = make_files(args.dir, port)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(os.path.join(args.dir, "server.pem"), os.path.join(args.dir, "server-key.pem"))
-    context.set_alpn_protocols(["h2"])
+    wrong_sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    wrong_sock.bind(("127.0.0.1", 0))
+    apns_public, fcm_public = make_files(args.dir, port, wrong_sock.getsockname()[1])
+    def tls(certificate, key):
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(os.path.join(args.dir, certificate), os.path.join(args.dir, key))
+        context.set_alpn_protocols(["h2"])
+        return context
     state = State(args.dir, apns_public, fcm_public, port, args.quiet, args.fcm_token_lifetime)
-    server = await loop.create_server(lambda: Connection(state), sock=sock, ssl=context, backlog=128)
+    server = await loop.create_server(lambda: Connection(state), sock=sock, ssl=tls("server.pem", "server-key.pem"), backlog=128)
+    await loop.create_server(lambda: Connection(state), sock=wrong_sock, ssl=tls("wrong-host.pem", "wrong-host-key.pem"))
+    reset_sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    reset_sock.bind(("127.0.0.1", 0))
+    reset_sock.listen(16)
+    reset_sock.setblocking(False)
+    def reset_one():
+        try:
+            client, _ = reset_sock.accept()
+        except BlockingIOError:
+            return
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()   # RST
+    loop.add_reader(reset_sock.fileno(), reset_one)
+    with open(os.path.join(args.dir, "reset-url"), "w") as f:
+        f.write(f"https://127.0.0.1:{reset_sock.getsockname()[1]}")
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)

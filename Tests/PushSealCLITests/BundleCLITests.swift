@@ -1,5 +1,5 @@
 import Foundation
-import PushSealCore
+@_spi(Vectors) import PushSealCore
 import PushSealJSON
 import Testing
 
@@ -103,6 +103,35 @@ struct BundleCLITests {
         var bytes = Array(pinned.stdout.utf8.dropLast())
         bytes[bytes.count - 10] = bytes[bytes.count - 10] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         expectFailure(try setup.install(String(decoding: bytes, as: UTF8.self)), messagePrefix: "key bundle refused (bundle_authentication_failed)")
+    }
+
+    @Test("a conversation id with a control character (SPEC §5.1): the directory refuses it, bundle install refuses it (malformed_bundle)")
+    func controlCharacterConversation() throws {
+        let setup = try Setup()
+        defer { setup.sandbox.remove() }
+        let conversation = "c\u{1}1"
+        // The directory never holds such a key: store rotate refuses the id (HardeningThirdRoundCLITests covers the
+        // message), and the library refuses to seal it (KeyBundleTests), so bundle seal cannot be reached with it.
+        #expect(try setup.sandbox.store("rotate", "kd", ["--conversation", conversation]).status == 64)
+        // A provider that seals it anyway (the sealing path a correct provider never takes), pinned by the device.
+        let registration = try #require(JSONParser.parse(Array(setup.sandbox.contents(setup.registration))).objectValue)
+        let publicKeyText = try #require(registration["publicKey"]?.stringValue)
+        let devicePublicKey = try Base64URL.decode(publicKeyText)
+        let deviceIDText = try #require(registration["deviceKeyId"]?.stringValue)
+        let deviceID = try #require(KeyID(base64URL: deviceIDText))
+        let provider = try IdentityKeyPair(privateKeyBytes: [UInt8](repeating: 0x42, count: 32))
+        let pin = try runPushSeal(["device", "pin", "--dir", setup.sandbox.path("dev"), "--provider-key", Base64URL.encode(provider.publicKey)])
+        try #require(pin.status == 0, "\(pin)")
+        func bundle(_ conversation: String) throws -> String {
+            let key = try ConversationKey(rawBytes: [UInt8](repeating: 7, count: 32)).deviceKey(for: deviceID)
+            let plaintext = KeyBundleContents.encode(key: key, keyID: key.id, epoch: 1, since: 1000, retireBy: .max, expires: .max >> 1,
+                                                     conversationBytes: Array(conversation.utf8))
+            return try KeyBundle.seal(plaintext: plaintext, header: KeyBundleHeader(providerKeyID: provider.providerKeyID), sender: provider,
+                                      devicePublicKey: devicePublicKey, ephemeral: nil).bundle.text
+        }
+        expectFailure(try setup.install(bundle(conversation)), messagePrefix: "key bundle refused (malformed_bundle)")
+        // The same bundle with a usable id installs: the refusal is the identifier rule's.
+        #expect(try setup.install(bundle("c11")).stdoutJSONObject()["outcome"]?.stringValue == "installed")
     }
 
     /// Issue 29 item 2: before, deleting the newest provider-key row made `bundle seal` quietly

@@ -39,7 +39,7 @@ import PushSealJSON
         #expect(run.status == 0, "\(run)")
         let object = try run.stdoutJSONObject()
         #expect(object.members.map(\.name) == [
-            "valid", "reason", "problem", "form", "payloadBytes", "wireLength", "envelopeBytes", "version", "kid", "salt",
+            "valid", "reason", "problem", "form", "keyBundle", "payloadBytes", "wireLength", "envelopeBytes", "version", "kid", "salt",
             "headerBytes", "ciphertextBytes", "tagBytes", "paddedBytes", "maxContentBytes", "apns", "fcm",
         ])
         #expect(object["valid"] == .bool(true))

@@ -80,12 +80,12 @@ import Testing
         try FileManager.default.removeItem(atPath: file)
         expectStoreFailure(try sandbox.store("list", "keys"),
                            messagePrefix: "key store is locked: master key file \(file) does not exist",
-                           hint: "the master key file \(file) does not exist (the default master key file <dir>/master.key; give another one with --master-key-file)")
+                           hint: "the master key file \(file) does not exist (the default master key file <dir>.master.key, beside the store directory; give another one with --master-key-file)")
 
-        try sandbox.write(key + [0], to: "keys/master.key")
+        try sandbox.write(key + [0], to: "keys.master.key")
         expectStoreFailure(try sandbox.store("list", "keys"),
                            messagePrefix: "key store is locked: master key file \(file) holds 33 bytes",
-                           hint: "a master key file holds exactly 32 raw bytes; \(file) holds 33 (the default master key file <dir>/master.key; give another one with --master-key-file)")
+                           hint: "a master key file holds exactly 32 raw bytes; \(file) holds 33 (the default master key file <dir>.master.key, beside the store directory; give another one with --master-key-file)")
     }
 
     @Test func aFileThatIsNotADatabase() throws {

@@ -116,11 +116,11 @@ import PushSealJSON
         let sandbox = try StoreSandbox()
         defer { sandbox.remove() }
         try sandbox.initStore("keys")
-        _ = try sandbox.storeJSON("add", "keys", ["--conversation", "team chat\n2", "--label", "two words", "--now", "1700000000"])
+        _ = try sandbox.storeJSON("add", "keys", ["--conversation", "team chat\u{85}2", "--label", "two words", "--now", "1700000000"])
         let run = try sandbox.store("list", "keys")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 2, "\(run)")
-        #expect(lines[1].hasPrefix(#""team chat\n2"  1"#), "\(run)")
+        #expect(lines[1].hasPrefix(#""team chat\u00852"  1"#), "\(run)")
         #expect(lines[1].contains("2023-11-14T22:13:20Z"), "\(run)")
         #expect(lines[1].hasSuffix("  two words"), "\(run)")
     }

@@ -176,7 +176,7 @@ import PushSealJSON
         let sandbox = try StoreSandbox()
         defer { sandbox.remove() }
         try sandbox.initStore("keys")
-        let current = sandbox.path("keys") + "/master.key"
+        let current = sandbox.masterKey("keys")
         let run = try sandbox.store("rotate-master", "keys", ["--new-master-key-file", current])
         #expect(run.status != 0)
         #expect(run.stderr.contains("it is the store's current master key file"), "\(run)")

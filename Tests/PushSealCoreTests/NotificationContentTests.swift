@@ -81,7 +81,7 @@ struct NotificationContentTests {
         (#"{"cid":"c","mid":"m","ts":1.0,"body":""}"#, .wrongType(field: "ts", expected: "an integer without fraction or exponent")),
         (#"{"cid":"c","mid":"m","ts":1e3,"body":""}"#, .wrongType(field: "ts", expected: "an integer without fraction or exponent")),
         (#"{"cid":"c","mid":"m","ts":-5,"body":""}"#, .outOfRange(field: "ts", detail: "must not be negative")),
-        (#"{"cid":"c","mid":"m","ts":99999999999999999999999,"body":""}"#, .outOfRange(field: "ts", detail: "must be at most 253402300799")),
+        (#"{"cid":"c","mid":"m","ts":99999999999999999999999,"body":""}"#, .outOfRange(field: "ts", detail: "must be at most 253402300799 (seconds since 1970, not milliseconds)")),
         (#"{"cid":"c","mid":"m","ts":1,"body":null}"#, .wrongType(field: "body", expected: "a string")),
         (#"{"cid":"c","mid":"m","ts":1,"body":"","title":7}"#, .wrongType(field: "title", expected: "a string")),
         (#"{"cid":"c","mid":"m","ts":1,"body":"","sender":"alice"}"#, .wrongType(field: "sender", expected: "an object")),

@@ -78,6 +78,8 @@ struct WycheproofTests {
             // keys): RFC 7748 computes them all. RFC 9180 §7.1.4 refuses the all-zero result.
             #expect(["valid", "acceptable"].contains(test["result"] as! String), "tcId \(id)")
             let result = Result { try X25519.sharedSecret(privateKey: privateKey, publicKey: publicKey) }
+            // A zero secret happens exactly for small-order public keys, which isSmallOrder names.
+            #expect(X25519.isSmallOrder(publicKey) == shared.allSatisfy({ $0 == 0 }), "tcId \(id)")
             if shared.allSatisfy({ $0 == 0 }) {
                 #expect(flags.contains("ZeroSharedSecret"), "tcId \(id)")
                 #expect(throws: PrimitiveError.zeroSharedSecret, "tcId \(id) must be refused") { try result.get() }

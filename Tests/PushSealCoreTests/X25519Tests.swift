@@ -38,6 +38,22 @@ struct X25519Tests {
     func smallOrderRefused(publicKey: String) {
         let key = X25519.generatePrivateKey()
         #expect(throws: PrimitiveError.zeroSharedSecret) { try X25519.sharedSecret(privateKey: key, publicKey: hex(publicKey)) }
+        #expect(X25519.isSmallOrder(hex(publicKey)))
+    }
+
+    @Test("isSmallOrder: false for 64 public keys and their top-bit variants; true for the order-8 point with its top bit set")
+    func isSmallOrderOnlyForSmallOrder() throws {
+        for round in 0..<64 {
+            let privateKey = SecretKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ round &* 11 &+ 1) })
+            var publicKey = try X25519.publicKey(for: privateKey)
+            #expect(!X25519.isSmallOrder(publicKey))
+            publicKey[31] |= 0x80  // the top bit is ignored (RFC 7748 §5): the same point
+            #expect(!X25519.isSmallOrder(publicKey))
+        }
+        // The order-8 point with the top bit set is still small order.
+        var order8 = hex("e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800")
+        order8[31] |= 0x80
+        #expect(X25519.isSmallOrder(order8))
     }
 
     @Test("keys that are not 32 bytes are refused", arguments: [0, 31, 33])

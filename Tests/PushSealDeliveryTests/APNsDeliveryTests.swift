@@ -43,11 +43,12 @@ struct APNsDeliveryTests {
         #expect(inFlight <= 16)
     }
 
-    @Test("410 Unregistered and 400 BadDeviceToken are token_dead; another 400 is rejected without a retry", arguments: [
+    @Test("Only 410 is token_dead; BadDeviceToken and DeviceTokenNotForTopic are token_invalid; another 400 is rejected; none is retried", arguments: [
         (#"[{"status": 410, "reason": "Unregistered"}]"#, DeliveryOutcome.tokenDead, "Unregistered", 410),
-        (#"[{"status": 400, "reason": "BadDeviceToken"}]"#, .tokenDead, "BadDeviceToken", 400),
-        (#"[{"status": 400, "reason": "DeviceTokenNotForTopic"}]"#, .rejected, "DeviceTokenNotForTopic", 400),
+        (#"[{"status": 400, "reason": "BadDeviceToken"}]"#, .tokenInvalid, "BadDeviceToken: check the APNs environment (sandbox or production) and the topic", 400),
+        (#"[{"status": 400, "reason": "DeviceTokenNotForTopic"}]"#, .tokenInvalid, "DeviceTokenNotForTopic: check the APNs environment", 400),
         (#"[{"status": 413, "reason": "PayloadTooLarge"}]"#, .rejected, "PayloadTooLarge", 413),
+        (#"[{"status": 400, "reason": "BadCollapseId"}]"#, .rejected, "BadCollapseId", 400),
     ])
     func finalAnswers(script: String, outcome: DeliveryOutcome, reason: String, status: Int) throws {
         let emulator = try Emulator()
@@ -55,10 +56,52 @@ struct APNsDeliveryTests {
         try emulator.script(token, script)
         let report = try emulator.apnsSender().send([try Sealing.apns(token)])[0]
         #expect(report.outcome == outcome)
-        #expect(report.reason == reason)
+        #expect(report.reason?.hasPrefix(reason) == true, "\(report)")
         #expect(report.status == status)
         #expect(report.attempts == 1)
+        #expect(report.timestamp == nil)
         #expect(try emulator.requests(token).count == 1)
+    }
+
+    @Test("A 410 carries its timestamp into the report")
+    func unregisteredTimestamp() throws {
+        let emulator = try Emulator()
+        let token = Emulator.deviceToken()
+        try emulator.script(token, #"[{"status": 410, "reason": "Unregistered", "timestamp": 1700000000123}]"#)
+        let report = try emulator.apnsSender().send([try Sealing.apns(token)])[0]
+        #expect(report.outcome == .tokenDead)
+        #expect(report.timestamp == 1_700_000_000_123)
+    }
+
+    @Test("A topic error or a 404 is configuration: the sender stops sending to APNs, and no token is reported dead", arguments: [
+        (#"[{"status": 400, "reason": "TopicDisallowed"}]"#, "TopicDisallowed: check the apns-topic", 400),
+        (#"[{"status": 404, "reason": "BadPath"}]"#, "BadPath: APNs has no such path; check the APNs base URL", 404),
+    ])
+    func configurationAnswers(script: String, reason: String, status: Int) throws {
+        let emulator = try Emulator()
+        let tokens = (0..<4).map { _ in Emulator.deviceToken() }
+        try emulator.script(tokens[0], script)
+        for token in tokens.dropFirst() { try emulator.script(token, #"[{"status": 410, "reason": "Unregistered"}]"#) }
+        let sender = try emulator.apnsSender { $0.maximumInFlight = 1 }
+        let reports = sender.send(try tokens.enumerated().map { try Sealing.apns($1, tag: $0) })
+        #expect(reports.map(\.outcome) == [.configuration, .configuration, .configuration, .configuration])
+        #expect(reports[0].status == status)
+        #expect(reports[0].reason?.hasPrefix(reason) == true, "\(reports[0])")
+        #expect(reports.map(\.attempts) == [1, 0, 0, 0])
+        #expect(reports[1].reason == "not sent: " + (reports[0].reason ?? ""))
+        #expect(sender.configurationProblem(.apns) == reports[0].reason)
+        #expect(try tokens.dropFirst().allSatisfy { try emulator.requests($0).isEmpty }, "nothing is sent after a configuration answer")
+    }
+
+    @Test("A wrong APNs base URL (the server answers 404) is configuration")
+    func wrongBaseURL() throws {
+        let emulator = try Emulator()
+        let sender = try PushSender(
+            apns: APNsConfiguration(credentials: emulator.apnsCredentials(), environment: .custom(baseURL: emulator.url + "/v1")),
+            options: emulator.options())
+        let report = sender.send([try Sealing.apns(Emulator.deviceToken())])[0]
+        #expect(report.outcome == .configuration)
+        #expect(report.status == 404)
     }
 
     @Test("429 and 5xx are retried with the same bytes until delivered")
@@ -143,16 +186,16 @@ struct APNsDeliveryTests {
         #expect(reports.allSatisfy { $0.outcome == .delivered && $0.attempts == 3 })
     }
 
-    @Test("A wrong .p8: one token refresh, then authentication_failed; no more refreshes within 20 minutes")
+    @Test("A wrong .p8: one token refresh, then configuration; the sender stops sending to APNs")
     func wrongKey() throws {
         let emulator = try Emulator()
         let tokens = (0..<3).map { _ in Emulator.deviceToken() }
         let sender = try emulator.apnsSender(wrongKey: true) { $0.maximumInFlight = 1 }
         let reports = sender.send(try tokens.enumerated().map { try Sealing.apns($1, tag: $0) })
-        #expect(reports.map(\.outcome) == [.authenticationFailed, .authenticationFailed, .authenticationFailed])
-        #expect(reports.map(\.attempts) == [2, 1, 1])
+        #expect(reports.map(\.outcome) == [.configuration, .configuration, .configuration])
+        #expect(reports.map(\.attempts) == [2, 0, 0])
         #expect(reports[0].status == 403)
-        #expect(reports[0].reason == "InvalidProviderToken")
+        #expect(reports[0].reason?.hasPrefix("InvalidProviderToken: APNs refused the provider token; check the key id, the team id") == true)
         let auths = Set(try tokens.flatMap { try emulator.requests($0) }.compactMap { $0["auth"] as? String })
         #expect(auths.count == 2, "exactly one refresh")
     }
@@ -173,31 +216,45 @@ struct APNsDeliveryTests {
         #expect(auths[1] != auths[2])
     }
 
-    @Test("An unreachable host is retried, then reported as retry with the connection error")
-    func unreachable() throws {
+    @Test("A refused or reset connection is retried with backoff for the bounded time, then configuration", arguments: ["refused", "reset"])
+    func unreachable(kind: String) throws {
         let emulator = try Emulator()
+        let url = kind == "refused" ? "https://127.0.0.1:1" : try String(contentsOfFile: emulator.directory + "/reset-url", encoding: .utf8)
         var options = emulator.options { $0.maximumAttempts = 2 }
         options.connectTimeoutMilliseconds = 1_000
+        options.connectionRetryMilliseconds = 600
         let sender = try PushSender(
-            apns: APNsConfiguration(credentials: emulator.apnsCredentials(), environment: .custom(baseURL: "https://127.0.0.1:1")), options: options)
-        let report = sender.send([try Sealing.apns(Emulator.deviceToken())])[0]
-        #expect(report.outcome == .retry)
-        #expect(report.status == nil)
-        #expect(report.attempts == 2)
-        #expect(report.reason?.contains("127.0.0.1") == true)
+            apns: APNsConfiguration(credentials: emulator.apnsCredentials(), environment: .custom(baseURL: url)), options: options)
+        let started = Date()
+        let reports = sender.send([try Sealing.apns(Emulator.deviceToken(), tag: 0), try Sealing.apns(Emulator.deviceToken(), tag: 1)])
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(reports.map(\.outcome) == [.configuration, .configuration], "\(reports)")
+        #expect(reports.allSatisfy { $0.status == nil })
+        #expect(reports.contains { $0.attempts > 2 }, "retried past --max-attempts within the bounded time: \(reports)")
+        #expect(reports.contains { $0.reason?.contains("check the URL's host and port") == true }, "\(reports)")
+        if kind == "refused" { #expect(reports.allSatisfy { $0.reason?.contains("127.0.0.1") == true }, "\(reports)") }
+        #expect(elapsed >= 0.55 && elapsed < 10, "\(elapsed) s")
     }
 
-    @Test("A server certificate from an untrusted CA is refused")
-    func untrustedCertificate() throws {
+    @Test("An untrusted certificate or a host name the certificate does not name is configuration at once", arguments: ["untrusted", "wrong-host"])
+    func certificateFailures(kind: String) throws {
         let emulator = try Emulator()
-        var options = emulator.options { $0.maximumAttempts = 1 }
-        options.caFile = nil
+        var options = emulator.options()
+        let url: String
+        if kind == "untrusted" {
+            options.caFile = nil
+            url = emulator.url
+        } else {
+            url = try String(contentsOfFile: emulator.directory + "/wrong-host-url", encoding: .utf8)
+        }
         let sender = try PushSender(
-            apns: APNsConfiguration(credentials: emulator.apnsCredentials(), environment: .custom(baseURL: emulator.url)), options: options)
-        let report = sender.send([try Sealing.apns(Emulator.deviceToken())])[0]
-        #expect(report.outcome == .retry)
-        #expect(report.status == nil)
-        #expect(report.reason?.lowercased().contains("certificate") == true)
+            apns: APNsConfiguration(credentials: emulator.apnsCredentials(), environment: .custom(baseURL: url)), options: options)
+        let reports = sender.send([try Sealing.apns(Emulator.deviceToken(), tag: 0)])
+        #expect(reports[0].outcome == .configuration)
+        #expect(reports[0].status == nil)
+        #expect(reports[0].attempts == 1, "not retried")
+        let reason = reports[0].reason?.lowercased() ?? ""
+        #expect(reason.contains(kind == "untrusted" ? "certificate" : "host name"), "\(reason)")
     }
 }
 

@@ -98,6 +98,35 @@ struct VectorVerificationTests {
         }
     }
 
+    @Test("a handed kid with locked, retire-by and previously-seen: the state is the key source's the key is filed under")
+    func handedKidCombinations() throws {
+        let handed = VectorSuite.cases().filter { $0.keySourceKeyID != nil }
+        // Each combination, under another key's id and under the key's own derived kid.
+        for own in [false, true] {
+            let group = handed.filter { ($0.keySourceKeyID == $0.receiverKey.id.bytes) == own }
+            #expect(group.contains { $0.keyStoreLocked && $0.reason == .storeLocked }, "own \(own): locked")
+            #expect(group.contains { $0.keyRetireBy != nil && $0.reason == (own ? .retiredKey : .unknownKey) }, "own \(own): retire-by")
+            #expect(group.contains { $0.previouslySeen && $0.reason == (own ? nil : .unknownKey) }, "own \(own): previously seen")
+        }
+        #expect(handed.contains { $0.previouslySeen && $0.conflict && $0.duplicate && $0.reason == nil })
+        // The verifier gets each of them right (it applied the state to the wrong source before).
+        let report = try VectorVerifier.verify(fileBytes: Array(VectorSuite.render().utf8))
+        let failedIDs = Set(handed.map(\.tcId)).intersection(report.failures.compactMap { line in
+            line.split(separator: ":").first.flatMap { Int($0.dropFirst("tcId ".count)) }
+        })
+        #expect(failedIDs.isEmpty, "\(report.failures.joined(separator: "\n"))")
+        #expect(report.failed == 0)
+    }
+
+    @Test("2^53 + 1, 2^63 - 2 and 2^63 - 1 appear in the receiver, provider and store files")
+    func largeIntegersAppear() {
+        for (name, text) in [("receiver", VectorSuite.render()), ("provider", ProviderVectorSuite.render()), ("store", StoreVectorSuite.render())] {
+            for big in ["9007199254740993", "9223372036854775806", "9223372036854775807"] {
+                #expect(text.contains(": \(big)"), "\(name): no integer \(big)")
+            }
+        }
+    }
+
     @Test("a file that is not in the schema is refused")
     func refusesOtherFiles() {
         #expect(throws: VectorVerifier.FileError.self) { try VectorVerifier.verify(fileBytes: Array("{}".utf8)) }

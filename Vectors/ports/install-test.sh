@@ -78,6 +78,8 @@ check "python: example opens pushseal's payload, pushseal opens its reply" round
 cp "$tmp/examples/bundle_example.py" "$tmp/run-python/"
 check "python: bundle example installs a key bundle and opens pushseal's payload with it" bundle_example python "$tmp/venv/bin/python" bundle_example.py
 check "python: mypy checks the examples against the installed, typed package (py.typed)" bash -c "cd '$tmp/run-python' && '$tmp/venv/bin/mypy' --no-incremental --strict example.py bundle_example.py"
+check "python: mypy --strict on the package itself" bash -c "cd '$tmp/run-python' && '$tmp/venv/bin/mypy' --no-incremental --strict '$here/python/pushseal'"
+check "python: the wheel builds without setuptools deprecation warnings (SPDX license metadata)" bash -c "out=\$('$tmp/venv/bin/pip' wheel --no-deps --disable-pip-version-check -v -w '$tmp/wheel' '$here/python' 2>&1) && ! grep -i 'SetuptoolsDeprecationWarning' <<<\"\$out\""
 check "python: the installed package is the one imported" bash -c "cd '$tmp' && '$tmp/venv/bin/python' -c 'import pushseal, sys; assert \"site-packages\" in pushseal.__file__, pushseal.__file__'"
 check "python: pytest against the installed package" bash -c "cd '$tmp' && PUSHSEAL_VECTORS='$root/Vectors' '$tmp/venv/bin/python' -m pytest -q -p no:cacheprovider '$here/python/tests'"
 check "python: pushseal-vectors-python (console script)" "$tmp/venv/bin/pushseal-vectors-python" "${vectors[@]}"
@@ -95,13 +97,28 @@ check "node: pushseal-vectors-node (bin)" "$tmp/run-node/node_modules/.bin/pushs
 
 echo "== java: the jar on the classpath"
 mkdir -p "$tmp/run-java"
-check "java: build.sh (javac --release 8, jar, tests)" "$here/java/build.sh" "$tmp/java"
-jar="$(ls "$tmp"/java/pushseal-*.jar 2>/dev/null | head -n 1)"
+check "java: build.sh (javac --release 11, jar, sources and javadoc jars, POM and Gradle module metadata, tests)" "$here/java/build.sh" "$tmp/java"
+check "java: the classes are Java 11 (class file 55) and the module metadata names each jar with its size and SHA-256" python3 - "$tmp/java" <<'PY'
+import hashlib, json, pathlib, subprocess, sys
+out = pathlib.Path(sys.argv[1])
+module = json.loads(next(out.glob("pushseal-*.module")).read_text())
+names = set()
+for variant in module["variants"]:
+    for f in variant["files"]:
+        data = (out / f["name"]).read_bytes()
+        assert f["size"] == len(data) and f["sha256"] == hashlib.sha256(data).hexdigest(), f["name"]
+        names.add(f["name"])
+assert {n.rsplit("-", 1)[-1] for n in names} >= {"sources.jar", "javadoc.jar"}, names
+jar = next(p for p in out.glob("pushseal-*.jar") if not p.name.endswith(("-sources.jar", "-javadoc.jar")))
+major = subprocess.run(["javap", "-v", "-cp", str(jar), "dev.pushseal.Receiver"], capture_output=True, text=True, check=True).stdout
+assert "major version: 55" in major, "not Java 11 class files"
+PY
+jar="$tmp/java/pushseal-$(cat "$root/VERSION").jar"
 cp "$tmp/examples/Example.java" "$tmp/run-java/"
-check "java: javac --release 8 Example.java against the jar" javac --release 8 -cp "$jar" -d "$tmp/run-java" "$tmp/run-java/Example.java"
+check "java: javac --release 11 Example.java against the jar" javac --release 11 -cp "$jar" -d "$tmp/run-java" "$tmp/run-java/Example.java"
 check "java: example opens pushseal's payload, pushseal opens its reply" round_trip java java -cp "$jar:." Example
 cp "$tmp/examples/BundleExample.java" "$tmp/run-java/"
-check "java: javac --release 8 BundleExample.java against the jar" javac --release 8 -cp "$jar" -d "$tmp/run-java" "$tmp/run-java/BundleExample.java"
+check "java: javac --release 11 BundleExample.java against the jar" javac --release 11 -cp "$jar" -d "$tmp/run-java" "$tmp/run-java/BundleExample.java"
 check "java: bundle example installs a key bundle and opens pushseal's payload with it" bundle_example java java -cp "$jar:." BundleExample
 check "java: VectorRunner" java -cp "$jar:$tmp/java/runner" dev.pushseal.VectorRunner "${vectors[@]}"
 if command -v kotlinc >/dev/null; then

@@ -74,7 +74,7 @@ def main(argv):
             print(f"roundtrip: SKIP: no `pushseal` whose `seal` prints an APNs payload (looked for {binary or 'pushseal'})")
             return 1 if require else 0
         subprocess.run([str(HERE / "java" / "build.sh"), java_dir], check=True, stdout=subprocess.DEVNULL)
-        jar = next(Path(java_dir).glob("pushseal-*.jar"))
+        jar = Path(java_dir) / f"pushseal-{(HERE.parents[1] / 'VERSION').read_text().strip()}.jar"  # not the -sources/-javadoc jars
         os.environ["PYTHONPATH"] = str(HERE / "python")
         ports = {
             "python": [sys.executable, "-m", "pushseal"],

@@ -7,7 +7,7 @@
 # pushseal-v1-bundles.json and pushseal-v1-devices.json in this repository (receiver, provider,
 # key-store, key bundle and device key vectors; each runner tells them apart by their schema) and
 # RFC 9180's HPKE vectors (vendored in Vectors/external/rfc9180/). Java is
-# built by java/build.sh (javac --release 8, the jar, its tests) into a temporary directory.
+# built by java/build.sh (javac --release 11, the jars and metadata, its tests) into a temporary directory.
 # --install-missing installs absent prerequisites (Debian's nodejs and openjdk-17-jdk-headless;
 # the Python packages cryptography and regex with pip); without it a missing prerequisite is an
 # error. Exit status is non-zero if any port fails, finds no cases, or cannot run. The last line
@@ -93,7 +93,7 @@ run_port() {  # name, command...
 run_port python env PYTHONPATH="$here/python" python3 -m pushseal.vectors "${files[@]}"
 run_port node node "$here/node/bin/pushseal-vectors.mjs" "${files[@]}"
 if "$here/java/build.sh" "$tmp/java" >"$tmp/javac.out" 2>&1; then
-  run_port java java -cp "$(ls "$tmp"/java/pushseal-*.jar):$tmp/java/runner" dev.pushseal.VectorRunner "${files[@]}"
+  run_port java java -cp "$tmp/java/pushseal-$(cat "$root/VERSION").jar:$tmp/java/runner" dev.pushseal.VectorRunner "${files[@]}"
 else
   cat "$tmp/javac.out"
   echo "== java: FAILED (build.sh)"

@@ -84,18 +84,8 @@ enum BundleCommand {
         store: KeyStore, location: StoreCommand.Location, conversation: String, epoch: Int64?, providerKeyID: KeyID?,
         registration: DeviceRegistration, now: Int64, lifetime: Int64 = KeyBundle.defaultLifetime
     ) throws(CLIError) -> (bundle: KeyBundle, stored: StoredKey) {
-        let (stored, current, provider) = try StoreCommand.run(location) { () throws(KeyStoreError) -> (StoredKey, Bool, IdentityKeyPair) in
-            let current: StoredKey? = try? store.currentKey(conversation: conversation)
-            let stored: StoredKey
-            if let epoch {
-                guard let item = try store.items(conversation: conversation).first(where: { $0.epoch == epoch }) else { throw .itemNotFound }
-                stored = try store.key(for: item.keyID)
-            } else {
-                guard let current else { throw .itemNotFound }
-                stored = current
-            }
-            return (stored, current?.item.keyID == stored.item.keyID, try store.providerKey(id: providerKeyID))
-        }
+        let (stored, current) = try conversationKey(store: store, location: location, conversation: conversation, epoch: epoch)
+        let provider = try providerKey(store: store, location: location, id: providerKeyID)
         try PerDeviceSealing.requirePerDevice(store: store, location: location, item: stored.item)
         let since = stored.item.createdAt
         let retireBy = current ? nil : max(since, stored.item.notAfter ?? now)
@@ -107,7 +97,71 @@ enum BundleCommand {
                 expires: expires, provider: provider, device: registration)
             return (bundle, stored)
         } catch {
-            throw .failure("\(error)")
+            throw .failure("\(error)", hints: "a bundle carries only a conversation id a notification can use (SPEC §5.1: 1 to 256 bytes of UTF-8, no control character U+0000-U+001F) and fields in the ranges of SPEC §16.3")
+        }
+    }
+
+    /// The key `bundle seal` delivers — `epoch`'s, or the conversation's current one — and whether
+    /// it is the current one. A conversation without keys, an epoch it does not have, and one
+    /// without a live epoch are each said as such, with what to do.
+    private static func conversationKey(
+        store: KeyStore, location: StoreCommand.Location, conversation: String, epoch: Int64?
+    ) throws(CLIError) -> (StoredKey, isCurrent: Bool) {
+        let quoted = JSONText.quoted(conversation)
+        let options = location.commandLineOptions
+        let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
+        guard !items.isEmpty else {
+            throw .failure(
+                "conversation \(quoted) has no keys in the key directory \(location.directory)",
+                hints: "give its first key with: pushseal store rotate \(options) --conversation \(ShellQuoting.quote(conversation))",
+                "list the conversations with: pushseal store list \(options)")
+        }
+        let current: StoredKey?
+        do throws(KeyStoreError) {
+            current = try store.currentKey(conversation: conversation)
+        } catch .itemNotFound {
+            current = nil
+        } catch {
+            throw KeyStoreDiagnostics.error(error, location: location)
+        }
+        if let epoch {
+            guard let item = items.first(where: { $0.epoch == epoch }) else {
+                let epochs = items.map { String($0.epoch) }.joined(separator: ", ")
+                throw .failure(
+                    "conversation \(quoted) has no epoch \(epoch) (its epochs: \(epochs))",
+                    hints: "omit --epoch to deliver the current key, or give one of its epochs")
+            }
+            let stored = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.key(for: item.keyID) }
+            return (stored, current?.item.keyID == stored.item.keyID)
+        }
+        guard let current else {
+            throw .failure(
+                "conversation \(quoted) has no current key: every epoch is past its not-after time",
+                hints: "give it a new epoch with: pushseal store rotate \(options) --conversation \(ShellQuoting.quote(conversation))",
+                "or deliver an earlier epoch with --epoch (see: pushseal store list \(options) --conversation \(ShellQuoting.quote(conversation)))")
+        }
+        return (current, true)
+    }
+
+    /// The provider key pair that seals the bundle: `id`'s, or the directory's current one. An
+    /// unknown id and a directory without provider keys are each said as such, with what to do.
+    private static func providerKey(store: KeyStore, location: StoreCommand.Location, id: KeyID?) throws(CLIError) -> IdentityKeyPair {
+        let options = location.commandLineOptions
+        do throws(KeyStoreError) {
+            return try store.providerKey(id: id)
+        } catch .itemNotFound {
+            if let id {
+                throw .failure(
+                    "the key directory \(location.directory) has no provider key \(id)",
+                    hints: "list its provider keys with: pushseal store provider-key list \(options)",
+                    "or omit --provider-key-id to use the current one")
+            }
+            throw .failure(
+                "the key directory \(location.directory) has no provider key to seal key bundles with",
+                hints: "create one with: pushseal store provider-key create \(options)",
+                "then pin its public key on each device (pushseal device pin) before sealing bundles to it")
+        } catch {
+            throw KeyStoreDiagnostics.error(error, location: location)
         }
     }
 

@@ -43,10 +43,12 @@ enum DeviceCommand {
         discussion: """
             The provider public key comes from 'pushseal store provider-key create|list' on the \
             key directory, delivered over the app's authenticated login channel, never through \
-            the push service. Pinning a key again changes nothing. Prints {"providerKeyId":…}.
+            the push service. Pinning a key again changes nothing. A point of small order (the \
+            all-zero key, an order-8 point) and the store's own device key are refused. Prints \
+            {"providerKeyId":…}.
             """,
         options: StoreCommand.locationOptions + [
-            .option("provider-key", valueName: "key", abstract: "The provider public key (32 bytes, base64url).", required: true),
+            .option("provider-key", valueName: "key", abstract: "The provider public key (32 bytes, base64url; surrounding whitespace ignored).", required: true),
         ],
         run: runPin)
 
@@ -71,9 +73,18 @@ enum DeviceCommand {
     static func runShow(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments)
         let store = try StoreCommand.open(location)
-        let (registration, pinned) = try StoreCommand.run(location) { () throws(KeyStoreError) in
-            (try store.deviceRegistration(), try store.pinnedProviderKeys())
+        let registration: DeviceRegistration
+        do throws(KeyStoreError) {
+            registration = try store.deviceRegistration()
+        } catch .itemNotFound {
+            throw .failure(
+                "the store in \(location.directory) has no device key",
+                hints: "create it with: pushseal device init \(location.commandLineOptions)",
+                "a provider's key directory has provider keys instead: pushseal store provider-key list \(location.commandLineOptions)")
+        } catch {
+            throw KeyStoreDiagnostics.error(error, location: location)
         }
+        let pinned = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.pinnedProviderKeys() }
         if context.arguments.flag("json") {
             var writer = JSONWriter()
             writer.appendRaw("{\"registration\":")
@@ -97,13 +108,23 @@ enum DeviceCommand {
     static func runPin(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments)
         let publicKey = try context.arguments.value("provider-key") { (text) throws(ValueError) -> [UInt8] in
-            guard let bytes = try? Base64URL.decode(text), bytes.count == IdentityKeyPair.byteCount else {
-                throw ValueError("not a 32-byte base64url public key")
+            let bytes = try ArgumentDecoding.base64URL(text)
+            guard bytes.count == IdentityKeyPair.byteCount else {
+                throw ValueError("decodes to \(bytes.count) bytes; a provider public key is exactly \(IdentityKeyPair.byteCount)")
             }
             return bytes
         }!
         let store = try StoreCommand.open(location)
-        let id = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.pinProviderKey(publicKey) }
+        let id: KeyID
+        do throws(KeyStoreError) {
+            id = try store.pinProviderKey(publicKey)
+        } catch let .invalidArgument(why) {
+            throw .failure(
+                "cannot pin this provider key: \(why)",
+                hints: "pin the public key that 'pushseal store provider-key list' prints on the provider's key directory")
+        } catch {
+            throw KeyStoreDiagnostics.error(error, location: location)
+        }
         context.write("{\"providerKeyId\":\"\(id.base64URL)\"}\n")
         return .success
     }

@@ -33,10 +33,12 @@ enum InspectCommand {
         run: run)
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let input = try context.readInput(from: context.arguments.argument("file"), what: "payload")
+        let file = context.arguments.argument("file")
         if context.arguments.flag("bundle") {
-            return try BundleInspection.run(input, json: context.arguments.flag("json"), context: &context)
+            let input = try context.readInput(from: file, what: BundleInspection.expected, invocation: BundleInspection.invocation)
+            return try BundleInspection.run(input, file: file, json: context.arguments.flag("json"), context: &context)
         }
+        let input = try context.readInput(from: file, what: "payload")
         let inspection = PayloadInspection.inspect(input)
         if context.arguments.flag("json") {
             context.write(json(inspection) + "\n")
@@ -53,7 +55,7 @@ enum InspectCommand {
 
     static func text(_ inspection: PayloadInspection) -> String {
         var rows: [(String, String)] = []
-        let form = inspection.form?.label ?? "unrecognised input"
+        let form = inspection.isKeyBundle ? "key bundle text" : inspection.form?.label ?? "unrecognised input"
         rows.append(("payload", "\(form), \(bytes(inspection.payloadByteCount))"))
         if let envelope = inspection.envelope {
             rows.append(("envelope", "valid, version \(Envelope.version) (well-formed; authenticity needs the key)"))
@@ -124,6 +126,7 @@ enum InspectCommand {
         key("reason"); string(inspection.reason?.rawValue)
         key("problem"); string(inspection.problem)
         key("form"); string(inspection.form?.rawValue)
+        key("keyBundle"); writer.appendRaw(inspection.isKeyBundle ? "true" : "false")
         key("payloadBytes"); integer(inspection.payloadByteCount)
         key("wireLength"); integer(inspection.wire?.utf8.count)
         key("envelopeBytes"); integer(inspection.decodedByteCount)

@@ -19,7 +19,8 @@ enum OpenCommand {
             Reads an APNs payload or FCM message/data map and runs the receiver's checks in \
             order. Prints one JSON object:
               {"outcome":"decrypted"|"fallback","reason":null|"<reason code>",
-               "duplicate":false,"conflict":false,"requiresFetch":false,"content":{…}}
+               "duplicate":false,"conflict":false,"requiresFetch":false,"truncated":false,
+               "content":{…}}
             where content is the decrypted content, or the fallback text on failure. Reason \
             codes: not_sealed, malformed_envelope, unsupported_version, unknown_key, \
             store_locked, authentication_failed, malformed_content, conversation_mismatch, stale, \
@@ -28,7 +29,7 @@ enum OpenCommand {
 
             The key comes from --key (or --key-file) with --conversation, the conversation the \
             key is stored for, or from --store, a key store directory (master key: \
-            --master-key-file, default <dir>/master.key). With --store the key is looked up by \
+            --master-key-file, default <dir>.master.key beside it). With --store the key is looked up by \
             the envelope's key id: an id the store does not hold is unknown_key; a held key that \
             cannot be read (missing or wrong master key, unreadable store) is store_locked. A \
             decrypted notification's (cid, mid) is recorded in the store's duplicate log, and \
@@ -80,7 +81,7 @@ enum OpenCommand {
                 throw .usage("'--conversation <cid>' goes with '--key'; with '--store' the key's stored conversation is used.")
             }
             keySource = .store(
-                directory: directory, masterKeyFile: arguments.value("master-key-file") ?? StoreCommand.defaultMasterKeyFile(in: directory))
+                directory: directory, masterKeyFile: arguments.value("master-key-file") ?? MasterKeyPlacement.resolve(for: directory))
         } else if let key = try ArgumentDecoding.conversationKey(context) {
             if arguments.isPresent("master-key-file") { throw .usage("'--master-key-file <file>' is only used with '--store <dir>'.") }
             keySource = .key(key, conversation: try arguments.requiredValue("conversation"))

@@ -284,6 +284,8 @@ enum SealCommand {
         var key: ConversationKey?
         var fcmToken: String?
         var collapseID: String?
+        /// The wrapper's per-message headers.
+        var headers = MessageHeaders()
     }
 
     /// Applies `--conversation` and the per-line overrides.
@@ -293,7 +295,7 @@ enum SealCommand {
                 "the content's cid '\(request.content.conversationID)' is not the conversation '\(expected)' given with --conversation",
                 hints: "a receiver rejects such a notification as conversation_mismatch")
         }
-        return Item(content: request.content, key: request.key, fcmToken: request.fcmToken, collapseID: request.collapseID)
+        return Item(content: request.content, key: request.key, fcmToken: request.fcmToken, collapseID: request.collapseID, headers: request.headers)
     }
 
     /// The command's key source as a provider of current keys.
@@ -314,7 +316,12 @@ enum SealCommand {
         func currentKey(conversation: String) throws -> ConversationKey { key }
     }
 
-    static func apnsOptions(_ options: Options, item: Item) -> APNsOptions {
+    static func apnsOptions(_ options: Options, item: Item) throws(ProviderError) -> APNsOptions {
+        try item.headers.applied(to: baseAPNsOptions(options, item: item))
+    }
+
+    /// The command's APNs options with the line's collapse id, before its headers.
+    private static func baseAPNsOptions(_ options: Options, item: Item) -> APNsOptions {
         APNsOptions(
             placeholder: .text(title: options.placeholderTitle, body: options.placeholderBody), topic: options.apnsTopic,
             collapseID: item.collapseID)
@@ -324,7 +331,8 @@ enum SealCommand {
         guard let token = item.fcmToken ?? options.fcmToken else {
             throw .invalidFCMToken("missing: give --fcm-token, or fcm_token in the request wrapper")
         }
-        return FCMOptions(token: token, apns: options.transport == "fcm-apns" ? apnsOptions(options, item: item) : nil)
+        return try item.headers.applied(
+            to: FCMOptions(token: token, apns: options.transport == "fcm-apns" ? baseAPNsOptions(options, item: item) : nil))
     }
 
     /// Seals one item with `key` (with `--salt`: deterministically).
@@ -337,7 +345,7 @@ enum SealCommand {
             let message = try seal(item.content, key: key, options: fcm, salt: options.salt, sealer: sealer)
             return (message.body, message.path)
         }
-        var apns = apnsOptions(options, item: item)
+        var apns = try apnsOptions(options, item: item)
         apns.keyBundle = bundle
         let request = try seal(item.content, key: key, options: apns, salt: options.salt, sealer: sealer)
         return (options.withHeaders ? try withHeaders(request) : request.body, request.path)
@@ -429,7 +437,7 @@ enum SealCommand {
                 if let expected = options.expectedConversation, !expected.utf8.elementsEqual(request.content.conversationID.utf8) {
                     throw .invalidOption(field: "cid", detail: "is not the conversation given with --conversation")
                 }
-                var item = Item(content: request.content, key: request.key, fcmToken: request.fcmToken, collapseID: request.collapseID)
+                var item = Item(content: request.content, key: request.key, fcmToken: request.fcmToken, collapseID: request.collapseID, headers: request.headers)
                 if let device = request.device {
                     guard request.key == nil else { throw .invalidOption(field: "device", detail: "give either key or device, not both") }
                     guard let deviceKeys else { throw .invalidOption(field: "device", detail: "needs --store: a bare key is already the device's key") }
@@ -439,7 +447,7 @@ enum SealCommand {
                 if options.transport != "apns" {
                     fcmItems.append((index, BatchItem(content: item.content, key: item.key, options: try fcmOptions(options, item: item))))
                 } else {
-                    apnsItems.append((index, BatchItem(content: item.content, key: item.key, options: apnsOptions(options, item: item))))
+                    apnsItems.append((index, BatchItem(content: item.content, key: item.key, options: try apnsOptions(options, item: item))))
                 }
             } catch {
                 outputs[index] = error.jsonLine(line: firstIndex + index + 1)

@@ -37,6 +37,15 @@ enum SendCommand {
         "max-attempts", valueName: "n", abstract: "Requests per notification, retries included.", defaultValue: "5")
     static let timeout = OptionSpec.option(
         "timeout", valueName: "seconds", abstract: "Whole-request timeout.", defaultValue: "30")
+    static let connectionRetry = OptionSpec.option(
+        "connection-retry", valueName: "seconds",
+        abstract: "How long a refused or reset connection is retried before the service counts as misconfigured.", defaultValue: "30")
+    static let jsonSummary = OptionSpec.flag(
+        "json-summary", abstract: "End the output with {\"summary\":{\"lines\":N,<outcome>:<count>,…}} (every outcome, zeros included).")
+    static let dryRun = OptionSpec.flag(
+        "dry-run", abstract: "Check and seal every line and print the request it would make (URL, headers, size); send nothing.")
+    static let validateOnly = OptionSpec.flag(
+        "validate-only", abstract: "FCM: send with validate_only (FCM checks, delivers nothing; outcome validated). APNs lines: as --dry-run.")
     static let backoff = OptionSpec.option(
         "backoff-ms", valueName: "ms", abstract: "First retry delay (doubling, with jitter).", defaultValue: "500")
 
@@ -58,15 +67,26 @@ enum SendCommand {
             Writes one JSON line per input line, as each settles (not in input order), e.g.
               {"line":1,"outcome":"delivered","transport":"apns","status":200,
                "id":"…","attempts":1}
-            outcome is delivered, retry (send it again later), token_dead (remove the token), \
-            rejected (with the service's reason), authentication_failed, or invalid (the line \
-            itself is wrong; with an error object). 429 and 5xx answers and connection \
-            failures are retried with exponential backoff and jitter (honouring Retry-After) up \
-            to --max-attempts; a 403 refreshes the provider or access token once.
+            outcome is delivered, retry (send it again later), token_dead (remove the token; \
+            APNs adds the 410's "timestamp"), token_invalid (check the APNs environment and \
+            topic before removing it), rejected (with the service's reason), configuration (a \
+            wrong URL, project, topic, credentials or certificate: the service is not sent to \
+            again, an error line says why, and no token is reported dead), or invalid (the line \
+            itself is wrong; with an error object). 429 and 5xx answers and stream failures \
+            are retried with exponential backoff and jitter (honouring Retry-After) up to \
+            --max-attempts; a refused or reset connection for --connection-retry seconds; a \
+            403 refreshes the provider or access token once. Docs/PROVIDER.md §7.4 says what \
+            to do with each outcome.
 
             Memory stays constant whatever the input's length: at most --max-in-flight \
             notifications are in progress. Progress goes to standard error when it is a \
-            terminal. Exit status 1 when any line was not delivered.
+            terminal and standard output is not; the summary of what was not delivered \
+            ends with a newline. With --json-summary the last output line is \
+            {"summary":{"lines":N,"delivered":…,…,"dry_run":…}}, every outcome counted. --dry-run \
+            checks and seals every line and prints the request it would make instead of \
+            sending it (outcome dry_run); --validate-only sends FCM lines with validate_only \
+            (outcome validated, nothing delivered) and treats APNs lines as a dry run. Exit \
+            status 1 when any line was not delivered.
 
             Examples:
               pushseal send --store keys --apns-key-file AuthKey_ABC123DEFG.p8 \\
@@ -82,7 +102,7 @@ enum SendCommand {
             apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL,
             fcmServiceAccount, fcmURL, fcmTokenURL,
             SealCommand.placeholderTitle, SealCommand.placeholderBody, SealCommand.padBlock,
-            caFile, maxInFlight, maxAttempts, timeout, backoff,
+            caFile, maxInFlight, maxAttempts, timeout, backoff, connectionRetry, jsonSummary, dryRun, validateOnly,
         ],
         run: run)
 
@@ -111,6 +131,12 @@ enum SendCommand {
         let fcmGiven = arguments.isPresent("fcm-service-account")
         for name in ["fcm-url", "fcm-token-url"] where arguments.isPresent(name) && !fcmGiven {
             throw .usage("'--\(name)' needs '--fcm-service-account <json>'.")
+        }
+        if arguments.isPresent("validate-only") && !fcmGiven {
+            throw .usage("'--validate-only' is FCM's validate_only: it needs '--fcm-service-account <json>' (for APNs, use '--dry-run').")
+        }
+        if arguments.isPresent("validate-only") && arguments.isPresent("dry-run") {
+            throw .usage("Give '--dry-run' (nothing is sent) or '--validate-only' (FCM checks each message), not both.")
         }
         guard apnsGiven || fcmGiven else {
             throw .usage("Nothing to send with: give '--apns-key-file <p8>' (with its ids), '--fcm-service-account <json>', or both.")
@@ -158,6 +184,11 @@ enum SendCommand {
         writer.appendInteger(try arguments.integer("timeout", in: 1...3600)! * 1000)
         writer.appendRaw(",\"backoff_ms\":")
         writer.appendInteger(try arguments.integer("backoff-ms", in: 0...600_000)!)
+        if arguments.isPresent("json-summary") { writer.appendRaw(",\"json_summary\":true") }
+        if arguments.isPresent("dry-run") { writer.appendRaw(",\"dry_run\":true") }
+        if arguments.isPresent("validate-only") { writer.appendRaw(",\"fcm_validate_only\":true") }
+        writer.appendRaw(",\"connection_retry_ms\":")
+        writer.appendInteger(try arguments.integer("connection-retry", in: 0...3600)! * 1000)
         writer.appendRaw("}\n")
         return Options(
             keySource: try SealCommand.keySource(context),

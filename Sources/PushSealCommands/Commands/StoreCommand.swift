@@ -14,7 +14,9 @@ enum StoreCommand {
             key directory and the device's shared store (which also keeps the duplicate log).
 
             Every subcommand takes --dir <dir> and --master-key-file <file> (default: \
-            <dir>/master.key, created 0600 by 'store init'). Keys are printed only by \
+            <dir>.master.key beside the directory, not inside it, created 0600 by 'store init'; \
+            a key file at the earlier default <dir>/master.key is moved there, with a note). \
+            Keys are printed only by \
             'store get', which exists to export them.
 
             For init, add, get, list, rotate, remove and purge, --dir may instead be a \
@@ -45,10 +47,6 @@ enum StoreCommand {
     /// The options every store subcommand starts with.
     static let locationOptions = [directory, CommonOptions.masterKeyFile]
 
-    /// `<dir>/master.key`.
-    static func defaultMasterKeyFile(in directory: String) -> String {
-        directory.hasSuffix("/") ? directory + "master.key" : directory + "/master.key"
-    }
 
     /// Where the store is.
     struct Location {
@@ -104,7 +102,8 @@ enum StoreCommand {
             if PostgreSQLCompanion.backend == nil { try PostgreSQLCompanion.replaceProcess() }
             return Location(directory: value, masterKeyFile: given, masterKeyFileGiven: true, option: option)
         }
-        return Location(directory: value, masterKeyFile: given ?? defaultMasterKeyFile(in: value), masterKeyFileGiven: given != nil, option: option)
+        return Location(
+            directory: value, masterKeyFile: given ?? MasterKeyPlacement.resolve(for: value), masterKeyFileGiven: given != nil, option: option)
     }
 
     /// A PostgreSQL connection URI given to a command that works on a SQLite store directory only
@@ -142,6 +141,26 @@ enum StoreCommand {
         guard count >= 1, count <= KeyStore.maximumConversationByteCount else {
             throw arguments.invalidValue(
                 "conversation", reason: "a conversation id is 1 to \(KeyStore.maximumConversationByteCount) UTF-8 bytes, not \(count)")
+        }
+        return conversation
+    }
+
+    /// `--conversation` of a command that files a new key (`store add`, `store rotate`): also
+    /// a valid content identifier (``NotificationContent/checkIdentifier(_:field:)``, SPEC §5.1),
+    /// since the receiver refuses any other cid and the key could never be used. Commands that
+    /// read or remove keys accept any stored id, so that such a key can still be removed.
+    static func newConversation(_ arguments: ParsedArguments) throws(CLIError) -> String? {
+        guard let conversation = try conversation(arguments) else { return nil }
+        do throws(ContentError) {
+            try NotificationContent.checkIdentifier(conversation, field: "cid")
+        } catch {
+            let option = arguments.command.option(named: "conversation")
+            let rule = if case let .outOfRange(_, detail) = error { detail } else { "\(error)" }
+            throw .usage(
+                "The value \(JSONText.quoted(conversation)) is invalid for '\(option?.synopsis ?? "--conversation <cid>")': "
+                    + "a conversation id is a content cid, which \(rule) (SPEC §5.1): "
+                    + "the receiver refuses any other, so the key could never be used",
+                help: option.map { "\($0.synopsis)  \($0.abstract)" })
         }
         return conversation
     }

@@ -21,7 +21,7 @@ enum CommonOptions {
     /// `--master-key-file <file>`: the key store's master key.
     static let masterKeyFile = OptionSpec.option(
         "master-key-file", valueName: "file",
-        abstract: "The store's master key file (0600). Default: <dir>/master.key.")
+        abstract: "The store's master key file (0600). Default: <dir>.master.key, beside the directory.")
 
     /// `--json`: machine-readable output.
     static let json = OptionSpec.flag("json", abstract: "Print one JSON object instead of text.")

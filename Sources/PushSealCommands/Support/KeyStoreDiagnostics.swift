@@ -86,7 +86,7 @@ enum KeyStoreDiagnostics {
         let quoted = ShellQuoting.quote(file)
         let which = location.masterKeyFileGiven
             ? "the master key file given with --master-key-file"
-            : "the default master key file <dir>/master.key; give another one with --master-key-file"
+            : "the default master key file <dir>.master.key, beside the store directory; give another one with --master-key-file"
         if why.hasPrefix("wrong master key") {
             return [
                 "\(file) is not the master key this store was initialized with (\(which))",

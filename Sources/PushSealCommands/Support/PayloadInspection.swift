@@ -79,6 +79,10 @@ struct PayloadInspection {
     /// FCM data size against its limit.
     var fcm: TransportSize?
 
+    /// True when the input is a key bundle's text (`pushseal bundle seal`), not a payload: a bare
+    /// wire string that is no envelope but a well-formed bundle (`inspect --bundle` describes it).
+    var isKeyBundle = false
+
     /// Whether the envelope is well-formed (a key would still be needed to authenticate it).
     var isValid: Bool { envelope != nil }
 
@@ -171,6 +175,12 @@ struct PayloadInspection {
             result.envelope = try Envelope(wire: wire)
         } catch {
             result.fail(error.reason, error.description, hint: hint(for: error, wire: wire))
+            // A bundle's version byte (2) is no envelope version: name what it is instead.
+            if result.form == .wire, (try? KeyBundle(text: wire)) != nil {
+                result.isKeyBundle = true
+                result.problem = "this is a key bundle's text ('pushseal bundle seal'), not a notification payload"
+                result.hints = ["inspect it with: pushseal inspect --bundle"]
+            }
         }
         return result
     }

@@ -3,7 +3,7 @@ import PushSealReceiver
 import PushSealJSON
 
 /// The `pushseal open` result object (DESIGN.md §7), also used by `demo --json`:
-/// `{"outcome","reason","duplicate","content"}` plus `conflict`, `requiresFetch`, `keyBundle` (the in-band
+/// `{"outcome","reason","duplicate","content"}` plus `conflict`, `requiresFetch`, `truncated`, `keyBundle` (the in-band
 /// bundle's outcome code, only when the payload carried one) and, for fallbacks, `detail`.
 enum ReceivedNotificationJSON {
     static func value(of notification: ReceivedNotification) -> JSONValue {
@@ -13,6 +13,7 @@ enum ReceivedNotificationJSON {
             .init(name: "duplicate", value: .bool(notification.isDuplicate)),
             .init(name: "conflict", value: .bool(notification.isConflict)),
             .init(name: "requiresFetch", value: .bool(notification.requiresFetch)),
+            .init(name: "truncated", value: .bool(notification.isTruncated)),
         ]
         if let bundle = notification.keyBundle {
             members.append(.init(name: "keyBundle", value: .string(bundle.code)))

@@ -30,7 +30,10 @@ struct SendLine {
     var body: Body
     var key: ConversationKey?
     var collapseID: String?
+    /// A `payload` line's APNs request headers, checked.
     var headers: [HTTPHeader] = []
+    /// A `content` line's per-message headers, applied before sealing.
+    var messageHeaders = MessageHeaders()
 
     init(parsing bytes: [UInt8], options: SendCommand.Options) throws(Failure) {
         let value: JSONValue
@@ -76,14 +79,31 @@ struct SendLine {
             switch member.name {
             case "token", "transport", "collapse_id", "key", "content", "payload": continue
             case "headers":
-                guard case let .object(headerObject) = member.value, case .payload = body, transport == "apns" else {
-                    throw Failure("invalid_line", "\"headers\" is an object of APNs headers, for an APNs \"payload\" only")
+                guard case let .object(headerObject) = member.value else {
+                    throw Failure("invalid_line", "\"headers\" must be an object of header names and values")
+                }
+                guard case .payload = body else {
+                    do throws(ProviderError) {
+                        messageHeaders = try MessageHeaders(object: headerObject)
+                    } catch {
+                        throw Failure(error)
+                    }
+                    continue
+                }
+                guard transport == "apns" else {
+                    throw Failure("invalid_line", "an FCM \"payload\" carries its headers inside (message.android, message.apns.headers)")
                 }
                 for header in headerObject.members {
                     guard case let .string(text) = header.value, Self.isHeaderText(header.name), Self.isHeaderText(text) else {
                         throw Failure("invalid_line", "header \"\(header.name)\" must be a visible-ASCII string without spaces")
                     }
-                    headers.append(HTTPHeader(name: header.name.lowercased(), value: text))
+                    let name = header.name.lowercased()
+                    do throws(ProviderError) {
+                        try MessageHeaders.validateAPNsHeader(name: name, value: text)
+                    } catch {
+                        throw Failure(error)
+                    }
+                    headers.append(HTTPHeader(name: name, value: text))
                 }
             default:
                 throw Failure("invalid_line", "unknown member \"\(member.name)\" (expected token, transport, content or payload, key, collapse_id, headers)")
@@ -108,7 +128,8 @@ struct SendLine {
             case let .content(content):
                 let request: APNsRequest
                 do {
-                    request = try KeyChoice(key: key, provider: keyProvider).seal(content, sealer: sealer, options: apnsOptions(options))
+                    request = try KeyChoice(key: key, provider: keyProvider).seal(
+                        content, sealer: sealer, options: messageHeaders.applied(to: apnsOptions(options)))
                     headers = try request.headers()
                 } catch {
                     throw Failure(error)
@@ -132,8 +153,8 @@ struct SendLine {
         switch self.body {
         case let .content(content):
             guard let token else { throw Failure("invalid_line", "an FCM line with a content needs the registration \"token\"") }
-            let fcm = FCMOptions(token: token, apns: transport == "fcm-apns" ? apnsOptions(options) : nil)
             do {
+                let fcm = try messageHeaders.applied(to: FCMOptions(token: token, apns: transport == "fcm-apns" ? apnsOptions(options) : nil))
                 body = try KeyChoice(key: key, provider: keyProvider).seal(content, sealer: sealer, options: fcm).body
             } catch {
                 throw Failure(error)

@@ -44,6 +44,25 @@ package enum X25519 {
         #endif
     }
 
+    /// Whether `publicKey` (32 bytes) is a point of small order (order 1, 2, 4 or 8, in any
+    /// encoding: the all-zero key, 1, the order-8 points and their non-canonical forms). Every
+    /// X25519 shared secret with such a key is all zero, so it can never be a peer's key: a
+    /// clamped scalar is a multiple of 8 and so is zero on the small subgroup, and nonzero
+    /// modulo the large prime order, so X25519 with any fixed private key is all zero exactly
+    /// for these points. Not secret: the private key is a public constant.
+    package static func isSmallOrder(_ publicKey: [UInt8]) -> Bool {
+        precondition(publicKey.count == byteCount, "an X25519 public key is \(byteCount) bytes")
+        do throws(PrimitiveError) {
+            _ = try sharedSecret(privateKey: smallOrderProbe, publicKey: publicKey)
+            return false
+        } catch {
+            return true
+        }
+    }
+
+    /// The fixed, public private key ``isSmallOrder(_:)`` multiplies by.
+    private static let smallOrderProbe = SecretKey(bytes: (0..<UInt8(byteCount)).map { $0 &* 29 &+ 1 })
+
     /// The shared secret X25519(privateKey, publicKey), in secure storage.
     ///
     /// Throws ``PrimitiveError/incorrectKeySize(expected:actual:)`` for a key that is not 32

@@ -30,8 +30,8 @@ struct StoreSandbox {
     /// The database file of the store directory `name`.
     func database(_ name: String) -> String { path(name) + "/pushseal-keys.sqlite3" }
 
-    /// The default master key file of the store directory `name`.
-    func masterKey(_ name: String) -> String { path(name) + "/master.key" }
+    /// The default master key file of the store directory `name` (beside it: `name.master.key`).
+    func masterKey(_ name: String) -> String { path(name) + ".master.key" }
 
     /// `pushseal store <subcommand> --dir root/<store> <arguments…>`.
     func store(_ subcommand: String, _ store: String, _ arguments: [String] = [], stdin: [UInt8]? = nil) throws -> PushSealRun {

@@ -38,17 +38,17 @@ export declare function validateContent(content: Content): void;
 
 export declare const KEY_NOT_FOUND: 'not_found';
 export declare const KEY_LOCKED: 'locked';
-export type KeyLookup = { key: Uint8Array; conversation: string; retireBy?: number | null } | typeof KEY_NOT_FOUND | typeof KEY_LOCKED;
+export type KeyLookup = { key: Uint8Array; conversation: string; retireBy?: number | bigint | null } | typeof KEY_NOT_FOUND | typeof KEY_LOCKED;
 /** The receiver's key lookup; it must derive the kid from each stored key. */
 export interface KeySource { lookup(kid: Buffer): KeyLookup; }
 export declare class SingleKeySource implements KeySource {
-  constructor(key: Uint8Array, conversation: string, options?: { locked?: boolean; retireBy?: number | null });
+  constructor(key: Uint8Array, conversation: string, options?: { locked?: boolean; retireBy?: number | bigint | null });
   locked: boolean;
-  retireBy: number | null;
+  retireBy: number | bigint | null;
   lookup(kid: Buffer): KeyLookup;
 }
 export interface ReceiverOptions {
-  maxAge?: number; maxFutureSkew?: number; clock?: () => number; seen?: (cid: string, mid: string) => boolean;
+  maxAge?: number | bigint; maxFutureSkew?: number | bigint; clock?: () => number | bigint; seen?: (cid: string, mid: string) => boolean;
   record?: ((cid: string, mid: string, envelope: Buffer) => 'first' | 'duplicate' | 'conflict') | null;
 }
 export interface Opened { content: Content; contentBytes: Buffer; duplicate: boolean; conflict: boolean; requiresFetch: boolean; truncated: boolean; }
@@ -100,6 +100,8 @@ export declare class Sealer {
 /** The longest grapheme-cluster prefix whose JSON-escaped length fits `budget`. */
 export declare function graphemePrefix(text: string, budget: number): string;
 
+/** A new conversation key: 32 bytes from the system's CSPRNG (SPEC §3.1). */
+export declare function generateKey(): Buffer;
 export declare function keyId(key: Uint8Array): Buffer;
 export declare function messageKey(key: Uint8Array, salt: Uint8Array): Buffer;
 export declare function threadId(key: Uint8Array): Buffer;

@@ -5,8 +5,15 @@ import PushSealJSON
 /// `pushseal inspect --bundle`: a key bundle's header and layout, without any key (nothing is
 /// opened or authenticated).
 enum BundleInspection {
-    static func run(_ input: [UInt8], json: Bool, context: inout CommandContext) throws(CLIError) -> ExitCode {
+    /// What `inspect --bundle` reads, for the message on empty input.
+    static let expected = "key bundle (the base64url text 'pushseal bundle seal' prints)"
+    /// The command line the hints show.
+    static let invocation = "pushseal inspect --bundle"
+
+    static func run(_ input: [UInt8], file: String?, json: Bool, context: inout CommandContext) throws(CLIError) -> ExitCode {
         let text = BundleCommand.bundleText(input)
+        // Only whitespace is no bundle at all, as empty input is: say what was expected.
+        if text.isEmpty { throw context.emptyInput(from: file, what: expected, invocation: invocation) }
         let bundle: KeyBundle
         do throws(KeyBundleError) {
             bundle = try KeyBundle(text: text)

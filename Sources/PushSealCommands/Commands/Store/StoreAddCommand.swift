@@ -31,7 +31,7 @@ enum StoreAddCommand {
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
         let location = try StoreCommand.location(arguments, acceptsURI: true)
-        let conversation = try StoreCommand.conversation(arguments)!
+        let conversation = try StoreCommand.newConversation(arguments)!
         let givenEpoch = try StoreCommand.epoch(arguments)
         let notAfter = try arguments.integer("not-after", in: 0...NotificationContent.maximumTimestamp)
         let now = try StoreCommand.now(arguments)

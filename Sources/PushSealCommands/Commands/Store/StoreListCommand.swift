@@ -114,9 +114,10 @@ enum StoreListCommand {
         return writer.bytes
     }
 
-    /// The table for people. A conversation id that holds a space, a quote or a control character,
-    /// and a label that holds a control character, is shown as a JSON string, so every row stays
-    /// one line and columns stay apart (the label is the last column).
+    /// The table for people. A conversation id that holds a space, a quote or a control, format or
+    /// separator character, and a label that holds one of those but a space, is shown as a JSON
+    /// string with those characters escaped, so every row stays one line, reads left to right, and
+    /// columns stay apart (the label is the last column).
     static func table(_ entries: [Entry]) -> String {
         var rows: [[String]] = [["CONVERSATION", "EPOCH", "KID", "STATUS", "CREATED", "NOT AFTER", "LABEL"]]
         for entry in entries {
@@ -147,12 +148,14 @@ enum StoreListCommand {
         return text
     }
 
-    /// `text` as is, or as a JSON string when it is empty or holds a control character, a quote,
-    /// a backslash or (unless `spacesAllowed`) a space.
+    /// `text` as is, or as a JSON string (``JSONText/quoted(_:)``) when it is empty or holds a
+    /// control, format or separator character (``JSONText/isHazard(_:)``: C0, DEL, C1 such as
+    /// U+0085, bidirectional overrides such as U+202E), a quote, a backslash or (unless
+    /// `spacesAllowed`) a space.
     static func displayed(_ text: String, spacesAllowed: Bool = false) -> String {
-        let plain = !text.isEmpty && text.utf8.allSatisfy { byte in
-            (byte > 0x20 || (spacesAllowed && byte == 0x20)) && byte != 0x7F
-                && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
+            (scalar.value > 0x20 || (spacesAllowed && scalar == " ")) && scalar != "\"" && scalar != "\\"
+                && !JSONText.isHazard(scalar)
         }
         return plain ? text : JSONText.quoted(text)
     }

@@ -30,7 +30,7 @@ enum StoreRotateCommand {
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
         let location = try StoreCommand.location(arguments, acceptsURI: true)
-        let conversation = try StoreCommand.conversation(arguments)!
+        let conversation = try StoreCommand.newConversation(arguments)!
         let key = try ArgumentDecoding.conversationKey(context)
         let now = try StoreCommand.now(arguments)
         let label = arguments.value("label")

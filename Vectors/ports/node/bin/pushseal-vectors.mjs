@@ -49,7 +49,7 @@ export function runReceiverCase(t) {
   const contentHex = hexField(t, 'contentHex');
   const plaintextHex = hexField(t, 'plaintextHex');
   const { keyRetireBy, requiresFetch, truncated } = t;
-  if (keyRetireBy !== null && !Number.isSafeInteger(keyRetireBy)) throw new Error('keyRetireBy must be an integer or null');
+  if (keyRetireBy !== null && typeof keyRetireBy !== 'bigint' && !Number.isSafeInteger(keyRetireBy)) throw new Error('keyRetireBy must be an integer or null');
   if (typeof requiresFetch !== 'boolean' || typeof truncated !== 'boolean') throw new Error('requiresFetch and truncated must be booleans');
   const handedKid = hexField(t, 'keySourceKid', 16);
   const derivedKid = keyId(key);

@@ -11,7 +11,7 @@ import { PushSealError } from './errors.mjs';
 import { HPKEError, publicKey, setupReceiver, setupSender } from './hpke.mjs';
 import { KEY_NOT_FOUND } from './receiver.mjs';
 import { JObj, JSONError, parseJSON } from './strict-json.mjs';
-import { b64urlDecode, b64urlEncode, hkdfExpand, keyId } from './wire.mjs';
+import { b64urlDecode, b64urlEncode, hkdfExpand, int63, keyId } from './wire.mjs';
 
 export const BUNDLE_VERSION = 0x02;
 export const BUNDLE_INFO = Buffer.from('pushseal v1 key bundle 2', 'ascii');
@@ -165,11 +165,6 @@ export function decodePlaintext(pt) {
   return { key: Buffer.from(b.subarray(0, 32)), kid: Buffer.from(b.subarray(32, 48)), epoch, since, retireBy: retireBy === NO_RETIRE_BY ? null : retireBy, expires, conversation };
 }
 
-function int63(value, name, min) {
-  const ok = (typeof value === 'bigint' || Number.isSafeInteger(value)) && BigInt(value) >= min && BigInt(value) <= MAX_63;
-  if (!ok) throw new RangeError(`${name} must be an integer ${min}...2^63-1 (a number up to 2^53 - 1, or a bigint)`);
-  return BigInt(value);
-}
 
 /**
  * The bundle text (538 characters of base64url) delivering the device key K_d of `conversationKey`

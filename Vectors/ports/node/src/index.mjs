@@ -9,7 +9,7 @@ export {
 export {
   DEFAULT_PAD_BLOCK, MAX_PAD_BLOCK, APNS_LIMIT, FCM_DATA_LIMIT, OPAQUE, Sealer, graphemePrefix,
 } from './provider.mjs';
-export { keyId, messageKey, threadId, opaqueThreadId, b64urlEncode, b64urlDecode } from './wire.mjs';
+export { generateKey, keyId, messageKey, threadId, opaqueThreadId, b64urlEncode, b64urlDecode } from './wire.mjs';
 export { VERSION as version } from './version.mjs';
 export { HPKEError } from './hpke.mjs';
 export {

@@ -4,8 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { MAX_CONTENT_BYTES, contentFree, encodeContent, escapedLength, isContentFreeShape, jsonString, validateContent } from './content.mjs';
 import { BundleError, BundleReason, deviceKey, parseBundle } from './bundle.mjs';
+import { graphemeClusters } from './graphemes.mjs';
 import { ContentError, SealError } from './errors.mjs';
-import { HEADER_BYTES, MAX_ENVELOPE, MIN_ENVELOPE, SALT_BYTES, TAG_BYTES, b64urlEncode, decodedLength, encodedLength, keyId, opaqueThreadId, padTo, paddedLength, sealEnvelope } from './wire.mjs';
+import { HEADER_BYTES, MAX_ENVELOPE, MIN_ENVELOPE, SALT_BYTES, TAG_BYTES, b64urlEncode, decodedLength, encodedLength, checkOptions, keyId, opaqueThreadId, padTo, paddedLength, requireBytes, sealEnvelope } from './wire.mjs';
 
 export const DEFAULT_PAD_BLOCK = 256;
 export const MAX_PAD_BLOCK = 4096;
@@ -16,7 +17,6 @@ export const ELLIPSIS = '\u2026';
 export const OPAQUE = Symbol('pushseal.opaqueThreadId');
 const OVERHEAD = HEADER_BYTES + TAG_BYTES;
 const LEVELS = ['passive', 'active', 'time-sensitive', 'critical'];
-const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
 
 function validateAPNs(o) {
   const p = o.placeholder ?? { body: 'New message' };
@@ -98,8 +98,10 @@ function fcmFrame(o) {
 const BUNDLE_MEMBER = 'pushseal-bundle';
 
 function deviceKeyFor(conversationKey, deviceKeyId) {
-  if (!(conversationKey instanceof Uint8Array) || conversationKey.length !== 32) throw new SealError('invalid_key', 'a conversation key is 32 bytes');
-  if (!(deviceKeyId instanceof Uint8Array) || deviceKeyId.length !== 16) throw new SealError('invalid_key', 'a device key id is 16 bytes');
+  requireBytes(conversationKey, 'conversationKey');
+  requireBytes(deviceKeyId, 'deviceKeyId');
+  if (conversationKey.length !== 32) throw new SealError('invalid_key', 'a conversation key is 32 bytes');
+  if (deviceKeyId.length !== 16) throw new SealError('invalid_key', 'a device key id is 16 bytes');
   return deviceKey(conversationKey, deviceKeyId);
 }
 
@@ -125,15 +127,15 @@ function carrying(frame, bundle, jsonBytes) {
   return { ...frame, suffix: Buffer.concat([added, frame.suffix]), overhead: frame.overhead + counted };
 }
 
-/** The longest prefix of `text` ending at an extended grapheme cluster boundary (Intl.Segmenter)
- * whose JSON-escaped length is at most `budget`. */
+/** The longest prefix of `text` ending at an extended grapheme cluster boundary (UAX #29 with
+ * GB9c, the port's own table: not the runtime's ICU) whose JSON-escaped length is at most `budget`. */
 export function graphemePrefix(text, budget) {
   let end = 0;
   let used = 0;
-  for (const { segment, index } of graphemes.segment(text)) {
+  for (const segment of graphemeClusters(text)) {
     used += escapedLength(segment);
     if (used > budget) break;
-    end = index + segment.length;
+    end += segment.length;
   }
   return text.slice(0, end);
 }
@@ -153,7 +155,8 @@ export function plan(content, budget) {
 /** Seals contents with the size policy. Salts are fresh random bytes; `testSalt` is for test
  * vectors only (a repeated salt under one key breaks confidentiality). */
 export class Sealer {
-  constructor({ padBlock = DEFAULT_PAD_BLOCK } = {}) {
+  constructor(options) {
+    const { padBlock = DEFAULT_PAD_BLOCK } = checkOptions(options, ['padBlock'], 'Sealer option');
     if (!Number.isInteger(padBlock) || padBlock < 1 || padBlock > MAX_PAD_BLOCK) {
       throw new SealError('invalid_pad_block', `pad block ${padBlock} is outside 1...${MAX_PAD_BLOCK}`);
     }
@@ -164,8 +167,11 @@ export class Sealer {
    * The APNs JSON body (≤ 4096 bytes): {body, text, path, sizes, wire, content}. Throws SealError.
    * With `options.keyBundle` (a bundle's text) the bundle is carried in band, counted first.
    */
-  sealAPNs(content, key, options = {}, { testSalt } = {}) {
+  sealAPNs(content, key, options = {}, extra = undefined) {
+    const { testSalt } = checkOptions(extra, ['testSalt'], 'sealing option');
     checkContent(content);
+    requireBytes(key, 'key');
+    checkOptions(options, APNS_OPTIONS, 'APNs option');
     validateAPNs(options);
     checkBundle(options.keyBundle);
     return this.#seal(content, key, apnsFrame(options, key), testSalt);
@@ -175,8 +181,11 @@ export class Sealer {
    * The FCM HTTP v1 message (data ≤ 4096 bytes). Throws SealError. With `options.keyBundle` the
    * bundle is carried in band as data "pushseal-bundle", counted first.
    */
-  sealFCM(content, key, options, { testSalt } = {}) {
+  sealFCM(content, key, options, extra = undefined) {
+    const { testSalt } = checkOptions(extra, ['testSalt'], 'sealing option');
     checkContent(content);
+    requireBytes(key, 'key');
+    checkOptions(options, FCM_OPTIONS, 'FCM option');
     validateFCM(options ?? {});
     checkBundle(options.keyBundle);
     return this.#seal(content, key, fcmFrame(options), testSalt);
@@ -187,17 +196,18 @@ export class Sealer {
    * device conversation key" || deviceKeyId, 32) of the conversation key K (SPEC §4.4), so only
    * that device opens it. Throws SealError.
    */
-  sealAPNsForDevice(content, conversationKey, deviceKeyId, options = {}, { testSalt } = {}) {
-    return this.sealAPNs(content, deviceKeyFor(conversationKey, deviceKeyId), options, { testSalt });
+  sealAPNsForDevice(content, conversationKey, deviceKeyId, options = {}, extra = undefined) {
+    return this.sealAPNs(content, deviceKeyFor(conversationKey, deviceKeyId), options, extra);
   }
 
   /** sealFCM for one device, under its key K_d (see sealAPNsForDevice). Throws SealError. */
-  sealFCMForDevice(content, conversationKey, deviceKeyId, options, { testSalt } = {}) {
-    return this.sealFCM(content, deviceKeyFor(conversationKey, deviceKeyId), options, { testSalt });
+  sealFCMForDevice(content, conversationKey, deviceKeyId, options, extra = undefined) {
+    return this.sealFCM(content, deviceKeyFor(conversationKey, deviceKeyId), options, extra);
   }
 
   #seal(content, key, frame, salt) {
     if (!key || key.length !== 32) throw new SealError('invalid_key', 'a conversation key is 32 bytes');
+    if (salt !== undefined) requireBytes(salt, 'testSalt');
     if (salt !== undefined && salt.length !== SALT_BYTES) throw new SealError('invalid_salt', `salt must be 24 bytes, got ${salt.length}`);
     const room = frame.limit - frame.overhead;
     const largest = room >= 0 ? Math.min(MAX_ENVELOPE, decodedLength(room)) : 0;
@@ -216,7 +226,12 @@ export class Sealer {
   }
 }
 
+/** The members each transport's options may have. */
+const APNS_OPTIONS = ['placeholder', 'sound', 'threadId', 'category', 'interruptionLevel', 'relevanceScore', 'keyBundle'];
+const FCM_OPTIONS = ['token', 'priority', 'ttl', 'keyBundle'];
+
 function checkContent(content) {
+  if (content === null || typeof content !== 'object' || Array.isArray(content)) throw new TypeError('content must be an object');
   try { validateContent(content); } catch (e) {
     if (e instanceof ContentError) throw new SealError('invalid_content', e.message);
     throw e;

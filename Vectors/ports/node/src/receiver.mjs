@@ -3,7 +3,7 @@
 import { decodeContent } from './content.mjs';
 import { ContentError, OpenError, Reason } from './errors.mjs';
 import { JObj, parseJSON } from './strict-json.mjs';
-import { HEADER_BYTES, MAX_ENVELOPE, MAX_WIRE_CHARS, MIN_ENVELOPE, VERSION, b64urlDecode, keyId, openEnvelope, unpad } from './wire.mjs';
+import { HEADER_BYTES, MAX_ENVELOPE, MAX_WIRE_CHARS, MIN_ENVELOPE, VERSION, b64urlDecode, checkOptions, int63, keyId, openEnvelope, requireBytes, unpad } from './wire.mjs';
 
 export const DEFAULT_MAX_AGE = 2678400;
 export const DEFAULT_MAX_FUTURE_SKEW = 600;
@@ -16,7 +16,7 @@ export const KEY_LOCKED = 'locked';
 export class SingleKeySource {
   #key; #kid; #conversation;
   constructor(key, conversation, { locked = false, retireBy = null } = {}) {
-    if (!Buffer.isBuffer(key) && !(key instanceof Uint8Array)) throw new TypeError('key must be a Buffer');
+    requireBytes(key, 'key');
     if (key.length !== 32) throw new RangeError('a conversation key is 32 bytes');
     this.#key = Buffer.from(key); this.#kid = keyId(this.#key); this.#conversation = conversation; this.locked = locked;
     this.retireBy = retireBy;
@@ -32,14 +32,28 @@ export class SingleKeySource {
  * envelope)`, when given, is used instead: it keeps a digest of each pair's first envelope and answers
  * 'first', 'duplicate' or 'conflict' — the pair again with another envelope, SPEC §10.4). */
 export class Receiver {
-  constructor(keySource, { maxAge = DEFAULT_MAX_AGE, maxFutureSkew = DEFAULT_MAX_FUTURE_SKEW,
-    clock = () => Math.floor(Date.now() / 1000), seen = () => false, record = null } = {}) {
+  constructor(keySource, options) {
+    const { maxAge = DEFAULT_MAX_AGE, maxFutureSkew = DEFAULT_MAX_FUTURE_SKEW, clock = () => Math.floor(Date.now() / 1000),
+      seen = () => false, record = null } = checkOptions(options, ['maxAge', 'maxFutureSkew', 'clock', 'seen', 'record'], 'Receiver option');
+    if (keySource === null || typeof keySource !== 'object' || typeof keySource.lookup !== 'function') {
+      throw new TypeError('keySource must be an object with a lookup(kid) method');
+    }
+    for (const [name, f] of [['clock', clock], ['seen', seen]]) if (typeof f !== 'function') throw new TypeError(`${name} must be a function`);
+    if (record !== null && typeof record !== 'function') throw new TypeError('record must be a function or null');
+    int63(maxAge, 'maxAge');
+    int63(maxFutureSkew, 'maxFutureSkew');
     Object.assign(this, { keySource, maxAge, maxFutureSkew, clock, seen, record });
   }
 
-  /** Opens an APNs body, an FCM data map or an FCM v1 message (Buffer or string). Throws OpenError. */
+  /** Opens an APNs body, an FCM data map or an FCM v1 message: its exact bytes (Buffer or
+   * Uint8Array) or text (string). Throws OpenError; a TypeError for anything else — an
+   * already-parsed object has lost what SPEC §5.2 checks (duplicate members, exact numbers). */
   open(payload) {
-    const bytes = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
+    if (typeof payload !== 'string' && !(payload instanceof Uint8Array)) {
+      throw new TypeError('open() needs the payload as received: its bytes (Buffer/Uint8Array) or its JSON text, not a parsed '
+        + `${payload === null ? 'null' : typeof payload} (JSON.parse drops duplicate members and rounds large numbers)`);
+    }
+    const bytes = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
     const located = locate(bytes);
     if (located.reason) throw new OpenError(located.reason);
     return this.openWire(located.value);
@@ -69,10 +83,13 @@ export class Receiver {
     if (!Buffer.from(content.cid, 'utf8').equals(Buffer.from(found.conversation, 'utf8'))) {
       throw new OpenError(Reason.CONVERSATION_MISMATCH); // step 9
     }
-    const now = this.clock(); // step 10
-    if (now - content.ts > this.maxAge || content.ts - now > this.maxFutureSkew) throw new OpenError(Reason.STALE);
-    const retireBy = found.retireBy ?? null; // step 11
-    if (retireBy !== null && content.ts > retireBy + this.maxFutureSkew) throw new OpenError(Reason.RETIRED_KEY);
+    // Steps 10-11 in BigInt: times up to 2^63 - 1, and their sums, exactly.
+    const now = int63(this.clock(), 'clock()'); // step 10
+    const maxAge = int63(this.maxAge, 'maxAge'); const maxFutureSkew = int63(this.maxFutureSkew, 'maxFutureSkew');
+    const ts = BigInt(content.ts);
+    if (now - ts > maxAge || ts - now > maxFutureSkew) throw new OpenError(Reason.STALE);
+    const retireBy = found.retireBy === undefined || found.retireBy === null ? null : int63(found.retireBy, 'retireBy'); // step 11
+    if (retireBy !== null && ts > retireBy + maxFutureSkew) throw new OpenError(Reason.RETIRED_KEY);
     // One content-free rule (SPEC 9.5, A.3): no body means fetch; trunc only marks a shortened body.
     let logged = 'first'; // step 12
     if (this.record === null) logged = this.seen(content.cid, content.mid) ? 'duplicate' : 'first';

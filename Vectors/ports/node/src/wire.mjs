@@ -1,7 +1,7 @@
 // The v1 construction: derivations (SPEC §4), padding (§6), envelope (§7), strict base64url (§8).
 // Built-in `crypto` only: createHmac and createCipheriv/createDecipheriv('chacha20-poly1305').
 
-import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 
 export const VERSION = 0x01;
 export const KEY_BYTES = 32;
@@ -123,3 +123,37 @@ export function openEnvelope(key, env) {
     return null;
   }
 }
+
+const MAX_I63 = (1n << 63n) - 1n;
+
+/** An integer argument (an epoch, a time, a duration), exact: `value` as a BigInt when it is a
+ * number up to 2^53 - 1 or a BigInt, `min` ≤ value ≤ 2^63 - 1 (SPEC §1: integers are read exactly,
+ * and a double cannot hold more). A TypeError for another type, a RangeError otherwise. */
+export function int63(value, name, min = 0n) {
+  if (typeof value !== 'bigint' && typeof value !== 'number') throw new TypeError(`${name} must be a number or a bigint, not ${typeof value}`);
+  const ok = (typeof value === 'bigint' || Number.isSafeInteger(value)) && BigInt(value) >= min && BigInt(value) <= MAX_I63;
+  if (!ok) throw new RangeError(`${name} must be an integer ${min}...2^63-1 (a number up to 2^53 - 1, or a bigint)`);
+  return BigInt(value);
+}
+
+/** A TypeError unless `value` is bytes (a Buffer or another Uint8Array): a string is refused,
+ * never taken as its UTF-8 (a 32-character string is not a key). */
+export function requireBytes(value, name) {
+  if (!(value instanceof Uint8Array)) throw new TypeError(`${name} must be a Buffer or Uint8Array, not ${value === null ? 'null' : typeof value}`);
+  return value;
+}
+
+/** A TypeError unless `options` is undefined or a plain object whose members are all in `known`
+ * (a misspelled option is an error, not silently ignored). */
+export function checkOptions(options, known, what) {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== 'object' || Array.isArray(options) || options instanceof Uint8Array) {
+    throw new TypeError(`${what} must be an object`);
+  }
+  const unknown = Object.keys(options).filter((name) => !known.includes(name));
+  if (unknown.length > 0) throw new TypeError(`unknown ${what} member ${unknown.join(', ')} (known: ${known.join(', ')})`);
+  return options;
+}
+
+/** A new conversation key: 32 bytes from the system's CSPRNG (SPEC §3.1). */
+export function generateKey() { return randomBytes(32); }

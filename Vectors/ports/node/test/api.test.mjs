@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import {
-  KEY_LOCKED, OpenError, Reason, Receiver, SealError, Sealer, SingleKeySource, b64urlEncode, openPayload, openWire,
+  KEY_LOCKED, OpenError, Reason, Receiver, SealError, Sealer, SingleKeySource, b64urlEncode, generateKey, keyId, openPayload, openWire,
 } from '../src/index.mjs';
 import { sealEnvelope } from '../src/wire.mjs';
+import { graphemeClusters } from '../src/graphemes.mjs';
 
 const KEY = Buffer.from([...Array(32).keys()]);
 const OTHER = Buffer.from([...Array(32).keys()].map((i) => i + 1));
@@ -104,4 +105,73 @@ test('importing the package has no side effects', () => {
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', "import * as p from 'pushseal'; console.log(Object.keys(p).length)"],
     { cwd: new URL('..', import.meta.url), encoding: 'utf8' });
   assert.match(out, /^\d+\n$/);
+});
+
+test('times are exact up to 2^63 - 1 (BigInt), and a time of another type or range is refused', () => {
+  const sealed = new Sealer().sealAPNs(content(), KEY);
+  const max = (1n << 63n) - 1n;
+  // retireBy + maxFutureSkew exceeds 2^63 - 1; ts is far below it: not retired.
+  assert.equal(openPayload(sealed.body, new SingleKeySource(KEY, 'conv-1', { retireBy: max }), { clock: () => NOW }).content.mid, 'm-1');
+  // now 2^53 + 1, one second more than maxAge after ts: stale (a double would round now down and call it fresh).
+  const now = (1n << 53n) + 1n;
+  assert.equal(reasonOf(sealed.body, source(), { clock: () => now, maxAge: now - 1n - BigInt(NOW - 5) }), Reason.STALE);
+  assert.equal(openPayload(sealed.body, source(), { clock: () => now, maxAge: now - BigInt(NOW - 5) }).content.mid, 'm-1');
+  assert.throws(() => new Receiver(source(), { maxAge: '60' }), TypeError);
+  assert.throws(() => new Receiver(source(), { maxFutureSkew: -1 }), RangeError);
+  assert.throws(() => new Receiver(source(), { maxAge: 1n << 63n }), RangeError);
+  assert.throws(() => openPayload(sealed.body, source(), { clock: () => Date.now() / 1000 }), RangeError);
+});
+
+test('a key that is not bytes, an unknown option and a wrong argument type are TypeErrors; a parsed payload is refused clearly', () => {
+  const keyText = 'k'.repeat(32); // 32 characters, not a key
+  assert.throws(() => new Sealer().sealAPNs(content(), keyText), TypeError);
+  assert.throws(() => new SingleKeySource(keyText, 'conv-1'), TypeError);
+  assert.throws(() => new Sealer().sealAPNs(content(), KEY, { sond: 'default' }), /unknown APNs option member sond/);
+  assert.throws(() => new Sealer().sealFCM(content(), KEY, { token: 't', tll: 60 }), TypeError);
+  assert.throws(() => new Sealer({ padblock: 64 }), TypeError);
+  assert.throws(() => new Receiver(source(), { maxage: 60 }), TypeError);
+  assert.throws(() => new Sealer().sealAPNs('not content', KEY), TypeError);
+  assert.throws(() => new Receiver({}), TypeError);
+  const sealed = new Sealer().sealAPNs(content(), KEY);
+  assert.throws(() => openPayload(JSON.parse(sealed.text), source(), { clock: () => NOW }), /needs the payload as received/);
+  assert.equal(openPayload(new Uint8Array(sealed.body), source(), { clock: () => NOW }).content.mid, 'm-1');
+});
+
+test('generateKey gives 32 fresh random bytes that seal and open', () => {
+  const a = generateKey(); const b = generateKey();
+  assert.ok(a instanceof Uint8Array && a.length === 32 && !a.equals(b));
+  assert.equal(keyId(a).length, 16);
+  const sealed = new Sealer().sealAPNs(content(), a);
+  assert.equal(openPayload(sealed.body, new SingleKeySource(a, 'conv-1'), { clock: () => NOW }).content.mid, 'm-1');
+});
+
+test('grapheme clusters come from the port\'s own table: the provider vectors pass with Intl removed', () => {
+  const vectors = new URL('../../../pushseal-v1-provider.json', import.meta.url).pathname;
+  const file = process.env.PUSHSEAL_VECTORS ? `${process.env.PUSHSEAL_VECTORS}/pushseal-v1-provider.json` : vectors;
+  const runner = new URL('../bin/pushseal-vectors.mjs', import.meta.url).href;
+  const script = `delete globalThis.Intl; const { runFile } = await import(${JSON.stringify(runner)}); console.log(JSON.stringify(runFile(${JSON.stringify(file)})));`;
+  const [passed, failed] = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim().split('\n').pop());
+  assert.equal(failed, 0);
+  assert.ok(passed > 100);
+});
+
+test('grapheme clusters agree with Intl.Segmenter where the runtime has ICU 74+ (seeded random text)', (t) => {
+  const icu = Number.parseInt(process.versions.icu ?? '0', 10);
+  if (!(icu >= 74)) { t.skip(`ICU ${process.versions.icu ?? 'none'} predates GB9c`); return; }
+  const seed = Number(process.env.PUSHSEAL_SEED ?? Date.now() % 1_000_000);
+  console.log(`grapheme seed ${seed} (PUSHSEAL_SEED=${seed} repeats it)`);
+  let state = seed >>> 0;
+  const next = () => { state = (Math.imul(state, 1664525) + 1013904223) >>> 0; return state; };
+  // Break classes of every rule: CR LF, controls, Hangul jamo and syllables, regional indicators,
+  // emoji with ZWJ and skin tones, Indic consonants with virama (GB9c), prepend, spacing marks.
+  const pool = ['\r', '\n', '\u0001', 'a', ' ', '\u1100', '\u1161', '\u11a8', '\uac00', '\uac01', '\u{1f1e9}', '\u{1f1ea}',
+    '\u{1f468}', '\u200d', '\u{1f3fd}', '\u2764', '\ufe0f', '\u0915', '\u094d', '\u0937', '\u093f', '\u0600', '\u0903', '\u0301', 'é'];
+  const segmenter = new Intl.Segmenter('und', { granularity: 'grapheme' });
+  for (let n = 0; n < 2000; n++) {
+    let text = '';
+    for (let k = next() % 12; k > 0; k--) text += pool[next() % pool.length];
+    const mine = [...graphemeClusters(text)];
+    const icuClusters = [...segmenter.segment(text)].map((s) => s.segment);
+    assert.deepEqual(mine, icuClusters, `seed ${seed}, text ${JSON.stringify(text)}`);
+  }
 });

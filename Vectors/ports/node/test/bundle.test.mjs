@@ -316,10 +316,11 @@ test('a locked store is store_locked', () => {
 
 test('seal refuses invalid arguments', () => {
   for (const change of [{ conversationKey: Buffer.alloc(31) }, { epoch: 0 }, { epoch: 1n << 63n }, { epoch: 2 ** 53 }, { since: 1n << 63n }, { since: -1 },
-    { retireBy: SINCE - 1 }, { retireBy: 1n << 63n }, { expires: 1n << 63n }, { expires: undefined }, { conversation: 'a\ud800' }, { conversation: '' },
-    { conversation: 'x'.repeat(257) }, { conversation: 'a\nb' }, { devicePublicKey: Buffer.alloc(31) }, { epoch: '2' }]) {
+    { retireBy: SINCE - 1 }, { retireBy: 1n << 63n }, { expires: 1n << 63n }, { conversation: 'a\ud800' }, { conversation: '' },
+    { conversation: 'x'.repeat(257) }, { conversation: 'a\nb' }, { devicePublicKey: Buffer.alloc(31) }]) {
     assert.throws(() => bundle(change), RangeError, JSON.stringify(change, (_, v) => (typeof v === 'bigint' ? `${v}n` : v)));
   }
+  for (const change of [{ epoch: '2' }, { expires: undefined }]) assert.throws(() => bundle(change), TypeError);
   assert.throws(() => bundle({ devicePublicKey: Buffer.alloc(32) }), HPKEError);
 });
 

@@ -10,7 +10,7 @@ size policy. Importing the package has no side effects.
 
 from ._version import __version__
 from .content import MAX_CONTENT_BYTES, Content, Sender
-from .errors import ContentError, OpenError, PushSealError, Reason, SealError
+from .errors import ContentError, OpenError, PushSealError, Reason, SealCode, SealError
 from .provider import (
     APNS_LIMIT, DEFAULT_PAD_BLOCK, FCM_DATA_LIMIT, MAX_PAD_BLOCK, OPAQUE, APNsOptions, FCMOptions,
     LocalizedPlaceholder, SealedPayload, Sealer, Sizes, TextPlaceholder,
@@ -19,7 +19,7 @@ from .receiver import (
     DEFAULT_MAX_AGE, DEFAULT_MAX_FUTURE_SKEW, KEY_LOCKED, KEY_NOT_FOUND, KeyFound, KeyLookup, KeySource, Opened,
     Receiver, SingleKeySource, open_payload, open_wire,
 )
-from .wire import b64url_decode, b64url_encode, key_id, message_key, opaque_thread_id, thread_id
+from .wire import b64url_decode, b64url_encode, generate_key, key_id, message_key, opaque_thread_id, thread_id
 from .hpke import HPKEError
 from .bundle import (
     NO_EXPIRY, NO_RETIRE_BY, REGISTRATION_SUITE, BundleError, BundleKeyStore, BundleReason, ConversationRecord,
@@ -29,10 +29,10 @@ from .bundle import (
 
 __all__ = [
     "__version__", "Content", "Sender", "MAX_CONTENT_BYTES", "PushSealError", "ContentError", "OpenError",
-    "SealError", "Reason", "Sealer", "SealedPayload", "Sizes", "APNsOptions", "FCMOptions", "TextPlaceholder",
+    "SealError", "SealCode", "Reason", "Sealer", "SealedPayload", "Sizes", "APNsOptions", "FCMOptions", "TextPlaceholder",
     "LocalizedPlaceholder", "OPAQUE", "DEFAULT_PAD_BLOCK", "MAX_PAD_BLOCK", "APNS_LIMIT", "FCM_DATA_LIMIT",
     "Receiver", "KeySource", "KeyLookup", "KeyFound", "KEY_NOT_FOUND", "KEY_LOCKED", "SingleKeySource", "Opened",
-    "open_payload", "open_wire", "DEFAULT_MAX_AGE", "DEFAULT_MAX_FUTURE_SKEW", "key_id", "message_key",
+    "open_payload", "open_wire", "DEFAULT_MAX_AGE", "DEFAULT_MAX_FUTURE_SKEW", "generate_key", "key_id", "message_key",
     "thread_id", "opaque_thread_id", "b64url_encode", "b64url_decode",
     "HPKEError", "NO_EXPIRY", "NO_RETIRE_BY", "BundleError", "ConversationRecord", "OpenedBundle", "device_key", "BundleKeyStore", "BundleReason", "InstalledBundle",
     "MemoryKeyStore", "StoreLocked", "device_key_id", "open_bundle", "parse_bundle", "provider_key_id", "seal_bundle",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import sys
 import time
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 from . import __version__
 from .content import Content, json_string
@@ -34,7 +34,7 @@ class _Usage(Exception):
     pass
 
 
-def _options(argv: List[str], names: tuple, flags: tuple = ()) -> Dict[str, object]:
+def _options(argv: List[str], names: Tuple[str, ...], flags: Tuple[str, ...] = ()) -> Dict[str, object]:
     opts: Dict[str, object] = {}
     i = 0
     while i < len(argv):

@@ -31,7 +31,7 @@ from .errors import PushSealError
 from .hpke import HPKEError, public_key, setup_receiver, setup_sender
 from .receiver import KEY_NOT_FOUND, KeyFound, KeyLookup
 from .strictjson import JSONError, parse_json, to_plain
-from .wire import _expand, b64url_decode, b64url_encode, key_id
+from .wire import _expand, b64url_decode, b64url_encode, int63, key_id
 
 __all__ = [
     "BUNDLE_VERSION", "BUNDLE_INFO", "BUNDLE_BYTES", "PLAINTEXT_BYTES", "NO_RETIRE_BY", "NO_EXPIRY", "MAX_TEXT",
@@ -206,12 +206,6 @@ def decode_plaintext(pt: bytes) -> OpenedBundle:
                         pt[82:82 + n].decode("utf-8"))
 
 
-def _u63(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _MAX_63:
-        raise ValueError(f"{name} must be an integer 0...2^63-1")
-    return value
-
-
 def seal_bundle(conversation_key: bytes, device_public_key: bytes, conversation: str, epoch: int, since: int,
                 retire_by: Optional[int], expires: int, provider_private_key: bytes, *,
                 test_ikm_e: Optional[bytes] = None) -> str:
@@ -224,11 +218,11 @@ def seal_bundle(conversation_key: bytes, device_public_key: bytes, conversation:
     deterministically). Raises ValueError for invalid arguments."""
     if len(conversation_key) != 32 or len(provider_private_key) != 32 or len(device_public_key) != 32:
         raise ValueError("conversation key, provider private key and device public key must be 32 bytes")
-    if _u63("epoch", epoch) == 0:
+    if int63("epoch", epoch) == 0:
         raise ValueError("epoch must be 1...2^63-1")
-    _u63("since", since)
-    _u63("expires", expires)
-    if retire_by is not None and _u63("retire_by", retire_by) < since:
+    int63("since", since)
+    int63("expires", expires)
+    if retire_by is not None and int63("retire_by", retire_by) < since:
         raise ValueError("retire_by must not be before since")
     cid = conversation.encode("utf-8") if isinstance(conversation, str) else b""
     if not _is_identifier(cid):

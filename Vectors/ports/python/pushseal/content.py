@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, Iterator, List, Mapping, Optional
 
 from .errors import ContentError
 from .strictjson import JNum, JObj, JSONError, parse_json
@@ -99,7 +99,7 @@ class Content:
             except UnicodeEncodeError:
                 raise ContentError("strings must not contain lone surrogates") from None
 
-    def _strings(self):
+    def _strings(self) -> Iterator[str]:
         for value in (self.cid, self.mid, self.title, self.subtitle, self.body, self.thread, self.category):
             if value is not None:
                 yield value
@@ -209,7 +209,7 @@ class Content:
         return content
 
     @staticmethod
-    def unknown_members(data: bytes) -> list:
+    def unknown_members(data: bytes) -> List[str]:
         """Names of the top-level members a v1 content does not define."""
         root = parse_json(data)
         return [k for k, _ in root.pairs if k not in _KNOWN] if isinstance(root, JObj) else []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-__all__ = ["Reason", "PushSealError", "OpenError", "SealError", "ContentError"]
+__all__ = ["Reason", "PushSealError", "OpenError", "SealCode", "SealError", "ContentError"]
 
 
 class Reason(str, Enum):
@@ -43,13 +43,28 @@ class OpenError(PushSealError):
         self.reason = reason
 
 
-class SealError(PushSealError):
-    """The provider refused to produce a payload; ``code`` is the Swift provider's error code:
-    ``invalid_content``, ``does_not_fit``, ``missing_placeholder``, ``invalid_placeholder``,
-    ``invalid_fcm_token``, ``invalid_pad_block``, ``invalid_option``, ``invalid_key`` or
-    ``invalid_salt``."""
+class SealCode(str, Enum):
+    """Why the provider refused to produce a payload: the Swift provider's error codes, as strings
+    (a ``SealCode`` compares equal to its string)."""
 
-    def __init__(self, code: str, detail: str) -> None:
-        super().__init__(f"{code}: {detail}")
-        self.code = code
+    INVALID_CONTENT = "invalid_content"
+    DOES_NOT_FIT = "does_not_fit"
+    MISSING_PLACEHOLDER = "missing_placeholder"
+    INVALID_PLACEHOLDER = "invalid_placeholder"
+    INVALID_FCM_TOKEN = "invalid_fcm_token"
+    INVALID_PAD_BLOCK = "invalid_pad_block"
+    INVALID_OPTION = "invalid_option"
+    INVALID_KEY = "invalid_key"
+    INVALID_SALT = "invalid_salt"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class SealError(PushSealError):
+    """The provider refused to produce a payload; ``code`` is its ``SealCode``."""
+
+    def __init__(self, code: "SealCode | str", detail: str) -> None:
+        self.code = SealCode(code)  # a ValueError for a code that is not one of SealCode's
+        super().__init__(f"{self.code.value}: {detail}")
         self.detail = detail

@@ -148,7 +148,8 @@ def run_bundle_case(t: Dict[str, Any]) -> List[str]:
             errs.append("re-sealed bundle differs from bundle")
     text = t["bundle"]
     decoded = b64url_decode(text) if isinstance(text, str) else None
-    if t.get("bundleHex") != ("" if decoded is None else decoded.hex()):  # "" when not strict base64url
+    # SPEC §16.8: the strict base64url decoding (any length), None (null) when the text is not strict base64url.
+    if "bundleHex" not in t or t["bundleHex"] != (None if decoded is None else decoded.hex()):
         errs.append("bundleHex differs from the decoded bundle")
     result, outcome, reason = t["result"], t.get("outcome"), t.get("reason")
     if result == "valid" and outcome in ("installed", "installed_retired", "already_installed") and reason is None:

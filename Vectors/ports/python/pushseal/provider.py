@@ -9,10 +9,10 @@ import os
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple, Union
 
-import regex
+import regex  # type: ignore[import-untyped, unused-ignore]  # (types-regex, when installed, types it)
 
 from .content import MAX_CONTENT_BYTES, Content, escaped_length, json_string
-from .errors import ContentError, SealError
+from .errors import ContentError, SealCode, SealError
 from .wire import HEADER_BYTES, MAX_ENVELOPE, MIN_ENVELOPE, SALT_BYTES, TAG_BYTES, b64url_encode, decoded_length
 from .wire import encoded_length, key_id, opaque_thread_id, pad_to, padded_length, seal_envelope
 from .bundle import BundleError, device_key, parse_bundle
@@ -77,28 +77,28 @@ class APNsOptions:
         p = self.placeholder
         if isinstance(p, TextPlaceholder):
             if not p.body:
-                raise SealError("missing_placeholder", "the placeholder has no text")
+                raise SealError(SealCode.MISSING_PLACEHOLDER, "the placeholder has no text")
             if p.title == "":
-                raise SealError("invalid_placeholder", "empty title (use None for no title)")
+                raise SealError(SealCode.INVALID_PLACEHOLDER, "empty title (use None for no title)")
         elif isinstance(p, LocalizedPlaceholder):
             if not p.loc_key:
-                raise SealError("missing_placeholder", "the placeholder has no loc-key")
+                raise SealError(SealCode.MISSING_PLACEHOLDER, "the placeholder has no loc-key")
             if p.title_loc_key == "":
-                raise SealError("invalid_placeholder", "empty title-loc-key (use None for no title)")
+                raise SealError(SealCode.INVALID_PLACEHOLDER, "empty title-loc-key (use None for no title)")
             if p.title_loc_key is None and p.title_loc_args:
-                raise SealError("invalid_placeholder", "title-loc-args given without a title-loc-key")
+                raise SealError(SealCode.INVALID_PLACEHOLDER, "title-loc-args given without a title-loc-key")
         else:
-            raise SealError("invalid_placeholder", "placeholder must be a TextPlaceholder or LocalizedPlaceholder")
+            raise SealError(SealCode.INVALID_PLACEHOLDER, "placeholder must be a TextPlaceholder or LocalizedPlaceholder")
         for name in ("sound", "category"):
             if getattr(self, name) == "":
-                raise SealError("invalid_option", f"{name}: empty (use None for none)")
+                raise SealError(SealCode.INVALID_OPTION, f"{name}: empty (use None for none)")
         if self.interruption_level not in (None, "passive", "active", "time-sensitive", "critical"):
-            raise SealError("invalid_option", "interruption-level must be passive, active, time-sensitive or critical")
+            raise SealError(SealCode.INVALID_OPTION, "interruption-level must be passive, active, time-sensitive or critical")
         if self.relevance_score is not None and not (0 <= self.relevance_score <= 1):
-            raise SealError("invalid_option", "relevance-score must be a number from 0 to 1")
+            raise SealError(SealCode.INVALID_OPTION, "relevance-score must be a number from 0 to 1")
         if not isinstance(self.thread_id, _OpaqueThreadID) and self.thread_id is not None and (
                 not isinstance(self.thread_id, str) or not self.thread_id):
-            raise SealError("invalid_option", "thread-id: empty (use None for none)")
+            raise SealError(SealCode.INVALID_OPTION, "thread-id: empty (use None for none)")
 
 
 @dataclass(frozen=True)
@@ -114,11 +114,11 @@ class FCMOptions:
         """Raises SealError for a malformed token, priority or time to live."""
         if not 1 <= len(self.token.encode("utf-8")) <= 4096 or any(
                 not 0x21 <= ord(c) <= 0x7E or c in '"\\' for c in self.token):
-            raise SealError("invalid_fcm_token", "1 to 4096 bytes of visible ASCII other than '\"' and '\\'")
+            raise SealError(SealCode.INVALID_FCM_TOKEN, "1 to 4096 bytes of visible ASCII other than '\"' and '\\'")
         if self.priority not in ("high", "normal"):
-            raise SealError("invalid_option", "priority must be high or normal")
+            raise SealError(SealCode.INVALID_OPTION, "priority must be high or normal")
         if isinstance(self.ttl, bool) or not isinstance(self.ttl, int) or not 0 <= self.ttl <= 2419200:
-            raise SealError("invalid_option", "ttl must be 0 to 2419200 seconds")
+            raise SealError(SealCode.INVALID_OPTION, "ttl must be 0 to 2419200 seconds")
 
 
 @dataclass(frozen=True)
@@ -165,7 +165,7 @@ class Sealer:
 
     def __init__(self, pad_block: int = DEFAULT_PAD_BLOCK) -> None:
         if isinstance(pad_block, bool) or not isinstance(pad_block, int) or not 1 <= pad_block <= MAX_PAD_BLOCK:
-            raise SealError("invalid_pad_block", f"pad block {pad_block} is outside 1...{MAX_PAD_BLOCK}")
+            raise SealError(SealCode.INVALID_PAD_BLOCK, f"pad block {pad_block} is outside 1...{MAX_PAD_BLOCK}")
         self.pad_block = pad_block
 
     def seal_apns(self, content: Content, key: bytes, options: APNsOptions = APNsOptions(), *,
@@ -200,9 +200,9 @@ class Sealer:
 
     def _seal(self, content: Content, key: bytes, frame: _Frame, salt: Optional[bytes]) -> SealedPayload:
         if len(key) != 32:
-            raise SealError("invalid_key", "a conversation key is 32 bytes")
+            raise SealError(SealCode.INVALID_KEY, "a conversation key is 32 bytes")
         if salt is not None and len(salt) != SALT_BYTES:
-            raise SealError("invalid_salt", f"salt must be 24 bytes, got {len(salt)}")
+            raise SealError(SealCode.INVALID_SALT, f"salt must be 24 bytes, got {len(salt)}")
         room = frame.limit - frame.overhead
         largest = min(MAX_ENVELOPE, decoded_length(room)) if room >= 0 else 0
         if largest < MIN_ENVELOPE:
@@ -253,15 +253,15 @@ def _validate(content: Content) -> None:
     try:
         content.validate()
     except ContentError as e:
-        raise SealError("invalid_content", str(e)) from None
+        raise SealError(SealCode.INVALID_CONTENT, str(e)) from None
     if content.body is None and not content.is_content_free_shape():
-        raise SealError("invalid_content", "body is required except in the content-free form (cid, mid, ts)")
+        raise SealError(SealCode.INVALID_CONTENT, "body is required except in the content-free form (cid, mid, ts)")
 
 
 def _does_not_fit(content: Content, frame: _Frame) -> SealError:
     smallest = len(content.content_free.encode()) + 1 + _OVERHEAD
     count = frame.overhead + encoded_length(smallest)
-    return SealError("does_not_fit", f"even the content-free payload is {count} bytes, more than the "
+    return SealError(SealCode.DOES_NOT_FIT, f"even the content-free payload is {count} bytes, more than the "
                                      f"{frame.limit}-byte limit (shorten the placeholder or outer fields)")
 
 
@@ -322,9 +322,9 @@ _BUNDLE_MEMBER = "pushseal-bundle"
 
 def _device_key(conversation_key: bytes, device_key_id: bytes) -> bytes:
     if len(conversation_key) != 32:
-        raise SealError("invalid_key", "a conversation key is 32 bytes")
+        raise SealError(SealCode.INVALID_KEY, "a conversation key is 32 bytes")
     if len(device_key_id) != 16:
-        raise SealError("invalid_key", "a device key id is 16 bytes")
+        raise SealError(SealCode.INVALID_KEY, "a device key id is 16 bytes")
     return device_key(conversation_key, device_key_id)
 
 
@@ -336,7 +336,7 @@ def _check_bundle(bundle: Optional[str], key: bytes) -> None:
     try:
         parse_bundle(bundle)
     except BundleError as e:
-        raise SealError("invalid_option", f"keyBundle: {e.reason.value}") from None
+        raise SealError(SealCode.INVALID_OPTION, f"keyBundle: {e.reason.value}") from None
 
 
 def _carrying(frame: _Frame, bundle: Optional[str], json_bytes: bool) -> _Frame:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable, Optional, Protocol, Tuple, Union
+from typing import Any, Callable, Optional, Protocol, Tuple, Union
 
 from .content import Content
 from .errors import ContentError, OpenError, Reason
 from .strictjson import JObj, JSONError, parse_json
 from .wire import HEADER_BYTES, MAX_ENVELOPE, MAX_WIRE_CHARS, MIN_ENVELOPE, VERSION, b64url_decode, key_id
-from .wire import open_envelope, unpad
+from .wire import int63, open_envelope, unpad
 
 __all__ = [
     "DEFAULT_MAX_AGE", "DEFAULT_MAX_FUTURE_SKEW", "KeyFound", "KEY_NOT_FOUND", "KEY_LOCKED", "KeyLookup",
@@ -96,11 +96,15 @@ class Receiver:
                  max_future_skew: int = DEFAULT_MAX_FUTURE_SKEW, clock: Callable[[], int] = lambda: int(time.time()),
                  seen: Callable[[str, str], bool] = lambda cid, mid: False,
                  record: Optional[Callable[[str, str, bytes], str]] = None) -> None:
-        self.key_source, self.max_age, self.max_future_skew = key_source, max_age, max_future_skew
+        self.key_source = key_source
+        self.max_age, self.max_future_skew = int63("max_age", max_age), int63("max_future_skew", max_future_skew)
         self.clock, self.seen, self.record = clock, seen, record
 
     def open(self, payload: Union[bytes, str]) -> Opened:
         """Opens an APNs body, an FCM data map or an FCM v1 message. Raises OpenError."""
+        if not isinstance(payload, (bytes, bytearray, memoryview, str)):
+            raise TypeError(f"open() needs the payload as received: its bytes or its JSON text, not a parsed {type(payload).__name__} "
+                            "(json.loads drops duplicate members and the strict checks of SPEC §5.2)")
         data = payload.encode("utf-8") if isinstance(payload, str) else bytes(payload)
         reason, wire = _locate(data)
         if reason is not None:
@@ -137,10 +141,11 @@ class Receiver:
             raise OpenError(Reason.MALFORMED_CONTENT) from None
         if content.cid.encode("utf-8") != found.conversation.encode("utf-8"):       # step 9
             raise OpenError(Reason.CONVERSATION_MISMATCH)
-        now = self.clock()                                                           # step 10
+        now = int63("clock()", self.clock())                                         # step 10
         if now - content.ts > self.max_age or content.ts - now > self.max_future_skew:
             raise OpenError(Reason.STALE)
-        if found.retire_by is not None and content.ts > found.retire_by + self.max_future_skew:  # step 11
+        retire_by = None if found.retire_by is None else int63("retire_by", found.retire_by)
+        if retire_by is not None and content.ts > retire_by + self.max_future_skew:  # step 11
             raise OpenError(Reason.RETIRED_KEY)
         if self.record is None:                                                      # step 12
             return Opened(content, content_bytes, bool(self.seen(content.cid, content.mid)))
@@ -150,12 +155,12 @@ class Receiver:
         return Opened(content, content_bytes, logged != "first", logged == "conflict")
 
 
-def open_payload(payload: Union[bytes, str], key_source: KeySource, **options) -> Opened:
+def open_payload(payload: Union[bytes, str], key_source: KeySource, **options: Any) -> Opened:
     """``Receiver(key_source, **options).open(payload)``."""
     return Receiver(key_source, **options).open(payload)
 
 
-def open_wire(wire: str, key_source: KeySource, **options) -> Opened:
+def open_wire(wire: str, key_source: KeySource, **options: Any) -> Opened:
     """``Receiver(key_source, **options).open_wire(wire)``."""
     return Receiver(key_source, **options).open_wire(wire)
 

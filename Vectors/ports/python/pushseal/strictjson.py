@@ -5,22 +5,22 @@ duplicate wins, lone surrogates, NaN), so PushSeal parses with this parser."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, List, NoReturn, Set, Tuple
 
 MAX_DEPTH = 16
 
-__all__ = ["JSONError", "JNum", "JObj", "parse_json", "to_plain"]
+__all__ = ["JSONError", "JNum", "JObj", "JSONValue", "parse_json", "to_plain"]
 
 
 class JSONError(Exception):
-    pass
+    """Not strict JSON; the message names the offset."""
 
 
 class JNum:
     """A JSON number kept as its exact lexeme."""
     __slots__ = ("raw",)
 
-    def __init__(self, raw):
+    def __init__(self, raw: str) -> None:
         self.raw = raw
 
 
@@ -28,27 +28,32 @@ class JObj:
     """A JSON object as an ordered list of (name, value); duplicates preserved when recorded."""
     __slots__ = ("pairs", "has_dups")
 
-    def __init__(self, pairs, has_dups):
+    def __init__(self, pairs: List[Tuple[str, "JSONValue"]], has_dups: bool) -> None:
         self.pairs = pairs
         self.has_dups = has_dups
 
-    def get_all(self, name):
+    def get_all(self, name: str) -> List["JSONValue"]:
         return [v for k, v in self.pairs if k == name]
 
-    def get(self, name, default=None):
+    def get(self, name: str, default: "JSONValue" = None) -> "JSONValue":
         for k, v in self.pairs:
             if k == name:
                 return v
         return default
 
-    def dup_names(self):
-        seen, dups = set(), set()
+    def dup_names(self) -> Set[str]:
+        seen: Set[str] = set()
+        dups: Set[str] = set()
         for k, _ in self.pairs:
             if k in seen:
                 dups.add(k)
             seen.add(k)
         return dups
 
+
+JSONValue = Any
+"""A parsed value: None, a bool, a str, a JNum (a number as its lexeme), a JObj or a list of values.
+(``Any``: callers check the shape they need at run time, as SPEC §5.1 asks.)"""
 
 _NUMBER_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _WS = " \t\n\r"
@@ -57,22 +62,22 @@ _HEX = "0123456789abcdefABCDEF"
 
 
 class _Parser:
-    def __init__(self, text, record_dups, max_depth):
+    def __init__(self, text: str, record_dups: bool, max_depth: int) -> None:
         self.s = text
         self.i = 0
         self.record_dups = record_dups
         self.max_depth = max_depth
 
-    def fail(self, msg):
+    def fail(self, msg: str) -> NoReturn:
         raise JSONError(f"{msg} at offset {self.i}")
 
-    def ws(self):
+    def ws(self) -> None:
         s, i = self.s, self.i
         while i < len(s) and s[i] in _WS:
             i += 1
         self.i = i
 
-    def value(self, depth):
+    def value(self, depth: int) -> JSONValue:
         self.ws()
         if self.i >= len(self.s):
             self.fail("unexpected end")
@@ -93,11 +98,13 @@ class _Parser:
             return JNum(m.group(0))
         self.fail("unexpected character")
 
-    def obj(self, depth):
+    def obj(self, depth: int) -> JObj:
         if depth > self.max_depth:
             self.fail("nesting too deep")
         self.i += 1
-        pairs, names, dups = [], set(), False
+        pairs: List[Tuple[str, JSONValue]] = []
+        names: Set[str] = set()
+        dups = False
         self.ws()
         if self.i < len(self.s) and self.s[self.i] == "}":
             self.i += 1
@@ -126,11 +133,11 @@ class _Parser:
                 return JObj(pairs, dups)
             self.fail("expected ',' or '}'")
 
-    def arr(self, depth):
+    def arr(self, depth: int) -> List[JSONValue]:
         if depth > self.max_depth:
             self.fail("nesting too deep")
         self.i += 1
-        items = []
+        items: List[JSONValue] = []
         self.ws()
         if self.i < len(self.s) and self.s[self.i] == "]":
             self.i += 1
@@ -146,17 +153,17 @@ class _Parser:
                 return items
             self.fail("expected ',' or ']'")
 
-    def hex4(self):
+    def hex4(self) -> int:
         h = self.s[self.i:self.i + 4]
         if len(h) != 4 or any(c not in _HEX for c in h):
             self.fail("bad \\u escape")
         self.i += 4
         return int(h, 16)
 
-    def string(self):
+    def string(self) -> str:
         s = self.s
         self.i += 1  # opening quote
-        out = []
+        out: List[str] = []
         while True:
             if self.i >= len(s):
                 self.fail("unterminated string")
@@ -194,7 +201,7 @@ class _Parser:
                 self.fail("invalid escape")
 
 
-def parse_json(data: bytes, record_dups=False, max_depth=MAX_DEPTH):
+def parse_json(data: bytes, record_dups: bool = False, max_depth: int = MAX_DEPTH) -> JSONValue:
     """Strict RFC 8259 parse of UTF-8 bytes. Raises JSONError."""
     try:
         text = data.decode("utf-8", errors="strict")  # rejects overlongs, surrogates, > U+10FFFF

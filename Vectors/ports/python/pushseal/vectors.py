@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 from . import key_vectors
 from .bundle import device_key
@@ -243,7 +243,8 @@ def run_store_case(t: Dict[str, Any]) -> List[str]:
     """Mismatches of one key-store case (Docs/KEY-STORE.md §3; empty: it passes)."""
     from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
     mk = _hex(t, "masterKey", 32, nullable=False)
-    expand = lambda info: _hmac(mk, info + b"\x01")  # HKDF-Expand(MK, info, 32)
+    def expand(info: bytes) -> bytes:
+        return _hmac(mk, info + b"\x01")  # HKDF-Expand(MK, info, 32)
     kind = t["kind"]
     if kind == "item":
         key, kid, salt = _hex(t, "key", 32, False), _hex(t, "kid", 16, False), _hex(t, "salt", 24, False)
@@ -275,7 +276,7 @@ def run_store_case(t: Dict[str, Any]) -> List[str]:
     raise ValueError(f"unknown kind {kind!r}")
 
 
-def run_file(path: Path) -> tuple:
+def run_file(path: Path) -> Tuple[int, int]:
     """Runs one file; returns (passed, failed) after printing its FAIL lines."""
     try:
         doc = to_plain(parse_json(path.read_bytes(), max_depth=64))
@@ -302,7 +303,7 @@ def run_file(path: Path) -> tuple:
     return _run_cases(path, doc, runner, doc.get("tests"), doc.get("numberOfTests"))
 
 
-def _run_cases(path: Path, doc: Any, runner: Any, tests: Any, expected_count: Any) -> tuple:
+def _run_cases(path: Path, doc: Any, runner: Any, tests: Any, expected_count: Any) -> Tuple[int, int]:
     """Runs the cases; returns (passed, failed) after printing their FAIL lines."""
     if not isinstance(tests, list) or not tests:
         print(f"FAIL file {path}: no test cases found")

@@ -3,6 +3,7 @@ base64url (§8). Uses only ``cryptography``'s HKDFExpand and ChaCha20Poly1305.""
 
 from __future__ import annotations
 
+import os
 from typing import Optional
 
 from cryptography.exceptions import InvalidTag
@@ -151,3 +152,22 @@ def open_envelope(key: bytes, envelope: bytes) -> Optional[bytes]:
             _ZERO_NONCE, envelope[HEADER_BYTES:], header)
     except InvalidTag:
         return None
+
+
+MAX_INT63 = (1 << 63) - 1
+"""The largest integer a PushSeal field takes (epochs, times, durations: SPEC §1, §16.3)."""
+
+
+def int63(name: str, value: object, minimum: int = 0) -> int:
+    """``value`` checked as an integer argument ``minimum``...2^63-1: a TypeError for another type
+    (``bool`` included), a ValueError out of range."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if not minimum <= value <= MAX_INT63:
+        raise ValueError(f"{name} must be an integer {minimum}...2^63-1")
+    return value
+
+
+def generate_key() -> bytes:
+    """A new conversation key: 32 bytes from the operating system's CSPRNG (SPEC §3.1)."""
+    return os.urandom(32)

@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -123,3 +124,39 @@ def test_import_has_no_side_effects_and_version_is_exported():
     assert run.stderr == "" and "pushseal.vectors" not in run.stdout
     assert pushseal.__version__.count(".") == 2
     assert KEY_LOCKED == "locked"
+
+
+def test_times_are_checked_integers_up_to_2_63_minus_1():
+    body = Sealer().seal_apns(content(), KEY).text
+    top = (1 << 63) - 1
+    opened = Receiver(SingleKeySource(KEY, "conv-1", retire_by=top), clock=lambda: top, max_age=top, max_future_skew=top).open(body)
+    assert opened.content.mid == "m-1"
+    with pytest.raises(TypeError):
+        Receiver(source(), max_age="60")
+    with pytest.raises(TypeError):
+        Receiver(source(), max_future_skew=True)
+    with pytest.raises(ValueError):
+        Receiver(source(), max_age=1 << 63)
+    with pytest.raises(ValueError):
+        Receiver(source(), clock=lambda: -1).open(body)
+    with pytest.raises(TypeError):
+        Receiver(source(), clock=time.time).open(body)
+
+
+def test_a_parsed_payload_is_a_clear_type_error():
+    import json
+    body = Sealer().seal_apns(content(), KEY).text
+    with pytest.raises(TypeError, match="needs the payload as received"):
+        open_payload(json.loads(body), source(), clock=lambda: NOW)
+    assert open_payload(bytearray(body.encode("utf-8")), source(), clock=lambda: NOW).content.mid == "m-1"
+
+
+def test_generate_key_and_typed_seal_codes():
+    a, b = pushseal.generate_key(), pushseal.generate_key()
+    assert len(a) == 32 and a != b
+    assert open_payload(Sealer().seal_apns(content(), a).text, SingleKeySource(a, "conv-1"), clock=lambda: NOW).content.mid == "m-1"
+    with pytest.raises(SealError) as raised:
+        Sealer().seal_apns(content(), bytes(5))
+    assert raised.value.code is pushseal.SealCode.INVALID_KEY and raised.value.code == "invalid_key"
+    with pytest.raises(ValueError):
+        SealError("no_such_code", "x")

@@ -367,9 +367,15 @@ def test_a_locked_store_is_store_locked():
                                     dict(since=-1), dict(retire_by=SINCE - 1), dict(retire_by=1 << 63),
                                     dict(expires=1 << 63), dict(expires=-1), dict(conversation="a\ud800"),
                                     dict(conversation=""), dict(conversation="x" * 257), dict(conversation="a\nb"),
-                                    dict(device_public_key=bytes(31)), dict(epoch=True)])
+                                    dict(device_public_key=bytes(31))])
 def test_seal_refuses_invalid_arguments(change):
     with pytest.raises(ValueError):
+        bundle(**change)
+
+
+@pytest.mark.parametrize("change", [dict(epoch=True), dict(since="1"), dict(expires=1.0)])
+def test_seal_refuses_arguments_of_another_type(change):
+    with pytest.raises(TypeError):
         bundle(**change)
 
 

@@ -26,6 +26,7 @@ public final class KeyLookup {
     /** The key K (32 bytes), the conversation it is stored for, and its retire-by time (null: current). */
     public static KeyLookup found(byte[] key, String conversation, Long retireBy) {
         if (key == null || key.length != 32 || conversation == null) throw new IllegalArgumentException("a 32-byte key and a conversation");
+        if (retireBy != null && retireBy < 0) throw new IllegalArgumentException("retireBy must be 0 to 2^63 - 1");
         return new KeyLookup(key.clone(), conversation, retireBy);
     }
 }

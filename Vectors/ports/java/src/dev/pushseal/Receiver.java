@@ -43,6 +43,7 @@ public final class Receiver {
 
     /** {@code clock} null: the system clock; {@code log} null: no duplicate log. */
     public Receiver(KeySource keySource, long maxAge, long maxFutureSkew, Clock clock, DuplicateLog log) {
+        if (maxAge < 0 || maxFutureSkew < 0) throw new IllegalArgumentException("maxAge and maxFutureSkew must be 0 to 2^63 - 1");
         this.keySource = keySource;
         this.maxAge = maxAge;
         this.maxFutureSkew = maxFutureSkew;
@@ -86,9 +87,12 @@ public final class Receiver {
         if (!Arrays.equals(content.cid.getBytes(StandardCharsets.UTF_8), found.conversation.getBytes(StandardCharsets.UTF_8))) {
             throw fail(Reason.CONVERSATION_MISMATCH); // 9
         }
+        // 10-11 with every time in 0...2^63-1 and 0 <= ts <= 253402300799: no difference below
+        // wraps, and ts > retireBy + skew is tested as ts - skew > retireBy (the sum can exceed 64 bits).
         long now = clock.now(); // 10
+        if (now < 0) throw new IllegalStateException("the clock must give 0 to 2^63 - 1 seconds since 1970");
         if (now - content.ts > maxAge || content.ts - now > maxFutureSkew) throw fail(Reason.STALE);
-        if (found.retireBy != null && content.ts > found.retireBy + maxFutureSkew) throw fail(Reason.RETIRED_KEY); // 11
+        if (found.retireBy != null && content.ts - maxFutureSkew > found.retireBy) throw fail(Reason.RETIRED_KEY); // 11
         String logged = log.record(content.cid, content.mid, env.clone()); // 12
         if (!"first".equals(logged) && !"duplicate".equals(logged) && !"conflict".equals(logged)) {
             throw new IllegalStateException("DuplicateLog.record must answer first, duplicate or conflict");

@@ -144,6 +144,29 @@ public final class PushSealTest {
             check(sealCode(() -> new Sealer().sealAPNs(content(), KEY, new APNsOptions().withRelevanceScore(2.0))).equals("invalid_option"), "score");
             check(sealCode(() -> new Sealer().sealFCM(content(), KEY, new FCMOptions("bad token"))).equals("invalid_fcm_token"), "token");
         });
+        test("times up to 2^63 - 1 are exact; retireBy + maxFutureSkew beyond 64 bits does not wrap", () -> {
+            String body = new Sealer().sealAPNs(content(), KEY, new APNsOptions()).text();
+            Receiver.Clock clock = new Receiver.Clock() { @Override public long now() { return NOW; } };
+            Receiver retired = new Receiver(new SingleKeySource(KEY, "conv-1", false, Long.MAX_VALUE), Receiver.DEFAULT_MAX_AGE,
+                    Receiver.DEFAULT_MAX_FUTURE_SKEW, clock, null);
+            check(retired.open(body).content.mid.equals("m-1"), "retireBy 2^63 - 1 is not retired");
+            Receiver far = new Receiver(new SingleKeySource(KEY, "conv-1", false, Long.MAX_VALUE - 1), Long.MAX_VALUE, Long.MAX_VALUE,
+                    new Receiver.Clock() { @Override public long now() { return Long.MAX_VALUE; } }, null);
+            check(far.open(body).content.mid.equals("m-1"), "now, maxAge and maxFutureSkew 2^63 - 1");
+            Receiver stale = new Receiver(new SingleKeySource(KEY, "conv-1", false), Long.MAX_VALUE - 1 - (NOW - 5), 0,
+                    new Receiver.Clock() { @Override public long now() { return Long.MAX_VALUE; } }, null);
+            check(reasonOf(body, stale) == Reason.STALE, "one second past maxAge at 2^63 - 1");
+            boolean refused = false;
+            try { new Receiver(new SingleKeySource(KEY, "conv-1", false), -1, 0, clock, null); } catch (IllegalArgumentException e) { refused = true; }
+            check(refused, "a negative maxAge is refused");
+        });
+        test("generateKey gives 32 fresh random bytes that seal and open", () -> {
+            byte[] a = PushSeal.generateKey(), b = PushSeal.generateKey();
+            check(a.length == 32 && !Arrays.equals(a, b), "32 fresh bytes");
+            String body = new Sealer().sealAPNs(content(), a, new APNsOptions()).text();
+            check(new Receiver(new SingleKeySource(a, "conv-1", false), Receiver.DEFAULT_MAX_AGE, Receiver.DEFAULT_MAX_FUTURE_SKEW,
+                    new Receiver.Clock() { @Override public long now() { return NOW; } }, null).open(body).content.mid.equals("m-1"), "opens");
+        });
         test("version", () -> check(PushSeal.VERSION.split("\\.").length == 3, "x.y.z"));
         test("the kid is derived from the key", () -> check(PushSeal.keyId(KEY).length == 16
                 && new String(PushSeal.opaqueThreadId(KEY).getBytes(StandardCharsets.US_ASCII), StandardCharsets.US_ASCII).length() == 22, "ids"));
