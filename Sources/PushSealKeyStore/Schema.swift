@@ -20,8 +20,9 @@ enum Schema {
     /// records (high-water epoch, its since time, purge tombstone; SPEC §16.5 step 9), filled from
     /// the newest rows of a device store, and on a key directory the epochs whose K went out in
     /// format-1 bundles (`shared_epochs`, refused for per-device sealing;
-    /// ``KeyStore/createBundleRecords(_:masterKey:)``); version 6 the provider-key record (a `meta`
-    /// row naming the current provider key pair, authenticated; no table changes;
+    /// ``KeyStore/createBundleRecords(_:masterKey:)``); version 6 the per-conversation high-water
+    /// marks (`epoch_marks`, ``KeyStore/createEpochMarks(_:masterKey:)``) and the provider-key
+    /// record (a `meta` row naming the current provider key pair, authenticated;
     /// ``KeyStore/createProviderKeyRecord(_:masterKey:)``). Every step runs inside the
     /// migrating `BEGIN IMMEDIATE` transaction together with the `user_version` update.
     static let steps: [String] = [
@@ -89,8 +90,15 @@ enum Schema {
             PRIMARY KEY (conversation, epoch)
         ) WITHOUT ROWID;
         """,
-        // 5 -> 6: no schema change (KeyStore.createProviderKeyRecord writes a meta row)
-        "",
+        // 5 -> 6: the per-conversation high-water marks (KeyStore.createEpochMarks) and the
+        // provider-key record, a meta row (KeyStore.createProviderKeyRecord)
+        """
+        CREATE TABLE epoch_marks (
+            conversation TEXT PRIMARY KEY NOT NULL,
+            epoch        INTEGER NOT NULL CHECK (epoch >= 0),
+            tag          BLOB NOT NULL CHECK (length(tag) = 32)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// What the file header and schema say, read inside a transaction.
@@ -169,7 +177,10 @@ enum Schema {
             if version == 1 { try resealVersion1Items(connection, masterKey: masterKey) }
             if version == 2 { try KeyStore.createEpochRecords(connection, masterKey: masterKey) }
             if version == 4 { try KeyStore.createBundleRecords(connection, masterKey: masterKey) }
-            if version == 5 { try KeyStore.createProviderKeyRecord(connection, masterKey: masterKey) }
+            if version == 5 {
+                try KeyStore.createProviderKeyRecord(connection, masterKey: masterKey)
+                try KeyStore.createEpochMarks(connection, masterKey: masterKey)
+            }
             version += 1
         }
         if header.isUninitialized {

@@ -206,7 +206,7 @@ struct IdentityAndBundleTests {
         _ = try store.createProviderKey()
         clock.advance(10)
         let newest = try store.createProviderKey()
-        try RawDatabase(dir.database).execute("DELETE FROM meta WHERE name = 'provider_key'; PRAGMA user_version = 5")
+        try RawDatabase(dir.database).execute("DROP TABLE epoch_marks; DELETE FROM meta WHERE name = 'provider_key'; PRAGMA user_version = 5")
         let migrated = try reopen(dir, clock: clock)
         #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == 6)
         #expect(try migrated.providerKey().providerKeyID == newest.id)
