@@ -43,7 +43,8 @@ if configuration.dryRun {
     // Every frame read (blocking) and checked as for sending; its request printed, none made.
     readFrames: while true {
         switch reader.next() {
-        case .waiting, .finished: break readFrames
+        case .waiting: continue   // a read interrupted by a signal (the descriptor blocks)
+        case .finished: break readFrames
         case let .frame(.notification(notification, transport)):
             let line = Transport.split(notification.tag).line
             if let request = sender.plannedRequest(for: notification) {
