@@ -28,7 +28,7 @@ struct StoreVectorFileTests {
         let root = try JSONParser.parse(Array(try #require(FileManager.default.contents(atPath: committedStoreVectorFile.path))), maximumDepth: 8)
         guard case let .array(tests)? = root.objectValue?["tests"] else { Issue.record("no tests"); return }
         let items = tests.compactMap(\.objectValue).filter { $0["kind"]?.stringValue == "item" }
-        #expect(items.count == 5)
+        #expect(items.count == 7)
         for item in items {
             let master = try #require(item["masterKey"]?.stringValue.flatMap(Hex.decode))
             let key = try ConversationKey(rawBytes: try #require(item["key"]?.stringValue.flatMap(Hex.decode)))
