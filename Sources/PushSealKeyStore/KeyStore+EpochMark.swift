@@ -1,6 +1,6 @@
 import PushSealCore
 
-/// The per-conversation high-water mark (file format 6, Docs/KEY-STORE.md §3.5): the highest epoch
+/// The per-conversation high-water mark (file format 7, Docs/KEY-STORE.md §3.5): the highest epoch
 /// this store ever gave out or stored for a conversation, authenticated under the epoch-record key
 /// and never lowered; it is deleted only with the conversation's record through the API
 /// (`removeConversation`, its last row removed or purged, the logout wipe), never by a deletion
@@ -63,7 +63,7 @@ extension KeyStore {
         if record.epoch < mark { throw .rolledBack(conversation: conversation, epoch: record.epoch, highWater: mark) }
     }
 
-    /// Format 5 -> 6: every conversation's mark from its epoch record as it is.
+    /// Format 6 -> 7: every conversation's mark from its epoch record as it is.
     static func createEpochMarks(_ connection: SQLiteConnection, masterKey: SecretKey) throws(KeyStoreError) {
         let recordKey = ItemSealing.epochRecordKey(masterKey: masterKey)
         let records = try connection.withStatement("SELECT conversation, epoch FROM epochs") { statement throws(KeyStoreError) -> [([UInt8], Int64)] in

@@ -66,7 +66,7 @@ extension KeyStore {
                                 recordKey: newRecordKey),
                     connection)
             }
-            // The high-water marks (file format 6), verified under the old key.
+            // The high-water marks (file format 7), verified under the old key.
             let marks = try connection.withStatement("SELECT conversation FROM epoch_marks") { statement throws(KeyStoreError) -> [[UInt8]] in
                 var all: [[UInt8]] = []
                 while try statement.step() { all.append(statement.textBytes(0)) }

@@ -196,7 +196,7 @@ public final class KeyStore: Sendable {
     /// not from the rows: a deleted newest row, a rolled-back record or an edited epoch or
     /// not-after time is ``KeyStoreError/corruptedItem(_:)``; a missing record while rows exist is
     /// ``KeyStoreError/epochRecordMissing(conversation:)``; a record below the conversation's
-    /// high-water mark (its rows and record put back from an older copy, file format 6) is
+    /// high-water mark (its rows and record put back from an older copy, file format 7) is
     /// ``KeyStoreError/rolledBack(conversation:epoch:highWater:)``, and nothing is served.
     public func currentKey(conversation: String) throws(KeyStoreError) -> StoredKey {
         try Self.check(conversation: conversation)

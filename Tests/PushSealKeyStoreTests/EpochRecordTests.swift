@@ -76,7 +76,7 @@ struct EpochRecordTests {
     /// Issue 24 item 5, the one-conversation rollback: c's rows and epoch record are saved before
     /// a rotation and put back afterwards (any backup, replica or SELECT has them). Before: epoch 1
     /// was current again and `seal --store` sealed under the removed member's key. Now the store's
-    /// high-water mark (file format 6) makes it `rolledBack`; another conversation is unaffected.
+    /// high-water mark (file format 7) makes it `rolledBack`; another conversation is unaffected.
     @Test func aConversationPutBackFromAnOlderCopyIsRolledBack() throws {
         let dir = TemporaryDirectory()
         let clock = ManualClock(1_000)
@@ -105,6 +105,24 @@ struct EpochRecordTests {
         let third = try store.rotate(conversation: "c")
         #expect(third.item.epoch == 3)
         #expect(try store.currentKey(conversation: "c").key == third.key)
+    }
+
+    /// Format 6 -> 7: every conversation gets its mark from its epoch record, so a rollback after
+    /// the migration is caught.
+    @Test func aFormat6StoreGetsItsMarksWhenOpened() throws {
+        let dir = TemporaryDirectory()
+        _ = try rotatedThrice(dir)
+        try RawDatabase(dir.database).execute("DROP TABLE epoch_marks; PRAGMA user_version = 6")
+        let store = try reopen(dir)
+        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == 7)
+        #expect(try RawDatabase(dir.database).integer("SELECT epoch FROM epoch_marks WHERE conversation = 'c'") == 3)
+        let raw = try RawDatabase(dir.database)
+        try raw.execute("CREATE TABLE saved_keys AS SELECT * FROM keys; CREATE TABLE saved_epochs AS SELECT * FROM epochs")
+        _ = try store.rotate(conversation: "c")
+        try raw.execute("""
+            DELETE FROM keys; DELETE FROM epochs; INSERT INTO keys SELECT * FROM saved_keys; INSERT INTO epochs SELECT * FROM saved_epochs
+            """)
+        #expect(storeError { try store.currentKey(conversation: "c") } == .rolledBack(conversation: "c", epoch: 3, highWater: 4))
     }
 
     @Test func removingTheNewestEpochThroughTheAPILeavesNoCurrentKeyAndItsEpochIsNotReused() throws {

@@ -208,7 +208,7 @@ struct IdentityAndBundleTests {
         let newest = try store.createProviderKey()
         try RawDatabase(dir.database).execute("DROP TABLE epoch_marks; DELETE FROM meta WHERE name = 'provider_key'; PRAGMA user_version = 5")
         let migrated = try reopen(dir, clock: clock)
-        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == 6)
+        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == KeyStore.supportedFileVersion)
         #expect(try migrated.providerKey().providerKeyID == newest.id)
         _ = try migrated.rotateMasterKey(to: .keyFile(path: dir.file("new.key"), createIfMissing: true))
         let rotated = try KeyStore(directory: dir.store, masterKey: .keyFile(path: dir.file("new.key")), clock: clock.clock)
