@@ -66,7 +66,9 @@ if configuration.dryRun {
 reader.makeNonBlocking()
 var malformed: String?
 /// The services configured, and those stopped by a `configuration` answer (with the error printed).
-let configured: Set<PushService> = Set([configuration.apns.map { _ in PushService.apns }, configuration.fcm.map { _ in .fcm }].compactMap { $0 })
+var configured: Set<PushService> = []
+if configuration.apns != nil { configured.insert(.apns) }
+if configuration.fcm != nil { configured.insert(.fcm) }
 var stoppedServices: Set<PushService> = []
 sender.send(input: { () -> PushInput in
     writer.flush()
