@@ -9,7 +9,7 @@ enum Schema {
     /// `PRAGMA application_id`: "PSKS" (PushSeal key store).
     static let applicationID: Int64 = 0x5053_4B53
     /// The newest format this code reads and writes.
-    static let currentVersion: Int64 = 6
+    static let currentVersion: Int64 = 7
 
     /// The SQL of each migration step: `steps[n]` takes a file from version n to n + 1. Version 0
     /// is an empty (never initialized) database. Version 2 changed no table, only how keys are
@@ -22,7 +22,8 @@ enum Schema {
     /// format-1 bundles (`shared_epochs`, refused for per-device sealing;
     /// ``KeyStore/createBundleRecords(_:masterKey:)``); version 6 the provider-key record (a `meta`
     /// row naming the current provider key pair, authenticated; no table changes;
-    /// ``KeyStore/createProviderKeyRecord(_:masterKey:)``). Every step runs inside the
+    /// ``KeyStore/createProviderKeyRecord(_:masterKey:)``); version 7 the per-conversation
+    /// high-water marks (`epoch_marks`, ``KeyStore/createEpochMarks(_:masterKey:)``). Every step runs inside the
     /// migrating `BEGIN IMMEDIATE` transaction together with the `user_version` update.
     static let steps: [String] = [
         // 0 -> 1
@@ -91,6 +92,14 @@ enum Schema {
         """,
         // 5 -> 6: no schema change (KeyStore.createProviderKeyRecord writes a meta row)
         "",
+        // 6 -> 7: the per-conversation high-water marks (KeyStore.createEpochMarks)
+        """
+        CREATE TABLE epoch_marks (
+            conversation TEXT PRIMARY KEY NOT NULL,
+            epoch        INTEGER NOT NULL CHECK (epoch >= 0),
+            tag          BLOB NOT NULL CHECK (length(tag) = 32)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// What the file header and schema say, read inside a transaction.
@@ -170,6 +179,7 @@ enum Schema {
             if version == 2 { try KeyStore.createEpochRecords(connection, masterKey: masterKey) }
             if version == 4 { try KeyStore.createBundleRecords(connection, masterKey: masterKey) }
             if version == 5 { try KeyStore.createProviderKeyRecord(connection, masterKey: masterKey) }
+            if version == 6 { try KeyStore.createEpochMarks(connection, masterKey: masterKey) }
             version += 1
         }
         if header.isUninitialized {
