@@ -20,9 +20,9 @@ enum Schema {
     /// records (high-water epoch, its since time, purge tombstone; SPEC §16.5 step 9), filled from
     /// the newest rows of a device store, and on a key directory the epochs whose K went out in
     /// format-1 bundles (`shared_epochs`, refused for per-device sealing;
-    /// ``KeyStore/createBundleRecords(_:masterKey:)``); version 6 the provider-key record (a `meta`
-    /// row naming the current provider key pair, authenticated; no table changes;
-    /// ``KeyStore/createProviderKeyRecord(_:masterKey:)``). Every step runs inside the
+    /// ``KeyStore/createBundleRecords(_:masterKey:)``); version 6 the key directory's device
+    /// registrations (`devices`) and the provider-key record (a `meta` row naming the current
+    /// provider key pair, authenticated; ``KeyStore/createProviderKeyRecord(_:masterKey:)``). Every step runs inside the
     /// migrating `BEGIN IMMEDIATE` transaction together with the `user_version` update.
     static let steps: [String] = [
         // 0 -> 1
@@ -89,8 +89,17 @@ enum Schema {
             PRIMARY KEY (conversation, epoch)
         ) WITHOUT ROWID;
         """,
-        // 5 -> 6: no schema change (KeyStore.createProviderKeyRecord writes a meta row)
-        "",
+        // 5 -> 6: the key directory's device registrations (KeyStore+DeviceRegistrations) and
+        // the provider-key record, a meta row (KeyStore.createProviderKeyRecord)
+        """
+        CREATE TABLE IF NOT EXISTS devices (
+            id         BLOB PRIMARY KEY NOT NULL CHECK (length(id) = 16),
+            public_key BLOB NOT NULL CHECK (length(public_key) = 32),
+            created_at INTEGER NOT NULL,
+            revoked_at INTEGER,
+            sealed     BLOB NOT NULL
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// What the file header and schema say, read inside a transaction.

@@ -7,16 +7,28 @@ import PushSealProvider
 /// which epochs may be the root of per-device keys.
 enum PerDeviceSealing {
     /// The one place where a device key id given to the provider (`seal --device`, a JSON line's
-    /// `device`) is checked against the key directory's device registrations. The directory's
-    /// registration table (register/list/revoke) plugs in here; until then every well-formed id
-    /// is accepted, and the sealing key is derived from it alone.
+    /// `device`) is checked against the key directory's device registrations
+    /// (`KeyDirectory.requireSealable(deviceKeyID:)`): a revoked device is refused, and so is an
+    /// unregistered one once the directory registers devices; a directory without registrations
+    /// accepts every well-formed id, the sealing key derived from it alone.
     static func checkRegistration(_ deviceKeyID: KeyID, directory: any KeyDirectory) throws(ProviderError) -> KeyID {
-        deviceKeyID
+        do throws(KeyStoreError) {
+            try directory.requireSealable(deviceKeyID: deviceKeyID)
+        } catch .itemNotFound {
+            throw .invalidOption(field: "device", detail: "device \(deviceKeyID) is not registered in the key directory, which registers its devices (pushseal store device register)")
+        } catch let .invalidArgument(why) {
+            throw .invalidOption(field: "device", detail: why)
+        } catch {
+            throw .keyUnavailable(conversation: "", detail: "the device registrations cannot be read: \(error)")
+        }
+        return deviceKeyID
     }
 
     /// Refuses an epoch created before per-device keys: its K may have gone out in format-1
     /// bundles to every member, so device keys derived from it would be no secret among them.
-    static func requirePerDevice(store: KeyStore, location: StoreCommand.Location, item: KeyItem) throws(CLIError) {
+    /// (Only a SQLite directory can have such epochs: PostgreSQL never sealed format-1 bundles.)
+    static func requirePerDevice(store: any KeyDirectory, location: StoreCommand.Location, item: KeyItem) throws(CLIError) {
+        guard let store = store as? KeyStore else { return }
         let shared = try StoreCommand.run(location) { () throws(KeyStoreError) -> Bool in
             try store.isSharedEpoch(conversation: item.conversation, epoch: item.epoch)
         }
