@@ -62,8 +62,8 @@ public struct PushNotification: Sendable, Equatable {
 
     /// An APNs body sealed elsewhere (e.g. by `pushseal seal --with-headers`), with its headers;
     /// `apns-priority`, `apns-expiration`, `apns-push-type`, `apns-collapse-id` and `apns-topic`
-    /// are checked (``MessageHeaders/validateAPNsHeader(name:value:)``). For a notification
-    /// sealed here, per-message headers are the ``APNsOptions`` / ``FCMOptions`` it is sealed with
+    /// are checked (`MessageHeaders.validateAPNsHeader(name:value:)`). For a notification
+    /// sealed here, per-message headers are the `APNsOptions` / `FCMOptions` it is sealed with
     /// (`MessageHeaders.applied(to:)` applies a parsed set).
     public init(tag: Int, apnsBody body: [UInt8], deviceToken: String, headers: [HTTPHeader]) throws(DeliveryError) {
         try APNsConfiguration.validate(deviceToken: deviceToken)

@@ -1,6 +1,6 @@
 import PushSealCore
 
-/// Device registrations in a key directory on SQLite (file format 6, table `devices`,
+/// Device registrations in a key directory on SQLite (file format 8, table `devices`,
 /// Docs/KEY-STORE.md §3.7): the rules are ``RegisteredDevice/Rules``, shared with PostgreSQL.
 extension KeyStore {
     /// Registers the device of `registration` (the JSON `pushseal device init` prints), so that

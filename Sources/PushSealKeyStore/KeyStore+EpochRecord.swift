@@ -90,6 +90,7 @@ extension KeyStore {
         for item: KeyItem, _ connection: SQLiteConnection, recordKey: SecretKey, checked: Bool = false
     ) throws(KeyStoreError) {
         let conversation = Array(item.conversation.utf8)
+        try raiseEpochMark(conversation, to: item.epoch, connection, recordKey: recordKey)
         if let record = try epochRecord(conversation, connection, recordKey: recordKey) {
             if record.epoch >= item.epoch { return }
         } else if !checked {
@@ -115,8 +116,8 @@ extension KeyStore {
     /// After deleting rows through the API (same transaction): every record whose newest key is
     /// gone is marked removed (its kid zeroed, re-tagged), so the conversation has no current key
     /// instead of looking corrupted and the epoch is not given out again; a record whose
-    /// conversation has no rows left is deleted, so nothing about a fully removed conversation
-    /// stays in the file. Records that do not verify are left as they are (they stay corrupted).
+    /// conversation has no rows left is deleted with its high-water mark, so nothing about a fully
+    /// removed conversation stays in the file. Records that do not verify are left as they are (they stay corrupted).
     static func markRemovedEpochRecords(_ connection: SQLiteConnection, recordKey: SecretKey) throws(KeyStoreError) {
         let orphans = try connection.withStatement(
             "SELECT \(EpochRecord.columns) FROM epochs WHERE removed = 0 AND NOT EXISTS (SELECT 1 FROM keys WHERE keys.kid = epochs.kid)"
@@ -136,9 +137,11 @@ extension KeyStore {
                     EpochRecord(conversation: record.conversation, epoch: record.epoch, kid: zeroID, removed: true, recordKey: recordKey),
                     connection)
             } else {
-                try connection.withStatement("DELETE FROM epochs WHERE conversation = ?1") { statement throws(KeyStoreError) in
-                    try statement.bind(1, textBytes: record.conversation)
-                    _ = try statement.step()
+                for table in ["epochs", "epoch_marks"] {
+                    try connection.withStatement("DELETE FROM \(table) WHERE conversation = ?1") { statement throws(KeyStoreError) in
+                        try statement.bind(1, textBytes: record.conversation)
+                        _ = try statement.step()
+                    }
                 }
             }
         }

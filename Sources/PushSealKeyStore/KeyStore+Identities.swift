@@ -269,6 +269,7 @@ extension KeyStore {
             try connection.execute("DELETE FROM keys")
             let removed = connection.changes
             try connection.execute("DELETE FROM epochs")
+            try connection.execute("DELETE FROM epoch_marks")
             try connection.execute("DELETE FROM bundle_records")
             try connection.execute("DELETE FROM deliveries")
             try Self.insertIdentityRow(binding, sealed: sealed, connection)

@@ -66,6 +66,17 @@ extension KeyStore {
                                 recordKey: newRecordKey),
                     connection)
             }
+            // The high-water marks (file format 7), verified under the old key.
+            let marks = try connection.withStatement("SELECT conversation FROM epoch_marks") { statement throws(KeyStoreError) -> [[UInt8]] in
+                var all: [[UInt8]] = []
+                while try statement.step() { all.append(statement.textBytes(0)) }
+                return all
+            }
+            for conversation in marks {
+                if let epoch = try Self.epochMark(conversation, connection, recordKey: oldRecordKey) {
+                    try Self.writeEpochMark(conversation, epoch: epoch, connection, recordKey: newRecordKey)
+                }
+            }
             // The provider-key record (file format 6), verified under the old key.
             if let current = try Self.providerKeyRecord(connection, recordKey: oldRecordKey) {
                 try Self.writeProviderKeyRecord(current, connection, recordKey: newRecordKey)

@@ -159,8 +159,9 @@ public final class KeyStore: Sendable {
         }
     }
 
-    /// The conversation's next epoch: its highest + 1 (of its rows and its epoch record, so an
-    /// epoch removed through the API is never given out again), or 1 when it has neither. Call
+    /// The conversation's next epoch: its highest + 1 (of its rows, its epoch record and its
+    /// high-water mark, so an epoch removed through the API, or whose rows and record were
+    /// deleted, is never given out again), or 1 when it has none of them. Call
     /// inside the write transaction that inserts it.
     static func nextEpoch(_ conversation: String, _ connection: SQLiteConnection, recordKey: SecretKey) throws(KeyStoreError) -> Int64 {
         let highestRow = try connection.withStatement("SELECT max(epoch) FROM keys WHERE conversation = ?1") { statement throws(KeyStoreError) in
@@ -169,7 +170,8 @@ public final class KeyStore: Sendable {
             return statement.optionalInt64(0)
         }
         let recorded = try epochRecord(Array(conversation.utf8), connection, recordKey: recordKey)?.epoch
-        let highest = [highestRow, recorded].compactMap { $0 }.max()
+        let mark = try epochMark(Array(conversation.utf8), connection, recordKey: recordKey)
+        let highest = [highestRow, recorded, mark].compactMap { $0 }.max()
         if highest == Int64.max { throw .invalidArgument("conversation \(conversation) is at the last epoch") }
         return (highest ?? 0) + 1
     }
@@ -193,7 +195,9 @@ public final class KeyStore: Sendable {
     /// The newest epoch comes from the conversation's authenticated epoch record (file format 3),
     /// not from the rows: a deleted newest row, a rolled-back record or an edited epoch or
     /// not-after time is ``KeyStoreError/corruptedItem(_:)``; a missing record while rows exist is
-    /// ``KeyStoreError/epochRecordMissing(conversation:)``.
+    /// ``KeyStoreError/epochRecordMissing(conversation:)``; a record below the conversation's
+    /// high-water mark (its rows and record put back from an older copy, file format 7) is
+    /// ``KeyStoreError/rolledBack(conversation:epoch:highWater:)``, and nothing is served.
     public func currentKey(conversation: String) throws(KeyStoreError) -> StoredKey {
         try Self.check(conversation: conversation)
         let now = clock()
@@ -212,6 +216,7 @@ public final class KeyStore: Sendable {
                 if newestRow != nil { throw .epochRecordMissing(conversation: conversation) }
                 return nil
             }
+            try Self.checkEpochMark(record, conversation: conversation, connection, recordKey: recordKey)
             if record.removed {
                 // Removed through the API; a row above the removed epoch would have moved the record.
                 if let newestRow, newestRow.epoch > record.epoch, let id = KeyID(bytes: newestRow.kid) { throw .corruptedItem(id) }
@@ -296,7 +301,9 @@ public final class KeyStore: Sendable {
         guard removed > 0 else { throw .itemNotFound }
     }
 
-    /// Removes every epoch of `conversation`; returns how many items were removed (0 is fine).
+    /// Removes every epoch of `conversation`, its epoch record and its high-water mark (nothing
+    /// about it stays in the file: a later rotation starts at epoch 1 again); returns how many
+    /// items were removed (0 is fine).
     @discardableResult
     public func removeConversation(_ conversation: String) throws(KeyStoreError) -> Int {
         try Self.check(conversation: conversation)
@@ -306,9 +313,11 @@ public final class KeyStore: Sendable {
                 _ = try statement.step()
             }
             let changes = connection.changes
-            try connection.withStatement("DELETE FROM epochs WHERE conversation = ?1") { statement throws(KeyStoreError) in
-                try statement.bind(1, text: conversation)
-                _ = try statement.step()
+            for table in ["epochs", "epoch_marks"] {
+                try connection.withStatement("DELETE FROM \(table) WHERE conversation = ?1") { statement throws(KeyStoreError) in
+                    try statement.bind(1, text: conversation)
+                    _ = try statement.step()
+                }
             }
             return changes
         }
@@ -323,6 +332,7 @@ public final class KeyStore: Sendable {
             try connection.execute("DELETE FROM keys")
             let removed = connection.changes
             try connection.execute("DELETE FROM epochs")
+            try connection.execute("DELETE FROM epoch_marks")
             try connection.execute("DELETE FROM bundle_records")
             try connection.execute("DELETE FROM deliveries")
             return removed

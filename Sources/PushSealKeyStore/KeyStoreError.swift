@@ -22,6 +22,11 @@ public enum KeyStoreError: Error, Sendable, Equatable {
     /// no epoch for the conversation (never one given out before) until the record is restored
     /// from a backup or the conversation is removed. The remaining keys are not at fault.
     case epochRecordMissing(conversation: String)
+    /// The conversation's epoch record says epoch `epoch` is its newest, but this node (the store's
+    /// high-water mark, or a cache's) already used `highWater`: its rows and record were put back
+    /// from an older copy. Nothing is sealed or served under the older epoch, which a member
+    /// removed by the later rotation may hold.
+    case rolledBack(conversation: String, epoch: Int64, highWater: Int64)
     /// The store's current provider key pair (the recorded one, file format 6) is missing: its row
     /// (with this id), or the record itself (nil), was deleted or edited outside the store's API.
     /// Bundles are not sealed with an older key pair instead (devices may no longer pin it).
@@ -58,7 +63,9 @@ extension KeyStoreError: CustomStringConvertible {
         case .duplicateItem: "the key store already holds a key with this key id or this conversation and epoch"
         case let .corruptedItem(kid): "the stored key \(kid) is corrupted (it does not unseal, or its key id does not match)"
         case let .epochRecordMissing(conversation):
-            "conversation \(String(reflecting: conversation)) has keys but no epoch record: its record (and perhaps its newest keys) was deleted outside pushseal"
+            "conversation \(String(reflecting: conversation)) has keys but no valid epoch record: its record or high-water mark (and perhaps its newest keys) was deleted or edited outside pushseal"
+        case let .rolledBack(conversation, epoch, highWater):
+            "conversation \(String(reflecting: conversation)) was rolled back: its newest epoch is \(epoch), but epoch \(highWater) was already used here; nothing is sealed under the older epoch"
         case let .providerKeyMissing(kid?):
             "the current provider key \(kid) is missing from the key store (its row was deleted outside pushseal); no older provider key is used instead"
         case .providerKeyMissing(nil):

@@ -9,7 +9,7 @@ enum Schema {
     /// `PRAGMA application_id`: "PSKS" (PushSeal key store).
     static let applicationID: Int64 = 0x5053_4B53
     /// The newest format this code reads and writes.
-    static let currentVersion: Int64 = 6
+    static let currentVersion: Int64 = 8
 
     /// The SQL of each migration step: `steps[n]` takes a file from version n to n + 1. Version 0
     /// is an empty (never initialized) database. Version 2 changed no table, only how keys are
@@ -20,9 +20,11 @@ enum Schema {
     /// records (high-water epoch, its since time, purge tombstone; SPEC §16.5 step 9), filled from
     /// the newest rows of a device store, and on a key directory the epochs whose K went out in
     /// format-1 bundles (`shared_epochs`, refused for per-device sealing;
-    /// ``KeyStore/createBundleRecords(_:masterKey:)``); version 6 the key directory's device
-    /// registrations (`devices`) and the provider-key record (a `meta` row naming the current
-    /// provider key pair, authenticated; ``KeyStore/createProviderKeyRecord(_:masterKey:)``). Every step runs inside the
+    /// ``KeyStore/createBundleRecords(_:masterKey:)``); version 6 the provider-key record (a `meta`
+    /// row naming the current provider key pair, authenticated; no table changes;
+    /// ``KeyStore/createProviderKeyRecord(_:masterKey:)``); version 7 the per-conversation
+    /// high-water marks (`epoch_marks`, ``KeyStore/createEpochMarks(_:masterKey:)``); version 8
+    /// the key directory's device registrations (`devices`, new and empty). Every step runs inside the
     /// migrating `BEGIN IMMEDIATE` transaction together with the `user_version` update.
     static let steps: [String] = [
         // 0 -> 1
@@ -89,10 +91,20 @@ enum Schema {
             PRIMARY KEY (conversation, epoch)
         ) WITHOUT ROWID;
         """,
-        // 5 -> 6: the key directory's device registrations (KeyStore+DeviceRegistrations) and
-        // the provider-key record, a meta row (KeyStore.createProviderKeyRecord)
+        // 5 -> 6: no schema change (KeyStore.createProviderKeyRecord writes a meta row)
+        "",
+        // 6 -> 7: the per-conversation high-water marks (KeyStore.createEpochMarks)
         """
-        CREATE TABLE IF NOT EXISTS devices (
+        CREATE TABLE epoch_marks (
+            conversation TEXT PRIMARY KEY NOT NULL,
+            epoch        INTEGER NOT NULL CHECK (epoch >= 0),
+            tag          BLOB NOT NULL CHECK (length(tag) = 32)
+        ) WITHOUT ROWID;
+        """,
+        // 7 -> 8: the key directory's device registrations (KeyStore+DeviceRegistrations,
+        // Docs/KEY-STORE.md §3.7)
+        """
+        CREATE TABLE devices (
             id         BLOB PRIMARY KEY NOT NULL CHECK (length(id) = 16),
             public_key BLOB NOT NULL CHECK (length(public_key) = 32),
             created_at INTEGER NOT NULL,
@@ -179,6 +191,7 @@ enum Schema {
             if version == 2 { try KeyStore.createEpochRecords(connection, masterKey: masterKey) }
             if version == 4 { try KeyStore.createBundleRecords(connection, masterKey: masterKey) }
             if version == 5 { try KeyStore.createProviderKeyRecord(connection, masterKey: masterKey) }
+            if version == 6 { try KeyStore.createEpochMarks(connection, masterKey: masterKey) }
             version += 1
         }
         if header.isUninitialized {

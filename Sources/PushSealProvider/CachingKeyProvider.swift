@@ -29,6 +29,10 @@ public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
 
     private let lock = Lock()
     private var entries: [[UInt8]: Entry] = [:]
+    /// The highest epoch (and its key id) this cache has handed out per conversation (never
+    /// lowered, never invalidated): a directory that later answers with a lower epoch, or with
+    /// another key for that epoch, was rolled back.
+    private var highWater: [[UInt8]: (epoch: Int64, keyID: KeyID)] = [:]
     /// Bumped by every invalidation: a lookup stores its result only if none happened meanwhile.
     private var generation: UInt64 = 0
     private let now: @Sendable () -> Double
@@ -46,7 +50,11 @@ public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
     }
 
     /// The current key of `conversation`: the cached one while fresh, else the directory's
-    /// (its `KeyStoreError` is thrown as it is, and nothing is cached).
+    /// (its `KeyStoreError` is thrown as it is, and nothing is cached). A directory answer below
+    /// the highest epoch this cache already handed out for the conversation, or another key for
+    /// that epoch (its rows and epoch record rolled back on the server, perhaps rotated since), is
+    /// `KeyStoreError.rolledBack(conversation:epoch:highWater:)`:
+    /// never sealed under. The mark lives as long as this instance (a fresh node cannot tell).
     public func currentKey(conversation: String) throws -> ConversationKey {
         let id = Array(conversation.utf8)
         let time = now()
@@ -65,9 +73,16 @@ public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
             let remaining = Double(notAfter) + 1 - Double(systemClock())
             expires = min(expires, time + max(0, remaining))
         }
-        lock.withLock {
+        let mark = lock.withLock { () -> Int64? in
+            if let mark = highWater[id],
+               stored.item.epoch < mark.epoch || (stored.item.epoch == mark.epoch && stored.item.keyID != mark.keyID) {
+                return mark.epoch
+            }
+            highWater[id] = (stored.item.epoch, stored.item.keyID)
             if generation == started { entries[id] = Entry(key: stored.key, expires: expires) }
+            return nil
         }
+        if let mark { throw KeyStoreError.rolledBack(conversation: conversation, epoch: stored.item.epoch, highWater: mark) }
         return stored.key
     }
 

@@ -43,7 +43,8 @@ if configuration.dryRun {
     // Every frame read (blocking) and checked as for sending; its request printed, none made.
     readFrames: while true {
         switch reader.next() {
-        case .waiting, .finished: break readFrames
+        case .waiting: continue   // a read interrupted by a signal (the descriptor blocks)
+        case .finished: break readFrames
         case let .frame(.notification(notification, transport)):
             let line = Transport.split(notification.tag).line
             if let request = sender.plannedRequest(for: notification) {
@@ -65,7 +66,9 @@ if configuration.dryRun {
 reader.makeNonBlocking()
 var malformed: String?
 /// The services configured, and those stopped by a `configuration` answer (with the error printed).
-let configured: Set<PushService> = Set([configuration.apns.map { _ in PushService.apns }, configuration.fcm.map { _ in .fcm }].compactMap { $0 })
+var configured: Set<PushService> = []
+if configuration.apns != nil { configured.insert(.apns) }
+if configuration.fcm != nil { configured.insert(.fcm) }
 var stoppedServices: Set<PushService> = []
 sender.send(input: { () -> PushInput in
     writer.flush()

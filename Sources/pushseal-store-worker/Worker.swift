@@ -49,6 +49,7 @@ func code(_ error: KeyStoreError) -> String {
     case .duplicateItem: "duplicateItem"
     case let .corruptedItem(kid): "corruptedItem \(kid)"
     case let .epochRecordMissing(conversation): "epochRecordMissing \(conversation)"
+    case let .rolledBack(conversation, epoch, highWater): "rolledBack \(conversation) \(epoch) \(highWater)"
     case let .providerKeyMissing(kid): "providerKeyMissing \(kid.map(String.init(describing:)) ?? "record")"
     case let .unsupportedFileVersion(found, supported): "unsupportedFileVersion \(found) \(supported)"
     case let .sqlite(code, extended, message): "sqlite \(code) \(extended) \(message)"

@@ -73,6 +73,30 @@ import PushSealJSON
         #expect(try sandbox.store("get", "keys", ["--conversation", "a", "--now", "100"]).status == 1)
     }
 
+    /// Issue 24 item 5 through the CLI: conversation c1's rows and epoch record saved before a
+    /// rotation and put back after it. Before: `store get` exported epoch 1 and `seal --store`
+    /// sealed under it (exit 0). Now both fail with the rollback named, and nothing is sealed.
+    @Test func aConversationRolledBackInTheStoreIsRefusedBySealAndGet() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        try sandbox.initStore("keys")
+        _ = try sandbox.storeJSON("rotate", "keys", ["--conversation", "c1", "--now", "1000"])
+        try sandbox.tamper("keys", "CREATE TABLE saved_keys AS SELECT * FROM keys; CREATE TABLE saved_epochs AS SELECT * FROM epochs")
+        _ = try sandbox.storeJSON("rotate", "keys", ["--conversation", "c1", "--now", "2000"])
+        try sandbox.tamper("keys", """
+            DELETE FROM keys; DELETE FROM epochs; INSERT INTO keys SELECT * FROM saved_keys; INSERT INTO epochs SELECT * FROM saved_epochs;
+            DROP TABLE saved_keys; DROP TABLE saved_epochs
+            """)
+        let message = "conversation \"c1\" was rolled back: its newest epoch is 1, but epoch 2 was already used here"
+        expectFailure(try sandbox.store("get", "keys", ["--conversation", "c1", "--now", "2000"]), messagePrefix: message, hint: true)
+        let content = #"{"cid":"c1","mid":"m1","ts":2000,"body":"hello"}"#
+        let sealed = try runPushSeal(["seal", "--store", sandbox.path("keys")], stdin: Array(content.utf8))
+        expectFailure(sealed, messagePrefix: "", hint: false)
+        #expect(sealed.stdout.isEmpty, "nothing sealed: \(sealed)")
+        #expect(sealed.stderr.contains("rolled back"), "\(sealed)")
+        #expect(sealed.stderr.contains("pushseal: hint: the conversation's rows and epoch record were put back from an older copy"), "\(sealed)")
+    }
+
     @Test func tableForPeople() throws {
         let sandbox = try StoreSandbox()
         defer { sandbox.remove() }

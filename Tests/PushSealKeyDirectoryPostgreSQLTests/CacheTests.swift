@@ -51,6 +51,42 @@ struct CacheTests {
         #expect(cache.count == 1)
     }
 
+    /// Issue 24 item 5, the one-conversation rollback on the server: the operator saves
+    /// conversation c's rows and epoch record before a rotation and puts them back afterwards.
+    /// The directory cannot tell (it is self-consistent); the node's cache, which already handed
+    /// out epoch 2, refuses epoch 1 with `rolledBack` (before: it served epoch 1, the removed
+    /// member's key). A fresh cache cannot tell either.
+    @Test func aConversationRolledBackOnTheServerIsRolledBackForANodeThatUsedTheNewerEpoch() throws {
+        let uri = try TestServer.freshSchemaURI()
+        let master = TestServer.masterKey()
+        let directory = try PostgreSQLKeyDirectory(uri: uri, masterKey: .bytes(master), create: true)
+        let first = try directory.rotate(conversation: "c").key
+        try TestServer.psql(uri, "CREATE TABLE saved_keys AS SELECT * FROM pushseal_keys WHERE conversation = 'c'")
+        try TestServer.psql(uri, "CREATE TABLE saved_epochs AS SELECT * FROM pushseal_epochs WHERE conversation = 'c'")
+        let second = try directory.rotate(conversation: "c").key
+        let time = MonotonicFake()
+        let cache = CachingKeyProvider(directory: directory, timeToLive: 5, now: { time.value })
+        #expect(try cache.currentKey(conversation: "c") == second)
+
+        try TestServer.psql(uri, """
+            BEGIN; DELETE FROM pushseal_keys WHERE conversation = 'c'; DELETE FROM pushseal_epochs WHERE conversation = 'c';
+            INSERT INTO pushseal_keys SELECT * FROM saved_keys; INSERT INTO pushseal_epochs SELECT * FROM saved_epochs; COMMIT
+            """)
+        #expect(try directory.currentKey(conversation: "c").key == first, "the server alone cannot tell")
+        cache.invalidate(conversation: "c")
+        #expect(throws: KeyStoreError.rolledBack(conversation: "c", epoch: 1, highWater: 2)) { try cache.currentKey(conversation: "c") }
+        time.value = 100
+        #expect(throws: KeyStoreError.rolledBack(conversation: "c", epoch: 1, highWater: 2)) { try cache.currentKey(conversation: "c") }
+        #expect(cache.count == 0, "nothing cached under the rolled-back epoch")
+        // The rolled-back server gives epoch 2 out again, with another key: refused too.
+        let reissued = try directory.rotate(conversation: "c")
+        #expect(reissued.item.epoch == 2 && reissued.key != second)
+        #expect(throws: KeyStoreError.rolledBack(conversation: "c", epoch: 2, highWater: 2)) { try cache.currentKey(conversation: "c") }
+        // Only an epoch above the one this node used is taken.
+        let next = try directory.rotate(conversation: "c")
+        #expect(try cache.currentKey(conversation: "c") == next.key)
+    }
+
     @Test func aRotationOnAnotherConnectionIsUsedAfterItsNotification() throws {
         let uri = try TestServer.freshSchemaURI()
         let master = TestServer.masterKey()

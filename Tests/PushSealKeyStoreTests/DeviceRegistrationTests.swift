@@ -65,6 +65,19 @@ import Testing
         }
     }
 
+    @Test("format 7 -> 8: a store without the devices table gets it, empty, and registers devices")
+    func migrationFromFormat7() throws {
+        let dir = TemporaryDirectory()
+        let store = try makeStore(dir)
+        try store.add(.generate(), conversation: "c", epoch: 1)
+        try RawDatabase(dir.database).execute("DROP TABLE devices; PRAGMA user_version = 7")
+        let migrated = try reopen(dir)
+        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == 8)
+        #expect(try migrated.registeredDevices().isEmpty)
+        let registration = try makeStore(TemporaryDirectory()).createDeviceKey()
+        #expect(try migrated.registerDevice(registration).id == registration.deviceKeyID)
+    }
+
     @Test("master-key rotation reseals the registrations (and the provider key pairs and their record)")
     func masterKeyRotation() throws {
         let dir = TemporaryDirectory()

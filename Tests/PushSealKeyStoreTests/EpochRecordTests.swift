@@ -34,10 +34,10 @@ struct EpochRecordTests {
         let old = try RawDatabase(dir.database).column("SELECT tag FROM epochs WHERE conversation = 'c'")[0]
         let oldKid = try RawDatabase(dir.database).column("SELECT kid FROM epochs WHERE conversation = 'c'")[0]
         let second = try store.rotate(conversation: "c")
-        // Roll the record back to epoch 1 (its own authentic old tag): the newest row is above it.
+        // Roll the record back to epoch 1 (its own authentic old tag): below the high-water mark.
         try RawDatabase(dir.database).execute(
             "UPDATE epochs SET epoch = 1, kid = \(sqlBlob(oldKid)), tag = \(sqlBlob(old)) WHERE conversation = 'c'")
-        #expect(storeError { try store.currentKey(conversation: "c") } == .corruptedItem(KeyID(bytes: oldKid)!))
+        #expect(storeError { try store.currentKey(conversation: "c") } == .rolledBack(conversation: "c", epoch: 1, highWater: 2))
         // Restore epoch 2 but keep the old tag: the tag does not verify.
         try RawDatabase(dir.database).execute(
             "UPDATE epochs SET epoch = 2, kid = \(sqlBlob(second.item.keyID.bytes)) WHERE conversation = 'c'")
@@ -68,9 +68,61 @@ struct EpochRecordTests {
         #expect(storeError { try store.add(.generate(), conversation: "c") } == .epochRecordMissing(conversation: "c"))
         #expect(storeError { try store.add(.generate(), conversation: "c", epoch: 3) } == .epochRecordMissing(conversation: "c"))
         #expect(try store.items(conversation: "c").map(\.epoch) == [1, 2], "nothing was added; the healthy rows are untouched")
-        // Removing the whole conversation is the way out (its epochs then restart: see KEY-STORE.md §3.5).
+        // Removing the whole conversation through the API is the way out (it forgets it: epoch 1 again).
         #expect(try store.removeConversation("c") == 2)
         #expect(try store.rotate(conversation: "c").item.epoch == 1)
+    }
+
+    /// Issue 24 item 5, the one-conversation rollback: c's rows and epoch record are saved before
+    /// a rotation and put back afterwards (any backup, replica or SELECT has them). Before: epoch 1
+    /// was current again and `seal --store` sealed under the removed member's key. Now the store's
+    /// high-water mark (file format 7) makes it `rolledBack`; another conversation is unaffected.
+    @Test func aConversationPutBackFromAnOlderCopyIsRolledBack() throws {
+        let dir = TemporaryDirectory()
+        let clock = ManualClock(1_000)
+        let store = try makeStore(dir, clock: clock)
+        _ = try store.rotate(conversation: "c")
+        let other = try store.rotate(conversation: "d")
+        let raw = try RawDatabase(dir.database)
+        try raw.execute("CREATE TABLE saved_keys AS SELECT * FROM keys WHERE conversation = 'c'")
+        try raw.execute("CREATE TABLE saved_epochs AS SELECT * FROM epochs WHERE conversation = 'c'")
+        clock.advance(10)
+        let second = try store.rotate(conversation: "c")
+        #expect(try store.currentKey(conversation: "c").key == second.key)
+        try raw.execute("""
+            BEGIN; DELETE FROM keys WHERE conversation = 'c'; DELETE FROM epochs WHERE conversation = 'c';
+            INSERT INTO keys SELECT * FROM saved_keys; INSERT INTO epochs SELECT * FROM saved_epochs;
+            DROP TABLE saved_keys; DROP TABLE saved_epochs; COMMIT
+            """)
+        #expect(storeError { try store.currentKey(conversation: "c") } == .rolledBack(conversation: "c", epoch: 1, highWater: 2))
+        #expect(try store.currentKey(conversation: "d").key == other.key)
+        // Deleting the mark as well is refused like a missing record, not a way back to epoch 1.
+        try raw.execute("CREATE TABLE saved_mark AS SELECT * FROM epoch_marks WHERE conversation = 'c'")
+        try raw.execute("DELETE FROM epoch_marks WHERE conversation = 'c'")
+        #expect(storeError { try store.currentKey(conversation: "c") } == .epochRecordMissing(conversation: "c"))
+        try raw.execute("INSERT INTO epoch_marks SELECT * FROM saved_mark; DROP TABLE saved_mark")
+        // A rotation continues above the mark: epoch 2 is never given out twice.
+        let third = try store.rotate(conversation: "c")
+        #expect(third.item.epoch == 3)
+        #expect(try store.currentKey(conversation: "c").key == third.key)
+    }
+
+    /// Format 6 -> 7: every conversation gets its mark from its epoch record, so a rollback after
+    /// the migration is caught.
+    @Test func aFormat6StoreGetsItsMarksWhenOpened() throws {
+        let dir = TemporaryDirectory()
+        _ = try rotatedThrice(dir)
+        try RawDatabase(dir.database).execute("DROP TABLE devices; DROP TABLE epoch_marks; PRAGMA user_version = 6")
+        let store = try reopen(dir)
+        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == KeyStore.supportedFileVersion)
+        #expect(try RawDatabase(dir.database).integer("SELECT epoch FROM epoch_marks WHERE conversation = 'c'") == 3)
+        let raw = try RawDatabase(dir.database)
+        try raw.execute("CREATE TABLE saved_keys AS SELECT * FROM keys; CREATE TABLE saved_epochs AS SELECT * FROM epochs")
+        _ = try store.rotate(conversation: "c")
+        try raw.execute("""
+            DELETE FROM keys; DELETE FROM epochs; INSERT INTO keys SELECT * FROM saved_keys; INSERT INTO epochs SELECT * FROM saved_epochs
+            """)
+        #expect(storeError { try store.currentKey(conversation: "c") } == .rolledBack(conversation: "c", epoch: 3, highWater: 4))
     }
 
     @Test func removingTheNewestEpochThroughTheAPILeavesNoCurrentKeyAndItsEpochIsNotReused() throws {
@@ -126,7 +178,7 @@ struct EpochRecordTests {
     @Test func aFormat2StoreGetsItsRecordsWhenOpened() throws {
         let dir = TemporaryDirectory()
         let (_, keys) = try rotatedThrice(dir)
-        try RawDatabase(dir.database).execute("DROP TABLE bundle_records; DROP TABLE shared_epochs; DROP TABLE identities; DROP TABLE epochs; ALTER TABLE deliveries DROP COLUMN envelope; PRAGMA user_version = 2")
+        try RawDatabase(dir.database).execute("DROP TABLE devices; DROP TABLE epoch_marks; DROP TABLE bundle_records; DROP TABLE shared_epochs; DROP TABLE identities; DROP TABLE epochs; ALTER TABLE deliveries DROP COLUMN envelope; PRAGMA user_version = 2")
         let store = try reopen(dir)
         #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == KeyStore.supportedFileVersion)
         #expect(try store.currentKey(conversation: "c").key == keys[2].key)

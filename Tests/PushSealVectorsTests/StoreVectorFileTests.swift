@@ -29,6 +29,7 @@ struct StoreVectorFileTests {
         guard case let .array(tests)? = root.objectValue?["tests"] else { Issue.record("no tests"); return }
         let items = tests.compactMap(\.objectValue).filter { $0["kind"]?.stringValue == "item" }
         #expect(items.count == 7)
+        #expect(items.contains { $0["epoch"]?.integerValue == .max })
         for item in items {
             let master = try #require(item["masterKey"]?.stringValue.flatMap(Hex.decode))
             let key = try ConversationKey(rawBytes: try #require(item["key"]?.stringValue.flatMap(Hex.decode)))

@@ -236,7 +236,15 @@ enum SealCommand {
             throw .failure("\(error)")
         } catch {
             var directory = "<dir>"
-            if case let .store(location) = options.keySource { directory = ShellQuoting.quote(location.displayName) }
+            if case let .store(location) = options.keySource {
+                directory = ShellQuoting.quote(location.displayName)
+                // A key store failure other than "no key" gets the store's own hints (rollback, tampering, locked).
+                if let error = error as? KeyStoreError, error != .itemNotFound {
+                    throw .failure(Diagnostic(
+                        "no key for conversation '\(item.content.conversationID)': \(error)",
+                        hints: KeyStoreDiagnostics.hints(for: error, location: location)))
+                }
+            }
             throw .failure(
                 "no key for conversation '\(item.content.conversationID)': \(error)",
                 hints: "add one with: pushseal store add --dir \(directory) --conversation \(ShellQuoting.quote(item.content.conversationID))")

@@ -51,6 +51,11 @@ enum KeyStoreDiagnostics {
                 "the conversation's remaining keys are not at fault: do not remove them",
                 "restore the store (or at least this conversation's rows and epoch record) from a backup; or remove the whole conversation with: pushseal store remove \(options) --conversation \(ShellQuoting.quote(conversation)), and provision it again",
             ]
+        case .rolledBack:
+            return [
+                "the conversation's rows and epoch record were put back from an older copy (a backup, a replica, a restore); its newer epoch is missing",
+                "restore the newer state from a backup, or rotate the conversation (the next epoch is above the one already used)",
+            ]
         case .providerKeyMissing:
             return [
                 "restore the store from a backup; or create a new provider key with: pushseal store provider-key create \(options), and pin it on the devices before sealing bundles with it",
