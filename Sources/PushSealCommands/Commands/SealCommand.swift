@@ -228,7 +228,7 @@ enum SealCommand {
             if bundle == nil, let device = options.device ?? request.device {
                 guard let deviceKeys else { throw ProviderError.invalidOption(field: "device", detail: "needs --store: a bare key is already the device's key") }
                 perDevice = try deviceKeys.key(
-                    conversation: item.content.conversationID, device: PerDeviceSealing.checkRegistration(device, directory: deviceKeys.directory))
+                    conversation: item.content.conversationID, device: PerDeviceSealing.checkRegistration(device, deviceKeys: deviceKeys))
             }
             let key = try bundle?.key ?? perDevice ?? item.key ?? keyProvider.currentKey(conversation: item.content.conversationID)
             result = try seal(item, key: key, options: options, sealer: sealer, bundle: bundle?.bundle)
@@ -440,7 +440,7 @@ enum SealCommand {
                     guard request.key == nil else { throw .invalidOption(field: "device", detail: "give either key or device, not both") }
                     guard let deviceKeys else { throw .invalidOption(field: "device", detail: "needs --store: a bare key is already the device's key") }
                     item.key = try deviceKeys.key(
-                        conversation: request.content.conversationID, device: PerDeviceSealing.checkRegistration(device, directory: deviceKeys.directory))
+                        conversation: request.content.conversationID, device: PerDeviceSealing.checkRegistration(device, deviceKeys: deviceKeys))
                 }
                 if options.transport != "apns" {
                     fcmItems.append((index, BatchItem(content: item.content, key: item.key, options: try fcmOptions(options, item: item))))
