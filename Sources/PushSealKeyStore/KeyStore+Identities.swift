@@ -208,11 +208,19 @@ extension KeyStore {
                     try statement.bind(2, contents.epoch)
                     return try statement.step() ? KeyID(bytes: statement.bytes(0)) : nil
                 }
+                // Finding F1 (SPEC §16.5 9f): every stored epoch above retired this one when it started.
+                let startedAbove = try connection.withStatement(
+                    "SELECT min(created_at) FROM keys WHERE conversation = ?1 AND epoch > ?2"
+                ) { statement throws(KeyStoreError) -> Int64? in
+                    try statement.bind(1, textBytes: cid)
+                    try statement.bind(2, contents.epoch)
+                    return try statement.step() && !statement.isNull(0) ? statement.int64(0) : nil
+                }
                 let plan: KeyBundleInstallPlan
                 do throws(KeyBundleError) {
                     plan = try KeyBundle.installation(
                         of: contents, record: record, storedUnderKeyID: underKeyID.map { ($0.conversation, $0.epoch, $0.notAfter) },
-                        storedForEpoch: forEpoch, now: now)
+                        storedForEpoch: forEpoch, startedAbove: startedAbove, now: now)
                 } catch {
                     failure = error
                     return nil
@@ -227,7 +235,8 @@ extension KeyStore {
                         try Self.retireEpochs(of: contents.conversation, below: contents.epoch, at: retireAt, connection, masterKey: masterKey)
                     }
                     let item = KeyItem(
-                        keyID: contents.keyID, conversation: contents.conversation, epoch: contents.epoch, label: nil, createdAt: now,
+                        keyID: contents.keyID, conversation: contents.conversation, epoch: contents.epoch, label: nil,
+                        createdAt: plan.createdAt ?? now,
                         notAfter: plan.notAfter)
                     try Self.insert(item, sealed: ItemSealing.seal(contents.key, binding: .init(item), masterKey: masterKey), connection)
                     try Self.advanceEpochRecord(for: item, connection, recordKey: recordKey)

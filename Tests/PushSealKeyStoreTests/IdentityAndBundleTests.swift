@@ -251,7 +251,7 @@ struct IdentityAndBundleTests {
         #expect(try device.key(for: third.id).item.notAfter == clock.now - 1_000)
     }
 
-    @Test("a late bundle of an older epoch installs retired: at its retire-by, or at the newest epoch's since when that is earlier; it retires nothing")
+    @Test("a late bundle of an older epoch installs retired: at its retire-by, or at the start of the stored epochs above when that is earlier; it retires nothing")
     func olderEpochInstallsRetired() throws {
         let clock = ManualClock()
         let (device, _, provider, _) = try setUp(clock: clock)
@@ -261,10 +261,10 @@ struct IdentityAndBundleTests {
         #expect(try device.install(bundle(older, conversation: "d", epoch: 2, since: clock.now - 900, retireBy: clock.now - 150,
                                           provider: provider, to: device)) == .installedRetired)
         #expect(try device.key(for: older.deviceKey(for: id).id).item.notAfter == clock.now - 150)
-        // A "current" bundle of epoch 1 (recorded before the rotations): retired at S_H.
+        // A "current" bundle of epoch 1 (recorded before the rotations): retired at epoch 2's start (SPEC §16.5 9f), not at S_H.
         #expect(try device.install(bundle(oldest, conversation: "d", epoch: 1, since: clock.now - 2_000, provider: provider, to: device))
             == .installedRetired)
-        #expect(try device.key(for: oldest.deviceKey(for: id).id).item.notAfter == clock.now - 100)
+        #expect(try device.key(for: oldest.deviceKey(for: id).id).item.notAfter == clock.now - 900)
         #expect(try device.key(for: newer.deviceKey(for: id).id).item.notAfter == nil)
         #expect(try device.currentKey(conversation: "d").key == newer.deviceKey(for: id))
     }
