@@ -9,6 +9,14 @@ import Testing
 /// directory and on a PostgreSQL URI (the throwaway cluster; these tests FAIL without it).
 @Suite("Directory identities through pushseal") struct DirectoryIdentitiesCLITests {
     static func scenario(_ sandbox: StoreSandbox, directory: [String]) throws {
+        // A URI's password (between "://user:" and "@") never appears in any output.
+        let password: String? = directory[1].hasPrefix("postgresql://")
+            ? directory[1].split(separator: "@").first?.split(separator: ":").last.map(String.init) : nil
+        func runPushSeal(_ arguments: [String], stdin: [UInt8]? = nil) throws -> PushSealRun {
+            let run = try PushSealCLITests.runPushSeal(arguments, stdin: stdin)
+            if let password { #expect(!run.stdout.contains(password) && !run.stderr.contains(password), "password printed: \(arguments.prefix(3))") }
+            return run
+        }
         func ok(_ arguments: [String], stdin: String? = nil) throws -> PushSealRun {
             let run = try runPushSeal(arguments, stdin: stdin.map { Array($0.utf8) })
             try #require(run.status == 0, "\(arguments.prefix(3)): \(run)")
@@ -31,6 +39,16 @@ import Testing
         let bundle = try ok(["bundle", "seal"] + directory + ["--conversation", "c1", "--registration", deviceID]).stdout
         try bundle.write(toFile: sandbox.path("bundle.txt"), atomically: true, encoding: .utf8)
         #expect(try ok(["bundle", "install"] + device + [sandbox.path("bundle.txt")]).stdout.contains("\"outcome\":\"installed\""))
+
+        // Once the directory registers devices: an unregistered one is refused, by file or by id.
+        let other = try ok(["device", "init", "--dir", sandbox.path("other")]).stdout
+        let otherFile = sandbox.path("other.json")
+        try other.write(toFile: otherFile, atomically: true, encoding: .utf8)
+        let unregistered = try runPushSeal(["bundle", "seal"] + directory + ["--conversation", "c1", "--registration", otherFile])
+        #expect(unregistered.status == 1 && unregistered.stderr.contains("is not registered"), "\(unregistered)")
+        let otherID = try #require(try JSONParser.parse(Array(other.utf8)).objectValue?["deviceKeyId"]?.stringValue)
+        let unknownID = try runPushSeal(["bundle", "seal"] + directory + ["--conversation", "c1", "--registration", otherID])
+        #expect(unknownID.status == 1 && unknownID.stderr.contains("no registered device with id \(otherID)"), "\(unknownID)")
 
         // A second provider key is not used until promoted.
         let second = try ok(["store", "provider-key", "create"] + directory).stdoutJSONObject()
