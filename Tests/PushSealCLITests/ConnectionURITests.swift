@@ -3,7 +3,7 @@ import PushSealCore
 import Testing
 
 /// A PostgreSQL connection URI where only a SQLite store directory will do (the device's
-/// commands, provider keys, bundles) or without the master key file it
+/// commands: open, device, bundle install) or without the master key file it
 /// needs: a usage error, never a directory named `postgresql:` created in the working directory,
 /// never the password.
 @Suite struct ConnectionURITests {
@@ -14,14 +14,14 @@ import Testing
         (["device", "show", "--dir", uri], "pushseal device show", "dir"),
         (["device", "init", "--dir", uri], "pushseal device init", "dir"),
         (["bundle", "install", "--dir", uri], "pushseal bundle install", "dir"),
-        (["store", "provider-key", "list", "--dir", uri], "pushseal store provider-key list", "dir"),
     ])
     func aDeviceSideCommandRefusesAConnectionURI(arguments: [String], command: String, option: String) throws {
         let cwd = FileManager.default.currentDirectoryPath
         let run = try runPushSeal(arguments + ["--master-key-file", "/nonexistent/k"], stdin: "")
         expectUsageError(run, command: command, message: """
             '--\(option)' is a PostgreSQL connection URI, but this command works on a SQLite key store directory only; \
-            a PostgreSQL key directory takes 'store init|add|get|list|rotate|remove|purge|rotate-master' and 'seal --store'.
+            a PostgreSQL key directory takes 'store init|add|get|list|rotate|remove|purge|rotate-master|provider-key|device', \
+            'bundle seal' and 'seal --store'.
             """)
         #expect(!run.stderr.contains("hunter2"))
         #expect(!FileManager.default.fileExists(atPath: cwd + "/postgresql:"))
@@ -31,6 +31,8 @@ import Testing
         (["store", "init", "--dir", uri], "pushseal store init", "dir"),
         (["store", "list", "--dir", uri], "pushseal store list", "dir"),
         (["seal", "--store", uri], "pushseal seal", "store"),
+        (["store", "provider-key", "list", "--dir", uri], "pushseal store provider-key list", "dir"),
+        (["store", "device", "list", "--dir", uri], "pushseal store device list", "dir"),
     ])
     func aConnectionURINeedsAMasterKeyFile(arguments: [String], command: String, option: String) throws {
         let run = try runPushSeal(arguments, stdin: "")
