@@ -32,8 +32,10 @@ final class SQLiteConnection {
     private var handle: OpaquePointer?
     /// When the current call's busy wait ends (monotonic clock, milliseconds).
     private var busyDeadline: Int64
-    /// Prepared statements by SQL text, reset and unbound between uses.
-    private var statements: [String: OpaquePointer] = [:]
+    /// Prepared statements with their SQL text, in order of first use (the header check's and
+    /// BEGIN/COMMIT first), reset and unbound between uses. Found by a linear scan comparing
+    /// the text: hashing the SQL of each statement of a call cost microseconds per lookup (perf).
+    private var statements: [(sql: String, handle: OpaquePointer, inUse: Bool)] = []
     /// The file this connection opened (stat'ed just before opening it), nil when unknown.
     let identity: FileSystem.Identity?
 
@@ -86,8 +88,9 @@ final class SQLiteConnection {
 
     /// Finalizes the kept statements and closes the connection.
     func close() {
-        for statement in statements.values { sqlite3_finalize(statement) }
-        statements = [:]
+        // A statement in use is finalized by its ``withStatement(_:_:)`` when that returns.
+        for statement in statements where !statement.inUse { sqlite3_finalize(statement.handle) }
+        statements = []
         if let db = handle {
             sqlite3_close_v2(db)
             handle = nil
@@ -134,8 +137,10 @@ final class SQLiteConnection {
     func withStatement<R>(_ sql: String, _ body: (SQLiteStatement) throws(KeyStoreError) -> R) throws(KeyStoreError) -> R {
         guard let db = handle else { throw Self.closedError }
         let raw: OpaquePointer
-        if let cached = statements.removeValue(forKey: sql) {
-            raw = cached
+        var cachedIndex = statements.firstIndex { !$0.inUse && $0.sql == sql }
+        if let index = cachedIndex {
+            raw = statements[index].handle
+            statements[index].inUse = true
         } else {
             var prepared: OpaquePointer?
             let status = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil)
@@ -144,14 +149,18 @@ final class SQLiteConnection {
                 throw Self.error(status, db: db)
             }
             raw = prepared
+            if statements.count < Self.maximumCachedStatements {
+                statements.append((sql: sql, handle: prepared, inUse: true))
+                cachedIndex = statements.count - 1
+            }
         }
         defer {
             sqlite3_reset(raw)
             sqlite3_clear_bindings(raw)
-            if handle != nil, statements[sql] == nil, statements.count < Self.maximumCachedStatements {
-                statements[sql] = raw
-            } else {
-                sqlite3_finalize(raw)
+            if handle == nil || cachedIndex == nil {
+                sqlite3_finalize(raw)  // closed meanwhile (the kept statements are gone), or not kept
+            } else if let index = cachedIndex {
+                statements[index].inUse = false
             }
         }
         return try body(SQLiteStatement(handle: raw, db: db))
