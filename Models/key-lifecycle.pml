@@ -16,10 +16,9 @@
  *   ATTACKER_HOLDS_K       the removed member holds the root K of every epoch it was a member of, so it can
  *                          derive every device's key of those epochs (what a 0.3 member held, or a leaked K):
  *                          the per-device property P1b is then void and only the retire-by rules stop it.
- *   NEXT_SINCE             the proposed tightening of installed_retired (finding F1 in Models/README.md).
  * Mutants (-D), each removing or weakening one rule; check.sh requires a counterexample for each:
  *   NO_HIGH_WATER NO_TOMBSTONE NO_RETIRE_ON_INSTALL NO_RETIRE_EARLIER NO_STEP_CAP SHARED_KEY
- *   INSTALL_TIME_RETIRE_BY
+ *   INSTALL_TIME_RETIRE_BY HIGH_WATER_SINCE (the installed_retired rule before finding F1 was closed: S_H alone)
  * Bounds (-D, defaults below): E epochs, MAXT clock ticks, LIFE bundle lifetime, SKEW maxFutureSkew, CAP step.
  */
 
@@ -82,6 +81,8 @@ byte SH[ND];              /* its since */
 byte P[ND];               /* purgedThrough: the tombstone */
 bool held[NE * ND];       /* the store holds this epoch's key (of the current registration) */
 byte na[NE * ND];         /* its stored notAfter (retire-by), INF = none */
+byte st[NE * ND];         /* its recorded start T = min(since, install time), the key's created time (SPEC §16.5
+                             9e/9f); 0 when not held */
 /* The removed member's device has no store in the model: the member controls it, so it holds the key of every
  * bundle ever sealed to it (sentB of device RM), whatever a device's rules would have kept. */
 
@@ -183,6 +184,7 @@ inline install(d, e, g, late, t) {
         property("VIOLATION P4b high-water step\n", !hasH[d] || e <= H[d] + CAP);
         held[IX(e, d)] = true;
         na[IX(e, d)] = rb;
+        st[IX(e, d)] = MIN(since[e], nd);
         hasH[d] = true;
         H[d] = e;
         SH[d] = since[e];
@@ -209,23 +211,24 @@ inline install(d, e, g, late, t) {
         :: else -> skip
         fi
     :: outcome == O_OK && !held[IX(e, d)] && hasH[d] && e < H[d] ->
-        /* epoch < H: installed_retired with notAfter := min(retireBy, S_H, now) */
+        /* epoch < H: installed_retired with notAfter := min(retireBy, T_above, S_H, now), T_above the earliest
+         * recorded start of the stored epochs above e (SPEC §16.5 9f, finding F1) */
         outcome = O_RETIRED;
         held[IX(e, d)] = true;
+        st[IX(e, d)] = MIN(since[e], nd);
 #if defined(NO_RETIRE_ON_INSTALL)
         na[IX(e, d)] = rb                                   /* the carried retireBy only (0.3) */
-#elif defined(NEXT_SINCE)
-        /* finding F1's tightening: the since of the lowest stored epoch above e instead of S_H */
+#elif defined(HIGH_WATER_SINCE)
+        na[IX(e, d)] = MIN(rb, MIN(SH[d], nd))              /* before F1 was closed: S_H alone */
+#else
         lowSince = SH[d];
         for (k : 1 .. E) {
             if
-            :: k > e && held[IX(k, d)] && since[k] < lowSince -> lowSince = since[k]
+            :: k > e && held[IX(k, d)] && st[IX(k, d)] < lowSince -> lowSince = st[IX(k, d)]
             :: else -> skip
             fi
         };
         na[IX(e, d)] = MIN(rb, MIN(lowSince, nd))
-#else
-        na[IX(e, d)] = MIN(rb, MIN(SH[d], nd))
 #endif
     :: else -> skip
     fi;
@@ -399,6 +402,7 @@ active proctype World() {
         :: held[IX(e, d)] && na[IX(e, d)] != INF ->
             held[IX(e, d)] = false;
             na[IX(e, d)] = INF;
+            st[IX(e, d)] = 0;
             if :: e > P[d] -> P[d] = e :: else -> skip fi;
             if :: e > gP[d] -> gP[d] = e :: else -> skip fi;
             printf("TRAIL device %d purges epoch %d\n", d, e);
@@ -413,7 +417,7 @@ active proctype World() {
         if :: d = 0 :: d = 1 fi;
         if
         :: gen[d] < NG - 1 ->
-            for (k : 1 .. E) { held[IX(k, d)] = false; na[IX(k, d)] = INF; gBound[IX(k, d)] = INF };
+            for (k : 1 .. E) { held[IX(k, d)] = false; na[IX(k, d)] = INF; st[IX(k, d)] = 0; gBound[IX(k, d)] = INF };
             hasH[d] = false; H[d] = 0; SH[d] = 0; P[d] = 0; gMaxH[d] = 0; gP[d] = 0;
             gen[d]++;
             preg[d] = gen[d];

@@ -4,8 +4,10 @@
 #
 #   scripts/demo.sh --postgres [URI]
 # runs the provider side on a PostgreSQL key directory instead: two backend nodes share it (node A
-# rotates, node B seals with the key from its LISTEN/NOTIFY-invalidated cache), then `pushseal
-# open` decrypts node B's payloads as a device would. Without URI, a throwaway local cluster is
+# creates the provider key, registers the device and rotates; node B seals with the key from its
+# LISTEN/NOTIFY-invalidated cache, and seals the device's key bundles with the provider key and
+# the registration from PostgreSQL alone), then the device installs each bundle
+# (`pushseal bundle install`) and `pushseal open --store` decrypts node B's payloads. Without URI, a throwaway local cluster is
 # started and removed afterwards (scripts/with-postgres.sh); with one, tables pushseal_* are
 # created in that database if missing.
 set -euo pipefail
@@ -25,6 +27,8 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/pushseal-demo-postgres.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 .build/release/pushseal-keydir-worker demo --uri "$uri" --out "$out"
 for epoch in 1 2; do
-    echo "device     pushseal open payload-$epoch.json:"
-    .build/release/pushseal open --key-file "$out/device-epoch-$epoch.key" --conversation conv-demo "$out/payload-$epoch.json"
+    echo "device     pushseal bundle install bundle-$epoch.txt:"
+    .build/release/pushseal bundle install --dir "$out/device" "$out/bundle-$epoch.txt"
+    echo "device     pushseal open --store payload-$epoch.json:"
+    .build/release/pushseal open --store "$out/device" "$out/payload-$epoch.json"
 done

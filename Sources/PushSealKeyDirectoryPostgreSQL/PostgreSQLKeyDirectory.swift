@@ -55,13 +55,13 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
     /// The settings.
     public let options: Options
 
-    private let masterKey: SecretKey
+    let masterKey: SecretKey
     /// The master-key verifier this instance checked its key against; every write re-reads the
     /// directory's (``requireMasterKey(_:)``), so a node left on a rotated-away key stops.
     private let verifier: [UInt8]
     /// Tags the epoch records (``epochRecord(_:_:recordKey:)``).
-    private let epochRecordKey: SecretKey
-    private let clock: SecondsClock
+    let epochRecordKey: SecretKey
+    let clock: SecondsClock
     private let lock = Lock()
     private var idle: [PostgreSQLConnection] = []
     private static let maximumIdleConnections = 4
@@ -300,8 +300,8 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
         let (oldKey, oldRecordKey) = (masterKey, epochRecordKey)
         let newRecordKey = ItemSealing.epochRecordKey(masterKey: newKey)
         let newVerifier = ItemSealing.makeVerifier(masterKey: newKey)
-        let resealed = try withRetries { connection, retrying throws(KeyStoreError) -> Int in
-            try Self.transaction(connection) { () throws(KeyStoreError) -> Int in
+        let resealed = try withRetries { connection, retrying throws(KeyStoreError) -> (Int, Int) in
+            try Self.transaction(connection) { () throws(KeyStoreError) -> (Int, Int) in
                 try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int64(PostgreSQLSchema.migrationLock)])
                 // The verifier first (row-locked until commit): every other write waits, then stops.
                 let current = try connection.execute("SELECT value FROM pushseal_meta WHERE name = 'verifier' FOR UPDATE")
@@ -310,7 +310,7 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
                 }
                 let count = try connection.execute("SELECT count(*)::int8 FROM pushseal_keys")
                 // A retry after a lost COMMIT reply: done already when the verifier is the new key's.
-                if retrying, ItemSealing.verify(found, masterKey: newKey) { return Int(count.int64(0, 0) ?? 0) }
+                if retrying, ItemSealing.verify(found, masterKey: newKey) { return (Int(count.int64(0, 0) ?? 0), 0) }
                 if found != verifier, !ItemSealing.verify(found, masterKey: oldKey) {
                     throw .locked("the key directory at \(uri) is sealed under another master key (it was rotated): open it with the new master key")
                 }
@@ -334,17 +334,18 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
                                     recordKey: newRecordKey),
                         connection)
                 }
+                let identities = try Self.resealIdentities(connection, from: oldKey, to: newKey, oldRecordKey: oldRecordKey, newRecordKey: newRecordKey)
                 try Self.notify("", connection)
-                return rows.count
+                return (rows.count, identities)
             }
         }
-        return KeyStore.MasterKeyRotation(resealedKeys: resealed, resealedIdentities: 0, clearedDeliveries: 0)
+        return KeyStore.MasterKeyRotation(resealedKeys: resealed.0, resealedIdentities: resealed.1, clearedDeliveries: 0)
     }
 
     // MARK: - Transactions and retries
 
     /// A read-only transaction (retried on a lost connection).
-    private func read<R>(_ body: (PostgreSQLConnection) throws(KeyStoreError) -> R) throws(KeyStoreError) -> R {
+    func read<R>(_ body: (PostgreSQLConnection) throws(KeyStoreError) -> R) throws(KeyStoreError) -> R {
         try withRetries { connection, _ throws(KeyStoreError) in
             try Self.transaction(connection, readOnly: true) { () throws(KeyStoreError) in try body(connection) }
         }
@@ -364,7 +365,7 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, @unchecked Sendable {
 
     /// A write transaction holding `conversation`'s advisory lock (when given) and notifying it at
     /// commit. `body` gets whether an earlier attempt was cut off (its commit may have happened).
-    private func write<R>(
+    func write<R>(
         conversation: String?, _ body: (PostgreSQLConnection, Bool) throws(KeyStoreError) -> R
     ) throws(KeyStoreError) -> R {
         try withRetries { connection, retrying throws(KeyStoreError) in

@@ -8,7 +8,7 @@ import PushSealKeyStore
 /// starting at once create or migrate the schema exactly once.
 enum PostgreSQLSchema {
     /// The newest schema version this code reads and writes.
-    static let currentVersion: Int64 = 2
+    static let currentVersion: Int64 = 3
     /// The advisory lock key taken while creating or migrating ("PSKS").
     static let migrationLock: Int64 = 0x5053_4B53
 
@@ -47,6 +47,31 @@ enum PostgreSQLSchema {
                 kid          bytea NOT NULL,
                 removed      bigint NOT NULL,
                 tag          bytea NOT NULL)
+            """,
+        ],
+        // 2 -> 3: identities (Docs/KEY-STORE.md §3.6, §3.7): the provider key pairs (their
+        // current one recorded in pushseal_meta, 'provider_key', written with the first key pair)
+        // and the device registrations, each row sealed under the master key like SQLite's
+        // (`seq`, like SQLite's rowid, only orders rows created in the same second).
+        [
+            """
+            CREATE TABLE pushseal_identities (
+                kind       text NOT NULL CHECK (kind IN ('provider')),
+                id         bytea NOT NULL CHECK (length(id) = 16),
+                public_key bytea NOT NULL CHECK (length(public_key) = 32),
+                created_at bigint NOT NULL,
+                sealed     bytea NOT NULL,
+                seq        bigint GENERATED ALWAYS AS IDENTITY,
+                PRIMARY KEY (kind, id))
+            """,
+            """
+            CREATE TABLE pushseal_devices (
+                id         bytea PRIMARY KEY CHECK (length(id) = 16),
+                public_key bytea NOT NULL CHECK (length(public_key) = 32),
+                created_at bigint NOT NULL,
+                revoked_at bigint,
+                sealed     bytea NOT NULL,
+                seq        bigint GENERATED ALWAYS AS IDENTITY)
             """,
         ],
     ]

@@ -6,47 +6,67 @@ import PushSealCore
 /// ```
 /// s    = 24 fresh random bytes per row
 /// ik   = HKDF-Expand-SHA256(MK, "pushseal v1 store identity" || s, 32)
-/// AD   = 0x03 || kind (1 byte: 1 device, 2 provider, 3 pinned) || id(16) || public key(32)
-///        || int64be(created_at)
+/// AD   = 0x03 || kind (1 byte: 1 device, 2 provider, 3 pinned, 4 registered device)
+///        || id(16) || public key(32) || int64be(created_at)
+///        [|| 0x00 (not revoked) or 0x01 || int64be(revoked_at)]   (registered devices only)
 /// blob = 0x03 || s || ChaCha20-Poly1305(ik, nonce = 12 zero bytes, aad = AD, secret)
 /// ```
 ///
 /// `secret` is the 32-byte X25519 private key of a device or provider key, and empty for a
-/// pinned public key: then the blob is a tag over the row, so an edited file cannot pin a key.
-enum IdentitySealing {
+/// pinned public key or a registered device: then the blob is a tag over the row, so an edited
+/// file or database cannot pin a key, register a device or take back a revocation. The same
+/// rows on PostgreSQL (`pushseal_identities`, `pushseal_devices`) are sealed the same way.
+package enum IdentitySealing {
     /// Format tag of a sealed identity.
     static let format: UInt8 = 0x03
     static let info: [UInt8] = Array("pushseal v1 store identity".utf8)
     static let saltByteCount = ItemSealing.saltByteCount
 
     /// The kinds of identity rows.
-    enum Kind: String, CaseIterable {
+    package enum Kind: String, CaseIterable, Sendable {
         case device, provider, pinned
+        /// A device registered with the provider's key directory (its public key only).
+        case registered
 
         var tag: UInt8 {
             switch self {
             case .device: 1
             case .provider: 2
             case .pinned: 3
+            case .registered: 4
             }
         }
 
         /// Whether rows of this kind hold a private key.
-        var hasPrivateKey: Bool { self != .pinned }
+        var hasPrivateKey: Bool { self == .device || self == .provider }
     }
 
     /// One row's public columns: what its secret is bound to.
-    struct Binding {
-        var kind: Kind
-        var id: [UInt8]
-        var publicKey: [UInt8]
-        var createdAt: Int64
+    package struct Binding: Sendable {
+        package var kind: Kind
+        package var id: [UInt8]
+        package var publicKey: [UInt8]
+        package var createdAt: Int64
+        /// When a registered device was revoked (registered devices only; nil: not revoked).
+        package var revokedAt: Int64?
+
+        package init(kind: Kind, id: [UInt8], publicKey: [UInt8], createdAt: Int64, revokedAt: Int64? = nil) {
+            (self.kind, self.id, self.publicKey, self.createdAt, self.revokedAt) = (kind, id, publicKey, createdAt, revokedAt)
+        }
 
         var associatedData: [UInt8] {
             var ad: [UInt8] = [format, kind.tag]
             ad += id
             ad += publicKey
             ad += withUnsafeBytes(of: UInt64(bitPattern: createdAt).bigEndian) { Array($0) }
+            if kind == .registered {
+                if let revokedAt {
+                    ad.append(1)
+                    ad += withUnsafeBytes(of: UInt64(bitPattern: revokedAt).bigEndian) { Array($0) }
+                } else {
+                    ad.append(0)
+                }
+            }
             return ad
         }
     }
@@ -58,7 +78,7 @@ enum IdentitySealing {
 
     /// Seals the private key of `pair` for the row `binding`, or nothing (a tag) for a pinned key
     /// (`pair` nil).
-    static func seal(_ pair: IdentityKeyPair?, binding: Binding, masterKey: SecretKey) -> [UInt8] {
+    package static func seal(_ pair: IdentityKeyPair?, binding: Binding, masterKey: SecretKey) -> [UInt8] {
         guard let pair else { return seal(UnsafeRawBufferPointer(start: nil, count: 0), binding: binding, masterKey: masterKey) }
         return pair.withUnsafePrivateKeyBytes { seal($0, binding: binding, masterKey: masterKey) }
     }
@@ -73,7 +93,7 @@ enum IdentitySealing {
     /// Opens a row: the private key (nil for a pinned row) when the blob authenticates with the
     /// row's columns and, for a key pair, its private key gives the row's public key; throws
     /// ``KeyStoreError/invalidStore(_:)`` otherwise (an edited or damaged row).
-    static func unseal(_ blob: [UInt8], binding: Binding, masterKey: SecretKey) throws(KeyStoreError) -> IdentityKeyPair? {
+    package static func unseal(_ blob: [UInt8], binding: Binding, masterKey: SecretKey) throws(KeyStoreError) -> IdentityKeyPair? {
         let secretCount = binding.kind.hasPrivateKey ? IdentityKeyPair.byteCount : 0
         guard blob.count == 1 + saltByteCount + secretCount + ChaCha20Poly1305.tagByteCount, blob[0] == format else {
             throw .invalidStore("a \(binding.kind.rawValue) identity row is malformed")

@@ -51,6 +51,57 @@ public protocol KeyDirectory: AnyObject, Sendable {
     /// old master key (Docs/KEY-STORE.md §8).
     @discardableResult
     func rotateMasterKey(to newSource: MasterKeySource) throws(KeyStoreError) -> KeyStore.MasterKeyRotation
+
+    // MARK: Identities (Docs/KEY-STORE.md §3.6, §3.7)
+
+    /// Creates a provider key pair (X25519, the private half sealed under the master key). The
+    /// first one is current at once; a later one is not used for bundles until
+    /// ``promoteProviderKey(id:)``, so devices can pin it first.
+    @discardableResult
+    func createProviderKey() throws(KeyStoreError) -> ProviderKeyInfo
+
+    /// Every provider key pair's public facts, oldest first.
+    func providerKeys() throws(KeyStoreError) -> [ProviderKeyInfo]
+
+    /// The provider key pair with `id`, or the current (recorded) one when `id` is nil;
+    /// ``KeyStoreError/itemNotFound`` when there is none, ``KeyStoreError/providerKeyMissing(_:)``
+    /// when the current one's row or its record was deleted or edited outside the API.
+    func providerKey(id: KeyID?) throws(KeyStoreError) -> IdentityKeyPair
+
+    /// Makes the provider key pair `id` the current one; ``KeyStoreError/itemNotFound`` when absent.
+    func promoteProviderKey(id: KeyID) throws(KeyStoreError)
+
+    /// Removes the provider key pair `id` (the current one only when it is the last one).
+    func removeProviderKey(id: KeyID) throws(KeyStoreError)
+
+    /// Registers a device by its registration; again changes nothing; a revoked one is refused.
+    @discardableResult
+    func registerDevice(_ registration: DeviceRegistration) throws(KeyStoreError) -> RegisteredDevice
+
+    /// Every registered device (revoked ones included), oldest first.
+    func registeredDevices() throws(KeyStoreError) -> [RegisteredDevice]
+
+    /// The registered device with device key id `id`; ``KeyStoreError/itemNotFound`` when absent.
+    func registeredDevice(id: KeyID) throws(KeyStoreError) -> RegisteredDevice
+
+    /// Revokes the registered device `id`: nothing is sealed to it any more.
+    @discardableResult
+    func revokeDevice(id: KeyID) throws(KeyStoreError) -> RegisteredDevice
+}
+
+extension KeyDirectory {
+    /// Whether a per-device seal for `deviceKeyID` is allowed (``RegisteredDevice/Rules/requireSealable(_:registered:directoryHasRegistrations:)``):
+    /// never for a revoked device; for an unregistered one only while the directory registers no device.
+    public func requireSealable(deviceKeyID: KeyID) throws(KeyStoreError) {
+        let registered: RegisteredDevice?
+        do throws(KeyStoreError) {
+            registered = try registeredDevice(id: deviceKeyID)
+        } catch .itemNotFound {
+            registered = nil
+        }
+        let hasRegistrations = registered != nil ? true : try !registeredDevices().isEmpty
+        try RegisteredDevice.Rules.requireSealable(deviceKeyID, registered: registered, directoryHasRegistrations: hasRegistrations)
+    }
 }
 
 extension KeyStore: KeyDirectory {}

@@ -10,7 +10,8 @@ public struct KeyItem: Sendable, Equatable {
     public let epoch: Int64
     /// A free-form label, if any.
     public let label: String?
-    /// When the item was added, in seconds since 1970.
+    /// When the item was added, in seconds since 1970; for a key installed from a bundle, when its
+    /// epoch started as far as the device knows: min(the bundle's since, the install time).
     public let createdAt: Int64
     /// The key's retire-by time: the last second (inclusive) it is live, in seconds since 1970;
     /// nil for no limit. After it the key is no longer current, receivers refuse notifications

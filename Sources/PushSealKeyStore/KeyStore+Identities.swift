@@ -8,6 +8,11 @@ public struct ProviderKeyInfo: Sendable, Equatable {
     public let publicKey: [UInt8]
     /// When it was created, in seconds since 1970.
     public let createdAt: Int64
+
+    /// A provider key pair's facts (as a backend reads them back).
+    package init(id: KeyID, publicKey: [UInt8], createdAt: Int64) {
+        (self.id, self.publicKey, self.createdAt) = (id, publicKey, createdAt)
+    }
 }
 
 /// Identities for key bundles (SPEC §16, Docs/KEY-STORE.md §2): a device store holds one device
@@ -78,26 +83,39 @@ extension KeyStore {
 
     // MARK: - Provider key pairs (key directory side)
 
-    /// Creates a provider key pair; it becomes the current one (the newest). Older ones stay
-    /// until removed, so bundles sealed with them and devices that pinned them keep working.
+    /// Creates a provider key pair. The first one is the current one at once; any later one is
+    /// not used for bundles until ``promoteProviderKey(id:)`` makes it current, so devices can pin
+    /// it first. Older ones stay until removed, so bundles sealed with them and devices that
+    /// pinned them keep working. The current one is recorded (authenticated, file format 6) in
+    /// the same transaction.
     @discardableResult
-    /// The current one is recorded (authenticated, file format 6) in the same transaction.
     public func createProviderKey() throws(KeyStoreError) -> ProviderKeyInfo {
         let pair = IdentityKeyPair.generate()
         let createdAt = clock()
         let binding = IdentitySealing.Binding(kind: .provider, id: pair.providerKeyID.bytes, publicKey: pair.publicKey, createdAt: createdAt)
         let sealed = IdentitySealing.seal(pair, binding: binding, masterKey: masterKey)
-        let recordKey = epochRecordKey
+        let (masterKey, recordKey) = (self.masterKey, self.epochRecordKey)
         try session(.write) { connection throws(KeyStoreError) in
-            // A record that is missing or does not verify while rows exist is not papered over.
-            if try Self.providerKeyRecord(connection, recordKey: recordKey) == nil,
-               try !Self.identityRows(.provider, connection, masterKey: masterKey).isEmpty {
-                throw .providerKeyMissing(nil)
-            }
+            let recorded = try Self.providerKeyRecord(connection, recordKey: recordKey)
+            let existing = try Self.identityRows(.provider, connection, masterKey: masterKey).count
+            let record = try ProviderKeyRules.recordAfterCreate(pair.providerKeyID, recorded: recorded, existingRows: existing)
             try Self.insertIdentityRow(binding, sealed: sealed, connection)
-            try Self.writeProviderKeyRecord(pair.providerKeyID, connection, recordKey: recordKey)
+            if let record { try Self.writeProviderKeyRecord(record, connection, recordKey: recordKey) }
         }
         return ProviderKeyInfo(id: pair.providerKeyID, publicKey: pair.publicKey, createdAt: createdAt)
+    }
+
+    /// Makes the provider key pair `id` the current one: bundles are sealed with it from now on.
+    /// ``KeyStoreError/itemNotFound`` when there is none with this id. Promoting the current one
+    /// changes nothing.
+    public func promoteProviderKey(id: KeyID) throws(KeyStoreError) {
+        let (masterKey, recordKey) = (self.masterKey, self.epochRecordKey)
+        try session(.write) { connection throws(KeyStoreError) in
+            guard try Self.identityRows(.provider, connection, masterKey: masterKey).contains(where: { $0.id == id.bytes }) else {
+                throw .itemNotFound
+            }
+            try Self.writeProviderKeyRecord(id, connection, recordKey: recordKey)
+        }
     }
 
     /// Every provider key pair's public facts, oldest first (the last is the newest).
@@ -121,17 +139,17 @@ extension KeyStore {
     }
 
     /// Removes the provider key pair with `id`; ``KeyStoreError/itemNotFound`` when absent.
-    /// Removing the current one makes the newest remaining one current (recorded in the same
-    /// transaction).
+    /// The current one goes only when it is the last one (its record goes with it); while others
+    /// remain it is ``KeyStoreError/invalidArgument(_:)``: promote another one first.
     public func removeProviderKey(id: KeyID) throws(KeyStoreError) {
         let (masterKey, recordKey) = (self.masterKey, self.epochRecordKey)
         let removed = try session(.write) { connection throws(KeyStoreError) -> Int in
+            let rows = try Self.identityRows(.provider, connection, masterKey: masterKey)
+            guard rows.contains(where: { $0.id == id.bytes }) else { return 0 }
             let recorded = try Self.providerKeyRecord(connection, recordKey: recordKey)
+            let last = try ProviderKeyRules.removal(of: id, recorded: recorded, rowCount: rows.count)
             let removed = try Self.deleteIdentityRow(.provider, id, connection)
-            if removed > 0, recorded == id {
-                let remaining = try Self.identityRows(.provider, connection, masterKey: masterKey)
-                try Self.writeProviderKeyRecord(remaining.last.flatMap { KeyID(bytes: $0.id) }, connection, recordKey: recordKey)
-            }
+            if last { try Self.writeProviderKeyRecord(nil, connection, recordKey: recordKey) }
             return removed
         }
         guard removed > 0 else { throw .itemNotFound }
@@ -190,11 +208,19 @@ extension KeyStore {
                     try statement.bind(2, contents.epoch)
                     return try statement.step() ? KeyID(bytes: statement.bytes(0)) : nil
                 }
+                // Finding F1 (SPEC §16.5 9f): every stored epoch above retired this one when it started.
+                let startedAbove = try connection.withStatement(
+                    "SELECT min(created_at) FROM keys WHERE conversation = ?1 AND epoch > ?2"
+                ) { statement throws(KeyStoreError) -> Int64? in
+                    try statement.bind(1, textBytes: cid)
+                    try statement.bind(2, contents.epoch)
+                    return try statement.step() && !statement.isNull(0) ? statement.int64(0) : nil
+                }
                 let plan: KeyBundleInstallPlan
                 do throws(KeyBundleError) {
                     plan = try KeyBundle.installation(
                         of: contents, record: record, storedUnderKeyID: underKeyID.map { ($0.conversation, $0.epoch, $0.notAfter) },
-                        storedForEpoch: forEpoch, now: now)
+                        storedForEpoch: forEpoch, startedAbove: startedAbove, now: now)
                 } catch {
                     failure = error
                     return nil
@@ -209,7 +235,8 @@ extension KeyStore {
                         try Self.retireEpochs(of: contents.conversation, below: contents.epoch, at: retireAt, connection, masterKey: masterKey)
                     }
                     let item = KeyItem(
-                        keyID: contents.keyID, conversation: contents.conversation, epoch: contents.epoch, label: nil, createdAt: now,
+                        keyID: contents.keyID, conversation: contents.conversation, epoch: contents.epoch, label: nil,
+                        createdAt: plan.createdAt ?? now,
                         notAfter: plan.notAfter)
                     try Self.insert(item, sealed: ItemSealing.seal(contents.key, binding: .init(item), masterKey: masterKey), connection)
                     try Self.advanceEpochRecord(for: item, connection, recordKey: recordKey)

@@ -83,7 +83,7 @@ extension KeyStore {
             }
             // The device key, the provider key pairs and the pinned provider keys (file format 4).
             var resealedIdentities = 0
-            for kind in IdentitySealing.Kind.allCases {
+            for kind in [IdentitySealing.Kind.device, .provider, .pinned] {
                 let identities = try Self.identityRows(kind, connection, masterKey: oldKey)
                 try connection.withStatement("UPDATE identities SET sealed = ?3 WHERE kind = ?1 AND id = ?2") { statement throws(KeyStoreError) in
                     for identity in identities {
@@ -97,6 +97,7 @@ extension KeyStore {
                 }
                 resealedIdentities += identities.count
             }
+            resealedIdentities += try Self.resealRegisteredDevices(connection, from: oldKey, to: newKey)
             try connection.execute("DELETE FROM deliveries")
             let cleared = connection.changes
             try connection.withStatement("UPDATE meta SET value = ?1 WHERE name = 'verifier'") { statement throws(KeyStoreError) in

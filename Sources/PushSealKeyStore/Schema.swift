@@ -9,7 +9,7 @@ enum Schema {
     /// `PRAGMA application_id`: "PSKS" (PushSeal key store).
     static let applicationID: Int64 = 0x5053_4B53
     /// The newest format this code reads and writes.
-    static let currentVersion: Int64 = 7
+    static let currentVersion: Int64 = 8
 
     /// The SQL of each migration step: `steps[n]` takes a file from version n to n + 1. Version 0
     /// is an empty (never initialized) database. Version 2 changed no table, only how keys are
@@ -23,7 +23,8 @@ enum Schema {
     /// ``KeyStore/createBundleRecords(_:masterKey:)``); version 6 the provider-key record (a `meta`
     /// row naming the current provider key pair, authenticated; no table changes;
     /// ``KeyStore/createProviderKeyRecord(_:masterKey:)``); version 7 the per-conversation
-    /// high-water marks (`epoch_marks`, ``KeyStore/createEpochMarks(_:masterKey:)``). Every step runs inside the
+    /// high-water marks (`epoch_marks`, ``KeyStore/createEpochMarks(_:masterKey:)``); version 8
+    /// the key directory's device registrations (`devices`, new and empty). Every step runs inside the
     /// migrating `BEGIN IMMEDIATE` transaction together with the `user_version` update.
     static let steps: [String] = [
         // 0 -> 1
@@ -98,6 +99,17 @@ enum Schema {
             conversation TEXT PRIMARY KEY NOT NULL,
             epoch        INTEGER NOT NULL CHECK (epoch >= 0),
             tag          BLOB NOT NULL CHECK (length(tag) = 32)
+        ) WITHOUT ROWID;
+        """,
+        // 7 -> 8: the key directory's device registrations (KeyStore+DeviceRegistrations,
+        // Docs/KEY-STORE.md §3.7)
+        """
+        CREATE TABLE devices (
+            id         BLOB PRIMARY KEY NOT NULL CHECK (length(id) = 16),
+            public_key BLOB NOT NULL CHECK (length(public_key) = 32),
+            created_at INTEGER NOT NULL,
+            revoked_at INTEGER,
+            sealed     BLOB NOT NULL
         ) WITHOUT ROWID;
         """,
     ]

@@ -31,12 +31,14 @@ public enum BundleVectorSuite {
         try! ConversationKey(ikm("conversation key " + label))
     }
 
-    /// A stored key of the device: conversation, epoch, the key (a device key) and its not-after time.
+    /// A stored key of the device: conversation, epoch, the key (a device key), its not-after time and its
+    /// created time (from a bundle: min(since, install time), the start later installs below it are bounded by).
     struct StoredKey {
         var conversation: String
         var epoch: Int64
         var key: ConversationKey
         var notAfter: Int64?
+        var createdAt: Int64 = BundleVectorSuite.since
     }
 
     /// The plaintext fields as sealed, out-of-range values included.
@@ -141,8 +143,12 @@ public enum BundleVectorSuite {
             let forEpoch = vector.stored.first {
                 $0.conversation.utf8.elementsEqual(contents.conversation.utf8) && $0.epoch == contents.epoch
             }?.key.id
+            let startedAbove = vector.stored.filter {
+                $0.conversation.utf8.elementsEqual(contents.conversation.utf8) && $0.epoch > contents.epoch
+            }.map(\.createdAt).min()
             return (context, .success(try KeyBundle.installation(
-                of: contents, record: vector.record, storedUnderKeyID: under, storedForEpoch: forEpoch, now: vector.now)))
+                of: contents, record: vector.record, storedUnderKeyID: under, storedForEpoch: forEpoch, startedAbove: startedAbove,
+                now: vector.now)))
         } catch {
             return (context, .failure(error))
         }
@@ -156,10 +162,13 @@ public enum BundleVectorSuite {
         let k1 = conversationKey("1"), k2 = conversationKey("2"), k3 = conversationKey("3")
         let d1 = k1.deviceKey(for: standardDevice.deviceKeyID)
         let d2 = k2.deviceKey(for: standardDevice.deviceKeyID)
+        let d3 = k3.deviceKey(for: standardDevice.deviceKeyID)
+        let d3other = conversationKey("3 of conversation-1").deviceKey(for: standardDevice.deviceKeyID)
         let longConversation = String(repeating: "é", count: 128)  // 256 UTF-8 bytes
         let rotatedAt = now - 3_600
         let h1 = KeyBundleConversationRecord(highWater: 1, highWaterSince: since, purgedThrough: 0)
         let h2 = KeyBundleConversationRecord(highWater: 2, highWaterSince: rotatedAt, purgedThrough: 0)
+        let h3 = KeyBundleConversationRecord(highWater: 3, highWaterSince: rotatedAt, purgedThrough: 0)
         let purged1 = KeyBundleConversationRecord(highWater: 2, highWaterSince: rotatedAt, purgedThrough: 1)
         let twoTo53Plus1: Int64 = (1 << 53) + 1
         let max = Int64.max
@@ -183,7 +192,23 @@ public enum BundleVectorSuite {
             sealed("already stored retired, a current bundle: never loosened", flags: ["Valid", "AlreadyInstalled", "Replay"],
                    stored: [StoredKey(conversation: conversation, epoch: 1, key: d1, notAfter: rotatedAt)], record: h2),
             sealed("below the high-water: a replayed current bundle of epoch 1 installs retired at S_H", flags: ["Valid", "Replay", "BelowHighWater"],
-                   stored: [StoredKey(conversation: conversation, epoch: 2, key: d2, notAfter: nil)], record: h2),
+                   stored: [StoredKey(conversation: conversation, epoch: 2, key: d2, notAfter: nil, createdAt: rotatedAt)], record: h2),
+            sealed("finding F1: epochs 2 and 3 stored, epoch 1's bundle installs retired at epoch 2's start, not S_H",
+                   flags: ["Valid", "Replay", "BelowHighWater", "NextSince"],
+                   stored: [StoredKey(conversation: conversation, epoch: 2, key: d2, notAfter: rotatedAt, createdAt: rotatedAt - 1_800),
+                            StoredKey(conversation: conversation, epoch: 3, key: d3, notAfter: nil, createdAt: rotatedAt)],
+                   record: h3),
+            sealed("finding F1, the epochs above stored by an earlier release (created at install, after S_H): S_H still bounds",
+                   flags: ["Valid", "Replay", "BelowHighWater", "NextSince"],
+                   stored: [StoredKey(conversation: conversation, epoch: 2, key: d2, notAfter: rotatedAt, createdAt: now - 60),
+                            StoredKey(conversation: conversation, epoch: 3, key: d3, notAfter: nil, createdAt: now - 30)],
+                   record: h3),
+            sealed("finding F1: only the stored epochs of this conversation above the bundle's count",
+                   flags: ["Valid", "Replay", "BelowHighWater", "NextSince"], root: k2, epoch: 2, since: rotatedAt - 1_800,
+                   stored: [StoredKey(conversation: conversation, epoch: 1, key: d1, notAfter: rotatedAt - 1_800, createdAt: since),
+                            StoredKey(conversation: "conversation-2", epoch: 3, key: d3, notAfter: nil, createdAt: since),
+                            StoredKey(conversation: conversation, epoch: 3, key: d3other, notAfter: nil, createdAt: rotatedAt)],
+                   record: h3),
             sealed("below the high-water with a retire-by later than S_H: S_H wins", flags: ["Valid", "RetiredDelivery", "BelowHighWater"],
                    retireBy: now - 60, record: h2),
             sealed("below the high-water with a retire-by before S_H: the retire-by wins", flags: ["Valid", "RetiredDelivery", "BelowHighWater"],
@@ -268,7 +293,8 @@ public enum BundleVectorSuite {
         ("Delayed", "The new epoch's bundle arrives long after the rotation; the retire-by is the provider's since."),
         ("AlreadyInstalled", "The same key is stored: a retire-by may be tightened, never loosened."),
         ("Replay", "An old bundle shown again."),
-        ("BelowHighWater", "An epoch below the newest installed: installed_retired with notAfter := min(retireBy, S_H, now)."),
+        ("BelowHighWater", "An epoch below the newest installed: installed_retired with notAfter := min(retireBy, T_above, S_H, now)."),
+        ("NextSince", "Finding F1: T_above, the earliest createdAt of the conversation's stored keys above the epoch, bounds installed_retired."),
         ("StepCap", "The newest epoch moves by at most 65536 per bundle."),
         ("ExpiryBoundary", "now at or just after expires."),
         ("Unicode", "A conversation id with multi-byte UTF-8."),
@@ -310,7 +336,7 @@ public enum BundleVectorSuite {
                 .string("PushSeal key bundle format 2 test vectors (see Docs/SPEC.md section 16 and Vectors/README.md)."),
                 .string("Byte strings are lowercase hex; `bundle` is the exact text form. Key pairs come from RFC 9180 DeriveKeyPair of a fixed seed."),
                 .string("`conversationKey` is the provider's K, `deviceKey` the sealed K_d = HKDF-Expand(K, \"pushseal v1 device conversation key\" || deviceKeyId, 32); `plaintext` is the sealed 338 bytes."),
-                .string("`storedKeys` and `conversationRecord` are the device store before; `notAfter`, `retireEarlierAt` and `conversationRecordAfter` what installing does."),
+                .string("`storedKeys` and `conversationRecord` are the device store before; `notAfter`, `retireEarlierAt`, `createdAt` (the new key's created time, min(since, now)) and `conversationRecordAfter` what installing does; a stored key's `createdAt` bounds an `installed_retired` key below it (SPEC §16.5 9f)."),
                 .string("Intermediates are those of the device's HPKE context (null when HPKE does not open the bundle)."),
             ])),
             .init(name: "notes", value: .object(JSONObject(members: flagNotes.map { .init(name: $0.0, value: .string($0.1)) }))),
@@ -379,6 +405,7 @@ extension BundleVectorSuite.Case {
                     .init(name: "epoch", value: .number(String(entry.epoch))),
                     .init(name: "key", value: keyHex(entry.key)),
                     .init(name: "notAfter", value: number(entry.notAfter)),
+                    .init(name: "createdAt", value: .number(String(entry.createdAt))),
                 ]))
             })),
             .init(name: "conversationRecord", value: BundleVectorSuite.json(record)),
@@ -401,6 +428,7 @@ extension BundleVectorSuite.Case {
                 .init(name: "reason", value: .null),
                 .init(name: "notAfter", value: number(plan.notAfter)),
                 .init(name: "retireEarlierAt", value: number(plan.retireEarlierAt)),
+                .init(name: "createdAt", value: number(plan.createdAt)),
                 .init(name: "conversationRecordAfter", value: BundleVectorSuite.json(plan.record)),
             ]
         case let .failure(error):
@@ -410,6 +438,7 @@ extension BundleVectorSuite.Case {
                 .init(name: "reason", value: .string(error.reason.rawValue)),
                 .init(name: "notAfter", value: .null),
                 .init(name: "retireEarlierAt", value: .null),
+                .init(name: "createdAt", value: .null),
                 .init(name: "conversationRecordAfter", value: .null),
             ]
         }

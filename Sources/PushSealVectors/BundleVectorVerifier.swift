@@ -54,9 +54,10 @@ enum BundleVectorVerifier {
         var stored: [BundleVectorSuite.StoredKey] = []
         for value in storedValues {
             guard let entry = value.objectValue, let c = entry["conversation"]?.stringValue, let e = entry["epoch"]?.integerValue,
-                  let k = entry["key"]?.stringValue.flatMap(Hex.decode), let storedKey = try? ConversationKey(rawBytes: k)
+                  let k = entry["key"]?.stringValue.flatMap(Hex.decode), let storedKey = try? ConversationKey(rawBytes: k),
+                  let createdAt = entry["createdAt"]?.integerValue
             else { return problems + ["malformed storedKeys entry"] }
-            stored.append(.init(conversation: c, epoch: e, key: storedKey, notAfter: entry["notAfter"]?.integerValue))
+            stored.append(.init(conversation: c, epoch: e, key: storedKey, notAfter: entry["notAfter"]?.integerValue, createdAt: createdAt))
         }
         let envelopeKid = string("envelopeKid").flatMap(Hex.decode).flatMap { KeyID(bytes: $0) }
         let fields = BundleVectorSuite.Fields(key: deviceKey, kid: deviceKey.id, epoch: 0, since: 0, retireBy: 0, expires: 0, conversationBytes: [])
@@ -73,6 +74,7 @@ enum BundleVectorVerifier {
             }
             if test["notAfter"] != number(plan.notAfter) { problems.append("notAfter differs") }
             if test["retireEarlierAt"] != number(plan.retireEarlierAt) { problems.append("retireEarlierAt differs") }
+            if test["createdAt"] != number(plan.createdAt) { problems.append("createdAt differs") }
             if test["conversationRecordAfter"] != BundleVectorSuite.json(plan.record) { problems.append("conversationRecordAfter differs") }
         case let .failure(error):
             if result != "invalid" || string("reason") != error.reason.rawValue {

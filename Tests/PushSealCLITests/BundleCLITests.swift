@@ -67,8 +67,8 @@ struct BundleCLITests {
     func refusals() throws {
         let setup = try Setup()
         defer { setup.sandbox.remove() }
-        // A second provider key (not pinned) seals: unknown_provider.
-        let second = try runPushSeal(["store", "provider-key", "create", "--dir", setup.sandbox.path("kd")]).stdoutJSONObject()
+        // A second provider key (not pinned), promoted at once, seals: unknown_provider.
+        let second = try runPushSeal(["store", "provider-key", "create", "--dir", setup.sandbox.path("kd"), "--promote"]).stdoutJSONObject()
         let unpinned = try setup.seal()
         expectFailure(try setup.install(unpinned.stdout), messagePrefix: "key bundle refused (unknown_provider)", hint: true)
         // The first (pinned) one by id still works.
@@ -140,7 +140,7 @@ struct BundleCLITests {
     func deletedNewestProviderKey() throws {
         let setup = try Setup()
         defer { setup.sandbox.remove() }
-        let second = try runPushSeal(["store", "provider-key", "create", "--dir", setup.sandbox.path("kd")]).stdoutJSONObject()
+        let second = try runPushSeal(["store", "provider-key", "create", "--dir", setup.sandbox.path("kd"), "--promote"]).stdoutJSONObject()
         let secondID = try #require(second["id"]?.stringValue)
         let id = try #require(KeyID(base64URL: secondID))
         try setup.sandbox.tamper("kd", "DELETE FROM identities WHERE kind = 'provider' AND id = x'\(id.bytes.map { String(format: "%02x", $0) }.joined())'")

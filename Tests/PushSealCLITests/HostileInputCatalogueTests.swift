@@ -150,8 +150,8 @@ struct HostileInputCatalogueTests {
               status: 1, message: "pushseal: error: no provider key with id \(kid) in $KD"),
         Entry(name: "store provider-key remove with a malformed id", arguments: ["store", "provider-key", "remove", "--dir", "$KD", "--id", "x"],
               status: 64, message: "Error: The value 'x' is invalid for '--id <id>'"),
-        Entry(name: "store provider-key create on a PostgreSQL URI", arguments: ["store", "provider-key", "create", "--dir", "postgresql://u@localhost/db"],
-              status: 64, message: "Error: '--dir' is a PostgreSQL connection URI, but this command works on a SQLite key store directory only"),
+        Entry(name: "store provider-key create on a PostgreSQL URI without a master key file", arguments: ["store", "provider-key", "create", "--dir", "postgresql://u@localhost/db"],
+              status: 64, message: "Error: '--dir <uri>' needs '--master-key-file <file>'"),
         Entry(name: "store provider-key list on a missing store", arguments: ["store", "provider-key", "list", "--dir", "$ROOT/missing"],
               status: 1, message: "pushseal: error: no key store: directory $ROOT/missing does not exist"),
         // store rotate-master

@@ -54,7 +54,7 @@ struct VectorsCommandTests {
         #expect(run.stdoutBytes == Array(committed))
         let verified = try runPushSeal(["vectors", "verify", path])
         #expect(verified.status == 0)
-        #expect(verified.stdout == "57 passed, 0 failed\n")
+        #expect(verified.stdout == "60 passed, 0 failed\n")
         let both = try runPushSeal(["vectors", "generate", "--bundles", "--provider"])
         #expect(both.status == 64)
         #expect(both.stderr.contains("Give at most one of '--provider', '--bundles', '--store' and '--devices'."))

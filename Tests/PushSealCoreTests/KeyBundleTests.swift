@@ -177,13 +177,13 @@ struct KeyBundleTests {
     @Test("step 9: the installation rules, in order")
     func installation() throws {
         func plan(_ c: KeyBundleContents, _ record: KeyBundleConversationRecord?, under: (String, Int64, Int64?)? = nil, forEpoch: KeyID? = nil,
-                  now: Int64 = 5_000) throws(KeyBundleError) -> KeyBundleInstallPlan {
-            try KeyBundle.installation(of: c, record: record, storedUnderKeyID: under, storedForEpoch: forEpoch, now: now)
+                  startedAbove: Int64? = nil, now: Int64 = 5_000) throws(KeyBundleError) -> KeyBundleInstallPlan {
+            try KeyBundle.installation(of: c, record: record, storedUnderKeyID: under, storedForEpoch: forEpoch, startedAbove: startedAbove, now: now)
         }
         let h3 = KeyBundleConversationRecord(highWater: 3, highWaterSince: 2_000, purgedThrough: 1)
         // A fresh conversation: installed, H := e, S_H := since.
         let fresh = try plan(contents(epoch: 1, since: 1_000), nil)
-        #expect(fresh == KeyBundleInstallPlan(installation: .installed, notAfter: nil, retireEarlierAt: 1_000,
+        #expect(fresh == KeyBundleInstallPlan(installation: .installed, notAfter: nil, retireEarlierAt: 1_000, createdAt: 1_000,
                                               record: .init(highWater: 1, highWaterSince: 1_000, purgedThrough: 0)))
         // A new newest epoch retires earlier ones at min(since, now): the provider's clock, not the install time.
         #expect(try plan(contents(epoch: 4, since: 3_000), h3).retireEarlierAt == 3_000)
@@ -193,7 +193,12 @@ struct KeyBundleTests {
         #expect(try plan(contents(epoch: 1, since: 1_000, retireBy: 1_500), nil).notAfter == 1_500)
         // Below H: installed_retired, notAfter := min(retireBy, S_H, now), the record unchanged.
         let below = try plan(contents(epoch: 2, since: 1_000), h3)
-        #expect(below == KeyBundleInstallPlan(installation: .installedRetired, notAfter: 2_000, retireEarlierAt: nil, record: h3))
+        #expect(below == KeyBundleInstallPlan(installation: .installedRetired, notAfter: 2_000, retireEarlierAt: nil, createdAt: 1_000, record: h3))
+        // Finding F1: a stored epoch above that started before S_H bounds it (epoch 3 started at 2_000, epoch 2 at 1_500).
+        #expect(try plan(contents(epoch: 1, since: 1_000), .init(highWater: 3, highWaterSince: 2_000, purgedThrough: 0), startedAbove: 1_500).notAfter == 1_500)
+        #expect(try plan(contents(epoch: 2, since: 1_000), h3, startedAbove: 2_500).notAfter == 2_000, "a later recorded start: S_H still bounds")
+        #expect(try plan(contents(epoch: 2, since: 1_000, retireBy: 1_200), h3, startedAbove: 1_500).notAfter == 1_200)
+        #expect(try plan(contents(epoch: 2, since: 9_000), h3).createdAt == 5_000, "the recorded start is never after the install")
         #expect(try plan(contents(epoch: 2, since: 1_000, retireBy: 1_500), h3).notAfter == 1_500)
         #expect(try plan(contents(epoch: 2, since: 1_000, retireBy: 4_000), h3).notAfter == 2_000)
         #expect(try plan(contents(epoch: 2, since: 1_000), h3, now: 1_800).notAfter == 1_800)

@@ -28,7 +28,7 @@ struct DirectoryAPITests {
         #expect(f.directory.createdSchema)
         let again = try f.reopen()
         #expect(!again.createdSchema)
-        #expect(try TestServer.psql(f.uri, "SELECT version FROM pushseal_schema_version") == "2")
+        #expect(try TestServer.psql(f.uri, "SELECT version FROM pushseal_schema_version") == "3")
     }
 
     @Test func aDatabaseWithoutTheTablesIsNotFoundWithoutCreate() throws {

@@ -3,6 +3,9 @@ import PushSealKeyStore
 import PushSealProvider
 import PushSealKeyDirectoryPostgreSQL
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension PostgreSQLTests {
     /// The PROVIDER.md §6.1 and KEY-STORE.md §9 examples (keep in sync), against the throwaway
@@ -31,6 +34,30 @@ extension PostgreSQLTests {
             #expect(try keys.currentKey(conversation: "conv-42") == first.key)
             let next = try directory.rotate(conversation: content.conversationID)
             #expect(try PostgreSQLTests.CacheTests.eventually(5) { try keys.currentKey(conversation: "conv-42") == next.key })
+        }
+
+        /// PROVIDER.md §6.1, "Bundles and device registrations on PostgreSQL" (keep in sync): the
+        /// bundle it seals installs on the device.
+        @Test func providerBundlesExample() throws {
+            let uri = try TestServer.freshSchemaURI()
+            let directory = try PostgreSQLKeyDirectory(uri: uri, masterKey: .bytes(TestServer.masterKey()), create: true)
+            let device = try KeyStore(directory: "/tmp/pushseal-doc-\(TestServer.hex(SystemRandom.bytes(count: 6)))", masterKey: .bytes(TestServer.masterKey()), create: true)
+            let registration = try device.createDeviceKey()
+            let deviceID = registration.deviceKeyID
+            _ = try directory.rotate(conversation: "c1")
+            let now = Int64(time(nil))
+
+            // PROVIDER.md §6.1
+            let provider = try directory.createProviderKey()        // the first one is current at once
+            try directory.registerDevice(registration)              // the JSON of `pushseal device init`
+            let current = try directory.currentKey(conversation: "c1")
+            let bundle = try KeyBundle.seal(
+                conversationKey: current.key, conversation: "c1", epoch: current.item.epoch, since: current.item.createdAt,
+                retireBy: nil, expires: now + KeyBundle.defaultLifetime,
+                provider: try directory.providerKey(id: nil), device: try directory.registeredDevice(id: deviceID).registration)
+
+            try device.pinProviderKey(provider.publicKey)
+            #expect(try device.install(bundle) == .installed)
         }
     }
 }

@@ -116,9 +116,9 @@ struct EpochRecordTests {
 
     @Test func aSchema1DirectoryGetsItsRecordsOnMigration() throws {
         let f = try Fixture()
-        try f.sql("DROP TABLE pushseal_epochs; UPDATE pushseal_schema_version SET version = 1")
+        try f.sql("DROP TABLE pushseal_epochs; DROP TABLE pushseal_identities; DROP TABLE pushseal_devices; UPDATE pushseal_schema_version SET version = 1")
         let migrated = try PostgreSQLKeyDirectory(uri: f.uri, masterKey: .bytes(f.masterKey))
-        #expect(try TestServer.psql(f.uri, "SELECT version FROM pushseal_schema_version") == "2")
+        #expect(try TestServer.psql(f.uri, "SELECT version FROM pushseal_schema_version") == "3")
         #expect(try migrated.currentKey(conversation: "c1").item.keyID == f.second.item.keyID)
         try f.sql("DELETE FROM pushseal_keys WHERE kid = \(f.kid(f.second))")
         #expect(directoryError({ _ = try migrated.currentKey(conversation: "c1") }) == .corruptedItem(f.second.item.keyID))

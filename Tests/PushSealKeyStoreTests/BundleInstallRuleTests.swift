@@ -139,7 +139,7 @@ struct BundleInstallRuleTests {
         let w = try World()
         let k = ConversationKey.generate()
         try w.device.add(k, conversation: "c", epoch: 1)  // what a format-1 bundle installed: K itself
-        try RawDatabase(w.dir.database).execute("DROP TABLE epoch_marks; DELETE FROM meta WHERE name = 'provider_key'; DROP TABLE bundle_records; DROP TABLE shared_epochs; PRAGMA user_version = 4")
+        try RawDatabase(w.dir.database).execute("DROP TABLE devices; DROP TABLE epoch_marks; DELETE FROM meta WHERE name = 'provider_key'; DROP TABLE bundle_records; DROP TABLE shared_epochs; PRAGMA user_version = 4")
         let migrated = try reopen(w.dir, clock: w.clock)
         #expect(try migrated.bundleRecord(conversation: "c") == KeyBundleConversationRecord(highWater: 1, highWaterSince: w.clock.now, purgedThrough: 0))
         #expect(try migrated.key(for: k.id).key == k)
@@ -157,7 +157,7 @@ struct BundleInstallRuleTests {
         let clock = ManualClock()
         let directory = try makeStore(dir, clock: clock)
         try directory.rotate(conversation: "c")
-        try RawDatabase(dir.database).execute("DROP TABLE epoch_marks; DELETE FROM meta WHERE name = 'provider_key'; DROP TABLE bundle_records; DROP TABLE shared_epochs; PRAGMA user_version = 4")
+        try RawDatabase(dir.database).execute("DROP TABLE devices; DROP TABLE epoch_marks; DELETE FROM meta WHERE name = 'provider_key'; DROP TABLE bundle_records; DROP TABLE shared_epochs; PRAGMA user_version = 4")
         let migrated = try reopen(dir, clock: clock)
         #expect(try migrated.isSharedEpoch(conversation: "c", epoch: 1))
         try migrated.rotate(conversation: "c")

@@ -44,20 +44,33 @@ struct IdentityAndBundleTests {
         #expect(!(0...(sealed.count - 32)).contains { Array(sealed[$0..<($0 + 32)]) == privateBytes })
     }
 
-    @Test("provider keys rotate: the newest is current, older ones stay until removed")
+    @Test("provider keys rotate by promotion (issue 24 item 3): the first is current at once, a later one only once promoted; older ones stay until removed")
     func providerKeys() throws {
         let clock = ManualClock()
         let store = try makeStore(TemporaryDirectory(), clock: clock)
         #expect(storeError { try store.providerKey() } == .itemNotFound)
         let first = try store.createProviderKey()
+        #expect(try store.providerKey().publicKey == first.publicKey, "the very first key is current at once")
         clock.advance(10)
         let second = try store.createProviderKey()
         #expect(try store.providerKeys() == [first, second])
+        // Before promotion: bundles still use the first key (devices may not have pinned the new one).
+        #expect(try store.providerKey().publicKey == first.publicKey)
+        #expect(storeError { try store.promoteProviderKey(id: KeyID(bytes: [UInt8](repeating: 7, count: 16))!) } == .itemNotFound)
+        try store.promoteProviderKey(id: second.id)
         #expect(try store.providerKey().publicKey == second.publicKey)
         #expect(try store.providerKey(id: first.id).publicKey == first.publicKey)
+        // The current one cannot go while another remains: no silent fall-back to another key.
+        guard case .invalidArgument? = storeError({ try store.removeProviderKey(id: second.id) }) else {
+            Issue.record("removing the current provider key while another exists was not refused")
+            return
+        }
+        try store.promoteProviderKey(id: first.id)
         try store.removeProviderKey(id: second.id)
         #expect(try store.providerKey().publicKey == first.publicKey)
         #expect(storeError { try store.removeProviderKey(id: second.id) } == .itemNotFound)
+        try store.removeProviderKey(id: first.id)
+        #expect(storeError { try store.providerKey() } == .itemNotFound, "the last one goes with its record")
     }
 
     @Test("pinning is idempotent and checked; unpinning removes")
@@ -167,13 +180,16 @@ struct IdentityAndBundleTests {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
         let first = try store.createProviderKey(), second = try store.createProviderKey()
+        try store.promoteProviderKey(id: second.id)
         #expect(try store.providerKey().providerKeyID == second.id)
         try RawDatabase(dir.database).execute("DELETE FROM identities WHERE kind = 'provider' AND id = \(sqlBlob(second.id.bytes))")
         // Before: providerKey() quietly returned the first (older) key pair.
         #expect(storeError { try store.providerKey() } == .providerKeyMissing(second.id))
         #expect(try store.providerKey(id: first.id).providerKeyID == first.id, "an explicit id still works")
-        #expect(storeError { try store.createProviderKey() } == nil, "a new key pair becomes the recorded current one")
-        #expect(try store.providerKey().providerKeyID != first.id)
+        let third = try store.createProviderKey()
+        #expect(storeError { try store.providerKey() } == .providerKeyMissing(second.id), "a new key pair is not current before promotion")
+        try store.promoteProviderKey(id: third.id)
+        #expect(try store.providerKey().providerKeyID == third.id)
 
         // The record deleted (with the newest row or not): no provider key is used, nor created over it.
         let other = TemporaryDirectory()
@@ -188,9 +204,12 @@ struct IdentityAndBundleTests {
             "INSERT INTO meta (name, value) VALUES ('provider_key', \(sqlBlob(older.id.bytes + [UInt8](repeating: 0, count: 32))))")
         #expect(storeError { try directory.providerKey() } == .providerKeyMissing(nil))
 
-        // Through the API: removing the current key pair makes the newest remaining one current.
+        // Through the API: the current key pair goes only after another one is promoted.
         let api = try makeStore(TemporaryDirectory())
         let a = try api.createProviderKey(), b = try api.createProviderKey()
+        try api.promoteProviderKey(id: b.id)
+        #expect(storeError { try api.removeProviderKey(id: b.id) } != nil)
+        try api.promoteProviderKey(id: a.id)
         try api.removeProviderKey(id: b.id)
         #expect(try api.providerKey().providerKeyID == a.id)
         try api.removeProviderKey(id: a.id)
@@ -206,7 +225,7 @@ struct IdentityAndBundleTests {
         _ = try store.createProviderKey()
         clock.advance(10)
         let newest = try store.createProviderKey()
-        try RawDatabase(dir.database).execute("DROP TABLE epoch_marks; DELETE FROM meta WHERE name = 'provider_key'; PRAGMA user_version = 5")
+        try RawDatabase(dir.database).execute("DROP TABLE devices; DROP TABLE epoch_marks; DELETE FROM meta WHERE name = 'provider_key'; PRAGMA user_version = 5")
         let migrated = try reopen(dir, clock: clock)
         #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == KeyStore.supportedFileVersion)
         #expect(try migrated.providerKey().providerKeyID == newest.id)
@@ -232,7 +251,7 @@ struct IdentityAndBundleTests {
         #expect(try device.key(for: third.id).item.notAfter == clock.now - 1_000)
     }
 
-    @Test("a late bundle of an older epoch installs retired: at its retire-by, or at the newest epoch's since when that is earlier; it retires nothing")
+    @Test("a late bundle of an older epoch installs retired: at its retire-by, or at the start of the stored epochs above when that is earlier; it retires nothing")
     func olderEpochInstallsRetired() throws {
         let clock = ManualClock()
         let (device, _, provider, _) = try setUp(clock: clock)
@@ -242,10 +261,10 @@ struct IdentityAndBundleTests {
         #expect(try device.install(bundle(older, conversation: "d", epoch: 2, since: clock.now - 900, retireBy: clock.now - 150,
                                           provider: provider, to: device)) == .installedRetired)
         #expect(try device.key(for: older.deviceKey(for: id).id).item.notAfter == clock.now - 150)
-        // A "current" bundle of epoch 1 (recorded before the rotations): retired at S_H.
+        // A "current" bundle of epoch 1 (recorded before the rotations): retired at epoch 2's start (SPEC §16.5 9f), not at S_H.
         #expect(try device.install(bundle(oldest, conversation: "d", epoch: 1, since: clock.now - 2_000, provider: provider, to: device))
             == .installedRetired)
-        #expect(try device.key(for: oldest.deviceKey(for: id).id).item.notAfter == clock.now - 100)
+        #expect(try device.key(for: oldest.deviceKey(for: id).id).item.notAfter == clock.now - 900)
         #expect(try device.key(for: newer.deviceKey(for: id).id).item.notAfter == nil)
         #expect(try device.currentKey(conversation: "d").key == newer.deviceKey(for: id))
     }

@@ -56,13 +56,13 @@ struct KeyLifecycleModelTrailTests {
         #expect(storeError { try member.device.key(for: removedKey.id) } == .itemNotFound)
     }
 
-    @Test("finding F1: a replayed current bundle of epoch 1 below H = 3 gets S_H (epoch 3's since), not epoch 2's since")
-    func retiredInstallUsesHighWaterSince() throws {
+    @Test("finding F1: a replayed current bundle of epoch 1 below H = 3 is retired at epoch 2's start, not S_H (epoch 3's since)")
+    func retiredInstallUsesNextEpochsStart() throws {
         // Spin's trail of -DATTACKER_HOLDS_K: epoch 1 retired at r1 (epoch 2's since), epoch 2 at r2. The device
-        // holds 2 and 3, never 1; the channel replays 1's bundle recorded while it was current. The store's rule
-        // (min(retireBy, S_H, now)) gives K1 the retire-by r2 > r1: whoever holds epoch 1's root K may forge
-        // with ts in (r1, r2]. Tightening proposed in Models/README.md (F1): the since of the lowest stored
-        // epoch above — r1 here. This test pins the rule as it stands until that decision.
+        // holds 2 and 3, never 1; the channel replays 1's bundle recorded while it was current. With S_H alone K1
+        // got the retire-by r2 > r1, and whoever holds epoch 1's root K forged with ts in (r1, r2]. SPEC §16.5 9f:
+        // the earliest recorded start (created time, min(since, install time)) of the stored epochs above bounds
+        // it. The forgery itself, through the receiver: RetirementTests.nextEpochsStartRefusesForgery.
         let w = try World()
         let k1 = ConversationKey.generate(), k2 = ConversationKey.generate(), k3 = ConversationKey.generate()
         let recorded = try w.bundle(k1, epoch: 1, since: 0)
@@ -70,9 +70,27 @@ struct KeyLifecycleModelTrailTests {
         w.clock.set(r2 + 1)
         #expect(try w.device.install(w.bundle(k2, epoch: 2, since: r1)) == .installed)
         #expect(try w.device.install(w.bundle(k3, epoch: 3, since: r2)) == .installed)
+        #expect(try w.device.key(for: k2.deviceKey(for: w.deviceID).id).item.createdAt == r1, "the recorded start: min(since, install time)")
         #expect(try w.device.install(recorded) == .installedRetired)
-        let notAfter = try w.device.key(for: k1.deviceKey(for: w.deviceID).id).item.notAfter
-        #expect(notAfter == r2, "S_H; the model's NEXT_SINCE rule would give \(r1)")
+        #expect(try w.device.key(for: k1.deviceKey(for: w.deviceID).id).item.notAfter == r1, "epoch 2's start, not S_H = \(r2)")
         #expect(try w.device.key(for: k2.deviceKey(for: w.deviceID).id).item.notAfter == r2)
+        #expect(try w.device.bundleRecord(conversation: "c")?.highWaterSince == r2, "the record is unchanged")
+    }
+
+    @Test("finding F1, installed out of order: 3, then 2 below H, then 1: epoch 1 is retired at epoch 2's start")
+    func retiredInstallsOutOfOrder() throws {
+        let w = try World()
+        let k1 = ConversationKey.generate(), k2 = ConversationKey.generate(), k3 = ConversationKey.generate()
+        let r1 = w.clock.now + 1, r2 = w.clock.now + 2
+        w.clock.set(r2 + 10)
+        #expect(try w.device.install(w.bundle(k3, epoch: 3, since: r2)) == .installed)
+        #expect(try w.device.install(w.bundle(k2, epoch: 2, since: r1)) == .installedRetired)
+        #expect(try w.device.key(for: k2.deviceKey(for: w.deviceID).id).item.notAfter == r2)
+        #expect(try w.device.install(w.bundle(k1, epoch: 1, since: 0)) == .installedRetired)
+        #expect(try w.device.key(for: k1.deviceKey(for: w.deviceID).id).item.notAfter == r1)
+        // A since in the future of the device's clock: the start recorded is the install time.
+        let k4 = ConversationKey.generate()
+        #expect(try w.device.install(w.bundle(k4, epoch: 4, since: w.clock.now + 100)) == .installed)
+        #expect(try w.device.key(for: k4.deviceKey(for: w.deviceID).id).item.createdAt == w.clock.now)
     }
 }

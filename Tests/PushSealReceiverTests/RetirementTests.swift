@@ -77,4 +77,36 @@ struct RetirementTests {
         // The new key opens fresh notifications.
         #expect(receiver.open(json: Array(apns(wire: seal(contentA(mid: "new", ts: now - 60), key: keyB)).utf8)).outcome == .decrypted)
     }
+
+    @Test("finding F1 (Models/key-lifecycle.pml): epochs 2 and 3 installed, then epoch 1's replayed bundle; a forgery with ts in (since(2), since(3)] is retired_key")
+    func nextEpochsStartRefusesForgery() throws {
+        let directory = NSTemporaryDirectory() + "pushseal-retirement-f1-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try KeyStore(directory: directory, masterKey: .keyFile(path: directory + "/master.key", createIfMissing: true), create: true,
+                                 clock: { now })
+        let provider = IdentityKeyPair.generate()
+        try store.createDeviceKey()
+        try store.pinProviderKey(provider.publicKey)
+        let registration = try store.deviceRegistration()
+        func bundle(_ key: ConversationKey, epoch: Int64, since: Int64) throws -> KeyBundle {
+            try KeyBundle.seal(conversationKey: key, conversation: conversationA, epoch: epoch, since: since, retireBy: nil,
+                               expires: now + 86_400, provider: provider, device: registration)
+        }
+        let k1 = ConversationKey.generate(), k2 = ConversationKey.generate(), k3 = ConversationKey.generate()
+        let since2 = now - 2 * 3_600, since3 = now - 3_600
+        let recorded = try bundle(k1, epoch: 1, since: now - 3 * 3_600)  // sealed while epoch 1 was current
+        #expect(try store.install(bundle(k2, epoch: 2, since: since2)) == .installed)
+        #expect(try store.install(bundle(k3, epoch: 3, since: since3)) == .installed)
+        #expect(try store.install(recorded) == .installedRetired)
+        // The attacker holds epoch 1's root K, so it derives this device's K1_d and seals what it likes.
+        let forgedKey = k1.deviceKey(for: registration.deviceKeyID)
+        let receiver = makeReceiver(KeyStoreKeySource(directory: directory, masterKey: .keyFile(path: directory + "/master.key"), clock: { now }))
+        for (mid, ts) in [("just-past", since2 + skew + 1), ("at-since3", since3), ("since3-plus-skew", since3 + skew)] {
+            let forged = receiver.open(json: Array(apns(wire: seal(contentA(mid: mid, ts: ts), key: forgedKey)).utf8))
+            #expect(forged.reason == .retiredKey, "ts = since(2) + \(ts - since2)")
+        }
+        // Sent while epoch 1 was current: opens.
+        #expect(receiver.open(json: Array(apns(wire: seal(contentA(mid: "honest", ts: since2 - 60), key: forgedKey)).utf8)).outcome == .decrypted)
+    }
 }

@@ -211,7 +211,7 @@ struct DeviceKeySource: ReceiverKeySource {
         KeyBundleOutcome(Result { () throws(KeyBundleError) in
             let opened = try bundle.open(device: device, pinnedProviderKeys: pinnedProviderKeys, now: deviceNow)
             guard opened.keyID == envelopeKeyID else { throw .envelopeMismatch(envelopeKeyID) }
-            return try KeyBundle.installation(of: opened, record: nil, storedUnderKeyID: nil, storedForEpoch: nil, now: deviceNow).installation
+            return try KeyBundle.installation(of: opened, record: nil, storedUnderKeyID: nil, storedForEpoch: nil, startedAbove: nil, now: deviceNow).installation
         })
     }
 }

@@ -28,7 +28,10 @@ enum BundleCommand {
             not-after time) and an expiry of now + --lifetime, with the directory's current \
             provider key (or --provider-key-id's). Prints the bundle text (538 base64url \
             characters) and a newline. The registration is the JSON 'pushseal device init' \
-            printed on the device. An epoch whose key went out in format-1 bundles (created \
+            printed on the device, or the device key id of a device registered in the \
+            directory ('pushseal store device register'); a revoked device is refused, and so \
+            is an unregistered one once the directory has registrations. --dir may be a \
+            PostgreSQL connection URI. An epoch whose key went out in format-1 bundles (created \
             before per-device keys) is refused: rotate the conversation first.
             """,
         options: StoreCommand.locationOptions + [
@@ -60,12 +63,60 @@ enum BundleCommand {
         options: StoreCommand.locationOptions + [CommonOptions.now],
         run: runInstall)
 
-    /// `--registration <file>`: a device registration JSON file ('-': standard input).
+    /// `--registration <file|id>`: a device registration JSON file ('-': standard input), or the
+    /// device key id of a device registered in the key directory.
     static let registration = OptionSpec.option(
+        "registration", valueName: "file|id",
+        abstract: "The device's registration JSON ('pushseal device init'), '-' for standard input, or a registered device's key id.",
+        discussion: "A value that is a device key id (22 base64url characters) names a registered device; write a file of such a name as ./<name>.")
+
+    /// `--registration <file>` of `store device register`: a file only.
+    static let registrationFile = OptionSpec.option(
         "registration", valueName: "file", abstract: "The device's registration JSON ('pushseal device init'), '-' for standard input.")
 
-    /// Reads and checks `--registration`, or nil when absent.
-    static func registration(_ context: CommandContext) throws(CLIError) -> DeviceRegistration? {
+    /// `--registration` for sealing: the registered device it names (by device key id), or the
+    /// registration read from its file, checked against the directory's registrations (a revoked
+    /// device, or an unregistered one where devices are registered, is refused); nil when absent.
+    static func registration(
+        _ context: CommandContext, directory: any KeyDirectory, location: StoreCommand.Location
+    ) throws(CLIError) -> DeviceRegistration? {
+        guard let value = context.arguments.value("registration") else { return nil }
+        let registration: DeviceRegistration
+        if let id = KeyID(base64URL: value) {
+            do throws(KeyStoreError) {
+                registration = try directory.registeredDevice(id: id).registration
+            } catch .itemNotFound {
+                throw .failure(
+                    "no registered device with id \(id) in the key directory \(location.displayName)",
+                    hints: "register it with: pushseal store device register \(location.commandLineOptions) --registration <file>",
+                    "a registration file whose name is 22 base64url characters is given as ./<name>")
+            } catch {
+                throw KeyStoreDiagnostics.error(error, location: location)
+            }
+        } else {
+            registration = try registrationFromFile(context)!
+        }
+        try requireSealable(registration.deviceKeyID, directory: directory, location: location)
+        return registration
+    }
+
+    /// Refuses sealing to `deviceKeyID` when the directory revoked it, or registers devices and not this one.
+    static func requireSealable(_ deviceKeyID: KeyID, directory: any KeyDirectory, location: StoreCommand.Location) throws(CLIError) {
+        do throws(KeyStoreError) {
+            try directory.requireSealable(deviceKeyID: deviceKeyID)
+        } catch .itemNotFound {
+            throw .failure(
+                "device \(deviceKeyID) is not registered in the key directory \(location.displayName), which registers its devices",
+                hints: "register it first: pushseal store device register \(location.commandLineOptions) --registration <file>")
+        } catch let .invalidArgument(why) {
+            throw .failure(why, hints: "the device registers a new device key (after a logout wipe) to be sealed to again")
+        } catch {
+            throw KeyStoreDiagnostics.error(error, location: location)
+        }
+    }
+
+    /// Reads and checks `--registration` as a file, or nil when absent.
+    static func registrationFromFile(_ context: CommandContext) throws(CLIError) -> DeviceRegistration? {
         guard let path = context.arguments.value("registration") else { return nil }
         let bytes = try context.readInput(from: path, what: "device registration")
         do throws(KeyBundleSealingError) {
@@ -81,7 +132,7 @@ enum BundleCommand {
     /// else its not-after time; expires = now + `lifetime`. Returns the bundle and the stored
     /// conversation key K (whose device key the bundle carries).
     static func seal(
-        store: KeyStore, location: StoreCommand.Location, conversation: String, epoch: Int64?, providerKeyID: KeyID?,
+        store: any KeyDirectory, location: StoreCommand.Location, conversation: String, epoch: Int64?, providerKeyID: KeyID?,
         registration: DeviceRegistration, now: Int64, lifetime: Int64 = KeyBundle.defaultLifetime
     ) throws(CLIError) -> (bundle: KeyBundle, stored: StoredKey) {
         let (stored, current) = try conversationKey(store: store, location: location, conversation: conversation, epoch: epoch)
@@ -105,14 +156,14 @@ enum BundleCommand {
     /// it is the current one. A conversation without keys, an epoch it does not have, and one
     /// without a live epoch are each said as such, with what to do.
     private static func conversationKey(
-        store: KeyStore, location: StoreCommand.Location, conversation: String, epoch: Int64?
+        store: any KeyDirectory, location: StoreCommand.Location, conversation: String, epoch: Int64?
     ) throws(CLIError) -> (StoredKey, isCurrent: Bool) {
         let quoted = JSONText.quoted(conversation)
         let options = location.commandLineOptions
         let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
         guard !items.isEmpty else {
             throw .failure(
-                "conversation \(quoted) has no keys in the key directory \(location.directory)",
+                "conversation \(quoted) has no keys in the key directory \(location.displayName)",
                 hints: "give its first key with: pushseal store rotate \(options) --conversation \(ShellQuoting.quote(conversation))",
                 "list the conversations with: pushseal store list \(options)")
         }
@@ -145,19 +196,19 @@ enum BundleCommand {
 
     /// The provider key pair that seals the bundle: `id`'s, or the directory's current one. An
     /// unknown id and a directory without provider keys are each said as such, with what to do.
-    private static func providerKey(store: KeyStore, location: StoreCommand.Location, id: KeyID?) throws(CLIError) -> IdentityKeyPair {
+    private static func providerKey(store: any KeyDirectory, location: StoreCommand.Location, id: KeyID?) throws(CLIError) -> IdentityKeyPair {
         let options = location.commandLineOptions
         do throws(KeyStoreError) {
             return try store.providerKey(id: id)
         } catch .itemNotFound {
             if let id {
                 throw .failure(
-                    "the key directory \(location.directory) has no provider key \(id)",
+                    "the key directory \(location.displayName) has no provider key \(id)",
                     hints: "list its provider keys with: pushseal store provider-key list \(options)",
                     "or omit --provider-key-id to use the current one")
             }
             throw .failure(
-                "the key directory \(location.directory) has no provider key to seal key bundles with",
+                "the key directory \(location.displayName) has no provider key to seal key bundles with",
                 hints: "create one with: pushseal store provider-key create \(options)",
                 "then pin its public key on each device (pushseal device pin) before sealing bundles to it")
         } catch {
@@ -167,20 +218,20 @@ enum BundleCommand {
 
     static func runSeal(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
-        let location = try StoreCommand.location(arguments)
+        let location = try StoreCommand.location(arguments, acceptsURI: true)
         let conversation = try StoreCommand.conversation(arguments)!
         let epoch = try StoreCommand.epoch(arguments)
         let providerKeyID = try arguments.value("provider-key-id") { (text) throws(ValueError) -> KeyID in
             guard let id = KeyID(base64URL: text) else { throw ValueError("not a 16-byte base64url id") }
             return id
         }
-        let registration = try registration(context)!
         let lifetime = try arguments.value("lifetime") { (text) throws(ValueError) -> Int64 in
             guard let value = Int64(text), value >= 0 else { throw ValueError("not a number of seconds from 0 to 2^63 - 1") }
             return value
         } ?? KeyBundle.defaultLifetime
         let clock = StoreCommand.clock(try StoreCommand.now(arguments))
-        let store = try StoreCommand.open(location, clock: clock)
+        let store = try StoreCommand.openDirectory(location, clock: clock)
+        let registration = try registration(context, directory: store, location: location)!
         let (bundle, _) = try seal(
             store: store, location: location, conversation: conversation, epoch: epoch, providerKeyID: providerKeyID, registration: registration,
             now: clock(), lifetime: lifetime)

@@ -145,9 +145,6 @@ enum SealCommand {
         }
         if arguments.isPresent("registration") {
             guard case .store = keySource else { throw .usage("'--registration <file>' needs '--store <dir>': the key directory's provider key seals the bundle.") }
-            if case let .store(location) = keySource, location.isConnectionURI {
-                throw .usage("'--registration <file>' needs a SQLite key store directory for '--store': provider keys are not kept on PostgreSQL.")
-            }
             if isBatch { throw .usage("'--registration <file>' cannot be used with '--batch' (one device per payload).") }
         }
         let device = try arguments.value("device") { (text) throws(ValueError) -> KeyID in
@@ -221,7 +218,7 @@ enum SealCommand {
             throw .failure("\(error)", hints: "the content is a JSON object with cid, mid, ts and body (Docs/SPEC.md §5)")
         }
         let item = try check(request, options: options)
-        let bundle = try keyBundle(context, options: options, conversation: item.content.conversationID)
+        let bundle = try keyBundle(context, options: options, conversation: item.content.conversationID, directory: deviceKeys?.directory)
         if let bundle, let device = options.device ?? request.device, device != bundle.device {
             throw .usage("'--device <id>' is not the device of '--registration <file>' (\(bundle.device)).")
         }
@@ -231,7 +228,7 @@ enum SealCommand {
             if bundle == nil, let device = options.device ?? request.device {
                 guard let deviceKeys else { throw ProviderError.invalidOption(field: "device", detail: "needs --store: a bare key is already the device's key") }
                 perDevice = try deviceKeys.key(
-                    conversation: item.content.conversationID, device: PerDeviceSealing.checkRegistration(device, directory: deviceKeys.directory))
+                    conversation: item.content.conversationID, device: PerDeviceSealing.checkRegistration(device, deviceKeys: deviceKeys))
             }
             let key = try bundle?.key ?? perDevice ?? item.key ?? keyProvider.currentKey(conversation: item.content.conversationID)
             result = try seal(item, key: key, options: options, sealer: sealer, bundle: bundle?.bundle)
@@ -265,12 +262,13 @@ enum SealCommand {
     /// With `--registration`: the conversation's current key in the `--store` key directory and
     /// its bundle for that device, sealed with the directory's current provider key.
     static func keyBundle(
-        _ context: CommandContext, options: Options, conversation: String
+        _ context: CommandContext, options: Options, conversation: String, directory: (any KeyDirectory)?
     ) throws(CLIError) -> (key: ConversationKey, bundle: KeyBundle, device: KeyID)? {
-        guard let registration = try BundleCommand.registration(context), case let .store(location) = options.keySource else {
+        guard context.arguments.isPresent("registration"), let store = directory, case let .store(location) = options.keySource,
+              let registration = try BundleCommand.registration(context, directory: store, location: location)
+        else {
             return nil
         }
-        let store = try StoreCommand.open(location)
         let (bundle, stored) = try BundleCommand.seal(
             store: store, location: location, conversation: conversation, epoch: nil, providerKeyID: nil, registration: registration,
             now: StoreCommand.clock(nil)())
@@ -442,7 +440,7 @@ enum SealCommand {
                     guard request.key == nil else { throw .invalidOption(field: "device", detail: "give either key or device, not both") }
                     guard let deviceKeys else { throw .invalidOption(field: "device", detail: "needs --store: a bare key is already the device's key") }
                     item.key = try deviceKeys.key(
-                        conversation: request.content.conversationID, device: PerDeviceSealing.checkRegistration(device, directory: deviceKeys.directory))
+                        conversation: request.content.conversationID, device: PerDeviceSealing.checkRegistration(device, deviceKeys: deviceKeys))
                 }
                 if options.transport != "apns" {
                     fcmItems.append((index, BatchItem(content: item.content, key: item.key, options: try fcmOptions(options, item: item))))

@@ -7,7 +7,7 @@ import PushSealJSON
 enum StoreCommand {
     static let spec = CommandSpec(
         name: "store",
-        abstract: "Manage a key store directory: init, add, get, list, rotate, remove, purge, rotate-master, provider-key.",
+        abstract: "Manage a key store directory: init, add, get, list, rotate, remove, purge, rotate-master, provider-key, device.",
         discussion: """
             A key store holds conversation keys by (conversation, epoch), indexed by key id, \
             each sealed at rest under the store's master key. One format serves the provider's \
@@ -19,7 +19,7 @@ enum StoreCommand {
             Keys are printed only by \
             'store get', which exists to export them.
 
-            For init, add, get, list, rotate, remove and purge, --dir may instead be a \
+            For init, add, get, list, rotate, remove, purge, provider-key and device, --dir may instead be a \
             PostgreSQL connection URI (postgresql://… or postgres://…, with --master-key-file): \
             the provider key directory shared by many backend nodes. pushseal then runs \
             pushseal-postgres, the companion next to it that links libpq, with the same \
@@ -28,6 +28,7 @@ enum StoreCommand {
         subcommands: [
             StoreInitCommand.spec, StoreAddCommand.spec, StoreGetCommand.spec, StoreListCommand.spec,
             StoreRotateCommand.spec, StoreRemoveCommand.spec, StorePurgeCommand.spec, StoreRotateMasterCommand.spec, StoreProviderKeyCommand.spec,
+            StoreDeviceCommand.spec,
         ])
 
     /// `--dir <dir>`, required by every store subcommand.
@@ -118,7 +119,7 @@ enum StoreCommand {
     private static func uriRefusal(option: String) -> CLIError {
         .usage(
             "'--\(option)' is a PostgreSQL connection URI, but this command works on a SQLite key store directory only; "
-                + "a PostgreSQL key directory takes 'store init|add|get|list|rotate|remove|purge|rotate-master' and 'seal --store'.")
+                + "a PostgreSQL key directory takes 'store init|add|get|list|rotate|remove|purge|rotate-master|provider-key|device', 'bundle seal' and 'seal --store'.")
     }
 
     /// `--epoch` as a positive integer.

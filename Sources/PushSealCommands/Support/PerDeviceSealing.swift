@@ -7,16 +7,39 @@ import PushSealProvider
 /// which epochs may be the root of per-device keys.
 enum PerDeviceSealing {
     /// The one place where a device key id given to the provider (`seal --device`, a JSON line's
-    /// `device`) is checked against the key directory's device registrations. The directory's
-    /// registration table (register/list/revoke) plugs in here; until then every well-formed id
-    /// is accepted, and the sealing key is derived from it alone.
-    static func checkRegistration(_ deviceKeyID: KeyID, directory: any KeyDirectory) throws(ProviderError) -> KeyID {
-        deviceKeyID
+    /// `device`) is checked against the key directory's device registrations
+    /// (`KeyDirectory.requireSealable(deviceKeyID:)`): a revoked device is refused, and so is an
+    /// unregistered one once the directory registers devices; a directory without registrations
+    /// accepts every well-formed id, the sealing key derived from it alone. Each device is checked
+    /// once per run (``DeviceKeys/registrations``): a revocation committed while a batch runs
+    /// applies from the next run.
+    static func checkRegistration(_ deviceKeyID: KeyID, deviceKeys: DeviceKeys) throws(ProviderError) -> KeyID {
+        if let known = deviceKeys.registrations.withLock({ $0[deviceKeyID] }) {
+            try known.get()
+            return deviceKeyID
+        }
+        let outcome: Result<Void, ProviderError>
+        do throws(KeyStoreError) {
+            try deviceKeys.directory.requireSealable(deviceKeyID: deviceKeyID)
+            outcome = .success(())
+        } catch .itemNotFound {
+            outcome = .failure(.invalidOption(field: "device", detail: "device \(deviceKeyID) is not registered in the key directory, which registers its devices (pushseal store device register)"))
+        } catch let .invalidArgument(why) {
+            outcome = .failure(.invalidOption(field: "device", detail: why))
+        } catch {
+            // Not remembered: a server that is unavailable now may answer the next line.
+            throw .keyUnavailable(conversation: "", detail: "the device registrations cannot be read: \(error)")
+        }
+        deviceKeys.registrations.withLock { $0[deviceKeyID] = outcome }
+        try outcome.get()
+        return deviceKeyID
     }
 
     /// Refuses an epoch created before per-device keys: its K may have gone out in format-1
     /// bundles to every member, so device keys derived from it would be no secret among them.
-    static func requirePerDevice(store: KeyStore, location: StoreCommand.Location, item: KeyItem) throws(CLIError) {
+    /// (Only a SQLite directory can have such epochs: PostgreSQL never sealed format-1 bundles.)
+    static func requirePerDevice(store: any KeyDirectory, location: StoreCommand.Location, item: KeyItem) throws(CLIError) {
+        guard let store = store as? KeyStore else { return }
         let shared = try StoreCommand.run(location) { () throws(KeyStoreError) -> Bool in
             try store.isSharedEpoch(conversation: item.conversation, epoch: item.epoch)
         }
@@ -35,6 +58,8 @@ final class DeviceKeys: Sendable {
     let directory: any KeyDirectory
     let location: StoreCommand.Location
     let cache = DeviceKeyCache()
+    /// Each device's registration check of this run (``PerDeviceSealing/checkRegistration(_:deviceKeys:)``).
+    let registrations = Locked<[KeyID: Result<Void, ProviderError>]>([:])
 
     init(directory: any KeyDirectory, location: StoreCommand.Location) {
         self.directory = directory
@@ -57,5 +82,17 @@ final class DeviceKeys: Sendable {
                 detail: "epoch \(stored.item.epoch) was created before per-device keys (its key went out in format-1 bundles); rotate the conversation first")
         }
         return cache.deviceKey(of: stored.key, for: device)
+    }
+}
+
+/// A value behind a lock.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = Lock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<R>(_ body: (inout Value) -> R) -> R {
+        lock.withLock { body(&value) }
     }
 }

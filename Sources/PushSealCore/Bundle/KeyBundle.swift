@@ -168,10 +168,14 @@ public struct KeyBundle: Sendable {
     /// (conversation, epoch). The store calls this inside the transaction that then applies the
     /// plan; the vectors call it with their store contents. Checks, in order: `epoch_purged`,
     /// `epoch_out_of_range`, `conflicting_key`, then `already_installed`, `installed` (a new
-    /// newest epoch) or `installed_retired` (below the newest).
+    /// newest epoch) or `installed_retired` (below the newest). `startedAbove` is the earliest
+    /// recorded start (``KeyBundleInstallPlan/createdAt``: `min(since, install time)`, the stored key's
+    /// created time) of the conversation's stored epochs above the bundle's, nil when none: each of them
+    /// told the device that every earlier epoch retired when it started (finding F1, SPEC §16.5 9f).
     package static func installation(
         of contents: KeyBundleContents, record: KeyBundleConversationRecord?,
-        storedUnderKeyID: (conversation: String, epoch: Int64, notAfter: Int64?)?, storedForEpoch: KeyID?, now: Int64
+        storedUnderKeyID: (conversation: String, epoch: Int64, notAfter: Int64?)?, storedForEpoch: KeyID?, startedAbove: Int64?,
+        now: Int64
     ) throws(KeyBundleError) -> KeyBundleInstallPlan {
         let epoch = contents.epoch
         let record = record ?? KeyBundleConversationRecord()
@@ -185,7 +189,7 @@ public struct KeyBundle: Sendable {
             }
             // May tighten a stored retire-by, never loosen it.
             let tightened = earliest(stored.notAfter, contents.retireBy)
-            return KeyBundleInstallPlan(installation: .alreadyInstalled, notAfter: tightened, retireEarlierAt: nil, record: record)
+            return KeyBundleInstallPlan(installation: .alreadyInstalled, notAfter: tightened, retireEarlierAt: nil, createdAt: nil, record: record)
         }
         if storedForEpoch != nil {
             throw .conflictingKey("a different key is already stored for epoch \(epoch) of this conversation")
@@ -194,11 +198,15 @@ public struct KeyBundle: Sendable {
             var next = record
             next.highWater = epoch
             next.highWaterSince = contents.since
-            return KeyBundleInstallPlan(installation: .installed, notAfter: contents.retireBy, retireEarlierAt: min(contents.since, now), record: next)
+            let started = min(contents.since, now)
+            return KeyBundleInstallPlan(
+                installation: .installed, notAfter: contents.retireBy, retireEarlierAt: started, createdAt: started, record: next)
         }
-        // Below the newest epoch: retired at the latest when the newest began, whatever the bundle says.
-        let notAfter = min(contents.retireBy ?? Int64.max, record.highWaterSince, now)
-        return KeyBundleInstallPlan(installation: .installedRetired, notAfter: notAfter, retireEarlierAt: nil, record: record)
+        // Below the newest epoch: retired at the latest when the next stored epoch above it began (each of them
+        // retired every earlier epoch when it started), and never after the newest began, whatever the bundle says.
+        let notAfter = min(contents.retireBy ?? Int64.max, startedAbove ?? Int64.max, record.highWaterSince, now)
+        return KeyBundleInstallPlan(
+            installation: .installedRetired, notAfter: notAfter, retireEarlierAt: nil, createdAt: min(contents.since, now), record: record)
     }
 
     private static func earliest(_ a: Int64?, _ b: Int64?) -> Int64? {
@@ -236,15 +244,22 @@ public struct KeyBundleConversationRecord: Sendable, Equatable {
 
 /// What the store does to install one bundle: the outcome, the not-after time of the installed
 /// (or already stored) key, when every earlier epoch of the conversation is retired (each gets
-/// `min(its not-after, retireEarlierAt)`), and the conversation record afterwards.
+/// `min(its not-after, retireEarlierAt)`), the created time of a newly stored key, and the
+/// conversation record afterwards.
 package struct KeyBundleInstallPlan: Sendable, Equatable {
     package var installation: KeyBundleInstallation
     package var notAfter: Int64?
     package var retireEarlierAt: Int64?
+    /// The created time of the newly stored key: `min(since, now)`, when its epoch started as far as the device
+    /// knows (the bound later installs below it use, SPEC §16.5 9f); nil for `already_installed`.
+    package var createdAt: Int64?
     package var record: KeyBundleConversationRecord
 
-    package init(installation: KeyBundleInstallation, notAfter: Int64?, retireEarlierAt: Int64?, record: KeyBundleConversationRecord) {
-        (self.installation, self.notAfter, self.retireEarlierAt, self.record) = (installation, notAfter, retireEarlierAt, record)
+    package init(
+        installation: KeyBundleInstallation, notAfter: Int64?, retireEarlierAt: Int64?, createdAt: Int64?, record: KeyBundleConversationRecord
+    ) {
+        (self.installation, self.notAfter, self.retireEarlierAt, self.createdAt, self.record) =
+            (installation, notAfter, retireEarlierAt, createdAt, record)
     }
 }
 
@@ -253,7 +268,7 @@ public enum KeyBundleInstallation: String, Sendable, Equatable, Codable, CaseIte
     /// The key was added as the conversation's newest epoch; every earlier epoch is retired.
     case installed = "installed"
     /// The key was added below the newest epoch, retired at the earliest of its retire-by time, the
-    /// newest epoch's since time and the install time.
+    /// start of the stored epochs above it, the newest epoch's since time and the install time.
     case installedRetired = "installed_retired"
     /// The same key was already stored for this conversation and epoch (its retire-by may have
     /// been tightened, never loosened).

@@ -146,6 +146,9 @@ export interface BundleKeyStore {
   keyFor(conversation: string, epoch: bigint): { key: Uint8Array; notAfter: bigint | null } | null;
   locationOf(kid: Uint8Array): { conversation: string; epoch: bigint | number } | null;
   record(conversation: string): ConversationRecord | null;
+  /** The earliest created time of the conversation's stored keys above epoch, or null (SPEC §16.5 step 9f). */
+  startedAbove(conversation: string, epoch: bigint): bigint | null;
+  /** From a bundle, created = min(since, now): the key's start. */
   install(conversation: string, epoch: bigint, key: Uint8Array, notAfter: bigint | null, created: bigint): void;
   setNotAfter(conversation: string, epoch: bigint, notAfter: bigint): void;
   retireEarlier(conversation: string, epoch: bigint, at: bigint): void;
@@ -156,6 +159,9 @@ export declare class MemoryKeyStore implements BundleKeyStore {
   keyFor(conversation: string, epoch: bigint | number): { key: Buffer; notAfter: bigint | null } | null;
   locationOf(kid: Uint8Array): { conversation: string; epoch: bigint } | null;
   record(conversation: string): ConversationRecord | null;
+  startedAbove(conversation: string, epoch: bigint | number): bigint | null;
+  /** The created time of the stored key of (conversation, epoch), or null. */
+  createdAt(conversation: string, epoch: bigint | number): bigint | null;
   install(conversation: string, epoch: bigint | number, key: Uint8Array, notAfter?: bigint | number | null, created?: bigint | number): void;
   setNotAfter(conversation: string, epoch: bigint | number, notAfter: bigint | number): void;
   retireEarlier(conversation: string, epoch: bigint | number, at: bigint | number): void;

@@ -143,7 +143,7 @@ export function runBundleCase(t) {
   // The checks.
   if (t.keyStore !== 'available' && t.keyStore !== 'locked') throw new Error('keyStore must be available or locked');
   const memory = new MemoryKeyStore();
-  for (const s of t.storedKeys) memory.install(s.conversation, big(s.epoch), b(s, 'key'), big(s.notAfter));
+  for (const s of t.storedKeys) memory.install(s.conversation, big(s.epoch), b(s, 'key'), big(s.notAfter), big(s.createdAt));
   if (t.conversationRecord !== null) memory.setRecord(t.conversation, recordJSON(t.conversationRecord));
   const store = t.keyStore === 'locked' ? LOCKED_STORE : memory;
   let got; let installed = null;
@@ -160,6 +160,8 @@ export function runBundleCase(t) {
   const stored = memory.keyFor(t.conversation, big(t.epoch));
   if (stored === null || !stored.key.equals(b(t, 'deviceKey'))) errs.push('the key is not in the store after opening');
   else if (stored.notAfter !== big(t.notAfter) || installed.notAfter !== big(t.notAfter)) errs.push(`notAfter: expected ${t.notAfter}, got ${stored.notAfter}`);
+  const created = memory.createdAt(t.conversation, big(t.epoch));
+  if (t.outcome !== 'already_installed' && created !== big(t.createdAt)) errs.push(`createdAt: expected ${t.createdAt}, got ${created}`);
   if (installed.retireEarlierAt !== big(t.retireEarlierAt)) errs.push(`retireEarlierAt: expected ${t.retireEarlierAt}, got ${installed.retireEarlierAt}`);
   const after = memory.record(t.conversation);
   const want2 = t.conversationRecordAfter === null ? null : recordJSON(t.conversationRecordAfter);

@@ -206,7 +206,9 @@ const min = (a, b) => (a < b ? a : b);
  * a real app keeps keys and conversation records in protected storage. The store interface that
  * openBundle uses: keyFor(cid, epoch) → { key, notAfter } | null, locationOf(kid) →
  * { conversation, epoch } | null, record(cid) → { highWater, highWaterSince, purgedThrough } | null,
- * install(cid, epoch, key, notAfter, created), setNotAfter(cid, epoch, notAfter),
+ * startedAbove(cid, epoch) → the earliest created time of the cid's stored keys above epoch | null,
+ * install(cid, epoch, key, notAfter, created) (from a bundle, created = min(since, now): the key's
+ * start, step 9e/9f), setNotAfter(cid, epoch, notAfter),
  * retireEarlier(cid, epoch, at), setRecord(cid, record); any of them throws StoreLocked when the
  * store cannot be used. openBundle calls them synchronously, so within one process they are
  * atomic; a store shared between processes must make them one transaction. Epochs and times are
@@ -236,6 +238,18 @@ export class MemoryKeyStore {
     }
     return newest === null ? null : { highWater: newest.epoch, highWaterSince: newest.created, purgedThrough: 0n };
   }
+
+  /** The earliest created time of the conversation's stored keys with an epoch above `epoch`, or null (step 9f). */
+  startedAbove(conversation, epoch) {
+    let earliest = null;
+    for (const row of this.#keys.values()) {
+      if (row.conversation === conversation && row.epoch > BigInt(epoch) && (earliest === null || row.created < earliest)) earliest = row.created;
+    }
+    return earliest;
+  }
+
+  /** The created time of the stored key of (conversation, epoch), or null. */
+  createdAt(conversation, epoch) { return this.#keys.get(`${BigInt(epoch)} ${conversation}`)?.created ?? null; }
 
   /** Stores a key for (conversation, epoch) (also for adding one by hand, as a test fixture). */
   install(conversation, epoch, key, notAfter = null, created = 0n) {
@@ -345,17 +359,20 @@ function install(store, o, now) {
     const after = record === null ? { highWater: epoch, highWaterSince: o.since, purgedThrough: purged } : normalized(record);
     return result(BundleOutcome.ALREADY_INSTALLED, notAfter, null, after);
   }
+  const start = min(o.since, now); // the key's start T, kept as its created time (9e, 9f)
   if (high === null || epoch > high) { // 9e
-    const at = min(o.since, now);
-    store.install(cid, epoch, o.key, o.retireBy, now);
+    const at = start;
+    store.install(cid, epoch, o.key, o.retireBy, start);
     store.retireEarlier(cid, epoch, at);
     const after = { highWater: epoch, highWaterSince: o.since, purgedThrough: purged };
     store.setRecord(cid, after);
     return result(BundleOutcome.INSTALLED, o.retireBy, at, after);
   }
   let notAfter = min(BigInt(record.highWaterSince), now); // 9f
+  const above = store.startedAbove(cid, epoch); // every stored epoch above retired this one when it started (F1)
+  if (above !== null) notAfter = min(notAfter, BigInt(above));
   if (o.retireBy !== null) notAfter = min(notAfter, o.retireBy);
-  store.install(cid, epoch, o.key, notAfter, now);
+  store.install(cid, epoch, o.key, notAfter, start);
   return result(BundleOutcome.INSTALLED_RETIRED, notAfter, null, normalized(record));
 }
 

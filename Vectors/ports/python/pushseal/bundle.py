@@ -283,8 +283,14 @@ class BundleKeyStore:
         """The conversation record; without one, the newest stored epoch and its created time."""
         raise NotImplementedError
 
+    def started_above(self, conversation: str, epoch: int) -> Optional[int]:
+        """The earliest created time (a bundle-installed key's start, min(since, install time)) of the
+        conversation's stored keys with an epoch above ``epoch``, or None when there is none (step 9f)."""
+        raise NotImplementedError
+
     def install(self, conversation: str, epoch: int, key: bytes, not_after: Optional[int], created: int) -> None:
-        """Stores a new key for (conversation, epoch), created (installed) at ``created``."""
+        """Stores a new key for (conversation, epoch) with created time ``created`` (from a bundle: its start,
+        min(since, install time))."""
         raise NotImplementedError
 
     def set_not_after(self, conversation: str, epoch: int, not_after: int) -> None:
@@ -324,12 +330,21 @@ class MemoryKeyStore(BundleKeyStore):
         epochs = [(e, row[2]) for (c, e), row in self._keys.items() if c == conversation]
         return ConversationRecord(*max(epochs)) if epochs else None
 
+    def started_above(self, conversation: str, epoch: int) -> Optional[int]:
+        starts = [row[2] for (c, e), row in self._keys.items() if c == conversation and e > epoch]
+        return min(starts) if starts else None
+
     def install(self, conversation: str, epoch: int, key: bytes, not_after: Optional[int], created: int = 0) -> None:
         """Stores a key for (conversation, epoch) (also for adding one by hand, as a test's fixture)."""
         if len(key) != 32:
             raise ValueError("a key is 32 bytes")
         self._keys[(conversation, epoch)] = (bytes(key), not_after, created)
         self._kids[key_id(key)] = (conversation, epoch)
+
+    def created_at(self, conversation: str, epoch: int) -> Optional[int]:
+        """The created time of the stored key of (conversation, epoch), or None."""
+        found = self._keys.get((conversation, epoch))
+        return None if found is None else found[2]
 
     def set_not_after(self, conversation: str, epoch: int, not_after: int) -> None:
         key, _, created = self._keys[(conversation, epoch)]
@@ -409,15 +424,19 @@ def _install(store: BundleKeyStore, o: OpenedBundle, now: int) -> InstalledBundl
             store.set_not_after(cid, epoch, not_after)
         after = record if record is not None else ConversationRecord(epoch, o.since, purged)
         return InstalledBundle(ALREADY_INSTALLED, o, not_after, None, after)
+    start = min(o.since, now)  # the key's start T, kept as its created time (9e, 9f)
     if record is None or not has_h or epoch > record.high_water:                          # 9e
-        retire_at = min(o.since, now)
-        store.install(cid, epoch, o.key, o.retire_by, now)
+        retire_at = start
+        store.install(cid, epoch, o.key, o.retire_by, start)
         store.retire_earlier(cid, epoch, retire_at)
         after = ConversationRecord(epoch, o.since, purged)
         store.set_record(cid, after)
         return InstalledBundle(INSTALLED, o, o.retire_by, retire_at, after)
     not_after = min(record.high_water_since, now)                                         # 9f
+    above = store.started_above(cid, epoch)  # every stored epoch above retired this one when it started (F1)
+    if above is not None:
+        not_after = min(not_after, above)
     if o.retire_by is not None:
         not_after = min(not_after, o.retire_by)
-    store.install(cid, epoch, o.key, not_after, now)
+    store.install(cid, epoch, o.key, not_after, start)
     return InstalledBundle(INSTALLED_RETIRED, o, not_after, None, record)

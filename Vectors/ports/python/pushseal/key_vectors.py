@@ -190,7 +190,7 @@ def run_bundle_case(t: Dict[str, Any]) -> List[str]:
         raise ValueError("keyStore must be available or locked")
     memory = MemoryKeyStore()
     for s in t["storedKeys"]:
-        memory.install(s["conversation"], s["epoch"], _b(s, "key"), s["notAfter"])
+        memory.install(s["conversation"], s["epoch"], _b(s, "key"), s["notAfter"], s["createdAt"])
     r = t["conversationRecord"]
     if r is not None:
         memory.set_record(t["conversation"], ConversationRecord(r["highWater"], r["highWaterSince"], r["purgedThrough"]))
@@ -212,6 +212,9 @@ def run_bundle_case(t: Dict[str, Any]) -> List[str]:
         errs.append("the key is not in the store after opening")
     elif stored[1] != t["notAfter"] or installed.not_after != t["notAfter"]:
         errs.append(f"notAfter: expected {t['notAfter']}, got {stored[1]}")
+    created = memory.created_at(t["conversation"], t["epoch"])
+    if t["outcome"] != "already_installed" and created != t["createdAt"]:
+        errs.append(f"createdAt: expected {t['createdAt']}, got {created}")
     if installed.retire_earlier_at != t["retireEarlierAt"]:
         errs.append(f"retireEarlierAt: expected {t['retireEarlierAt']}, got {installed.retire_earlier_at}")
     after = _record_json(memory.record(t["conversation"]))

@@ -299,6 +299,15 @@ def test_below_the_high_water_a_bundle_installs_only_retired():
     assert install(bundle(epoch=1, since=SINCE), s3).not_after == NOW  # never later than now
 
 
+def test_finding_f1_below_two_epochs_a_bundle_is_retired_at_the_next_epochs_start():
+    store = MemoryKeyStore()
+    install(bundle(bytes(range(2, 34)), epoch=2, since=SINCE - 3600), store)
+    install(bundle(bytes(range(3, 35)), epoch=3, since=SINCE), store)
+    assert store.created_at("conv-1", 2) == SINCE - 3600  # the start: min(since, install time)
+    replay = install(bundle(epoch=1, since=SINCE - 7200), store)  # recorded while epoch 1 was current
+    assert replay.outcome == "installed_retired" and replay.not_after == SINCE - 3600  # not S_H = SINCE
+
+
 def test_already_installed_tightens_a_retire_by_and_never_loosens_it():
     store = MemoryKeyStore()
     install(bundle(epoch=1, since=SINCE), store)

@@ -211,7 +211,8 @@ final class KeyVectors {
         MemoryKeyStore memory = new MemoryKeyStore();
         for (Object o : (List<?>) t.get("storedKeys")) {
             Map<String, Object> s = map(o);
-            memory.install((String) s.get("conversation"), VectorRunner.longField(s, "epoch"), b(s, "key"), timeOrNone(s, "notAfter"), 0);
+            memory.install((String) s.get("conversation"), VectorRunner.longField(s, "epoch"), b(s, "key"), timeOrNone(s, "notAfter"),
+                    VectorRunner.longField(s, "createdAt"));
         }
         KeyBundle.ConversationRecord before = record(t.get("conversationRecord"));
         if (before != null) memory.setRecord(conversation, before);
@@ -238,6 +239,8 @@ final class KeyVectors {
         long wantNotAfter = timeOrNone(t, "notAfter");
         if (stored == null || !Arrays.equals(stored.key(), b(t, "deviceKey"))) errs.add("the key is not in the store after opening");
         else if (stored.notAfter != wantNotAfter || installed.notAfter != wantNotAfter) errs.add("notAfter: expected " + t.get("notAfter") + ", got " + stored.notAfter);
+        Long created = memory.createdAt(conversation, epoch), wantCreated = nullableLong(t, "createdAt");
+        if (!"already_installed".equals(installed.outcome) && !same(created, wantCreated)) errs.add("createdAt: expected " + wantCreated + ", got " + created);
         Long at = nullableLong(t, "retireEarlierAt");
         if (!same(installed.retireEarlierAt, at)) errs.add("retireEarlierAt: expected " + at + ", got " + installed.retireEarlierAt);
         KeyBundle.ConversationRecord after = memory.record(conversation), wantAfter = record(t.get("conversationRecordAfter"));

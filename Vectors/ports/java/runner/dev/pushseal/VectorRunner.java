@@ -59,6 +59,7 @@ public final class VectorRunner {
         @Override public KeyBundle.StoredKey keyFor(String conversation, long epoch) throws Locked { throw new Locked(); }
         @Override public boolean storedElsewhere(byte[] kid, String conversation, long epoch) throws Locked { throw new Locked(); }
         @Override public KeyBundle.ConversationRecord record(String conversation) throws Locked { throw new Locked(); }
+        @Override public Long startedAbove(String conversation, long epoch) throws Locked { throw new Locked(); }
         @Override public void install(String conversation, long epoch, byte[] key, long notAfter, long created) throws Locked { throw new Locked(); }
         @Override public void setNotAfter(String conversation, long epoch, long notAfter) throws Locked { throw new Locked(); }
         @Override public void retireEarlier(String conversation, long epoch, long at) throws Locked { throw new Locked(); }

@@ -19,7 +19,16 @@ public interface BundleKeyStore {
     /** The conversation record; without one, the newest stored epoch and its created time; null if neither. */
     KeyBundle.ConversationRecord record(String conversation) throws Locked;
 
-    /** Stores a new key for (conversation, epoch), installed at {@code created}; copy {@code key}, it is wiped afterwards. */
+    /**
+     * The earliest created time of the conversation's stored keys with an epoch above {@code epoch}, or
+     * null when there is none: each of them retired every earlier epoch when it started (step 9f).
+     */
+    Long startedAbove(String conversation, long epoch) throws Locked;
+
+    /**
+     * Stores a new key for (conversation, epoch) with created time {@code created} (from a bundle: its
+     * start, min(since, install time)); copy {@code key}, it is wiped afterwards.
+     */
     void install(String conversation, long epoch, byte[] key, long notAfter, long created) throws Locked;
 
     /** Sets the not-after time of the stored key of (conversation, epoch). */

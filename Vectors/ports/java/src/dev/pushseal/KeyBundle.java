@@ -323,17 +323,20 @@ public final class KeyBundle {
             }
             return new Installed("already_installed", f, notAfter, null, record != null ? record : new ConversationRecord(epoch, f.since, purged));
         }
+        long start = Math.min(f.since, now); // the key's start T, kept as its created time (9e, 9f)
         if (!hasHigh || epoch > record.highWater) { // 9e
-            long at = Math.min(f.since, now);
-            store.install(cid, epoch, f.key, f.retireBy, now);
+            long at = start;
+            store.install(cid, epoch, f.key, f.retireBy, start);
             store.retireEarlier(cid, epoch, at);
             ConversationRecord after = new ConversationRecord(epoch, f.since, purged);
             store.setRecord(cid, after);
             return new Installed("installed", f, f.retireBy, Long.valueOf(at), after);
         }
         long notAfter = Math.min(record.highWaterSince, now); // 9f
+        Long above = store.startedAbove(cid, epoch); // every stored epoch above retired this one when it started (F1)
+        if (above != null) notAfter = Math.min(notAfter, above);
         if (f.retireBy != NO_RETIRE_BY) notAfter = Math.min(notAfter, f.retireBy);
-        store.install(cid, epoch, f.key, notAfter, now);
+        store.install(cid, epoch, f.key, notAfter, start);
         return new Installed("installed_retired", f, notAfter, null, record);
     }
 }

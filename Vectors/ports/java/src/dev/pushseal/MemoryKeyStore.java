@@ -52,6 +52,21 @@ public final class MemoryKeyStore implements BundleKeyStore, KeySource {
         return newest == null ? null : new KeyBundle.ConversationRecord(newest.epoch, newest.created, 0);
     }
 
+    @Override
+    public synchronized Long startedAbove(String conversation, long epoch) {
+        Long earliest = null;
+        for (Row r : keys.values()) {
+            if (r.conversation.equals(conversation) && r.epoch > epoch && (earliest == null || r.created < earliest)) earliest = r.created;
+        }
+        return earliest;
+    }
+
+    /** The created time of the stored key of (conversation, epoch), or null. */
+    public synchronized Long createdAt(String conversation, long epoch) {
+        Row r = keys.get(place(conversation, epoch));
+        return r == null ? null : Long.valueOf(r.created);
+    }
+
     /** Stores a key for (conversation, epoch) (also for adding one by hand, as a test fixture); notAfter {@link KeyBundle#NO_RETIRE_BY}: current. */
     @Override
     public synchronized void install(String conversation, long epoch, byte[] key, long notAfter, long created) {

@@ -360,6 +360,14 @@ public final class BundleTest {
             install(bundle(K2, 2, NOW + 600, NONE, NOW + 3600), s4, NOW);
             check(install(bundle(K, 1, SINCE, NONE, NOW + 3600), s4, NOW).notAfter == NOW, "never later than now");
         });
+        PushSealTest.test("finding F1: below two stored epochs a bundle is retired at the next epoch's start, not S_H", () -> {
+            MemoryKeyStore store = new MemoryKeyStore();
+            install(bundle(K2, 2, SINCE - 3600, NONE, NOW + 3600), store, NOW);
+            install(bundle(OTHER_K, 3, SINCE, NONE, NOW + 3600), store, NOW);
+            check(store.createdAt("conv-1", 2) == SINCE - 3600, "the start: min(since, install time)");
+            KeyBundle.Installed replay = install(bundle(K, 1, SINCE - 7200, NONE, NOW + 3600), store, NOW); // recorded while epoch 1 was current
+            check(replay.outcome.equals("installed_retired") && replay.notAfter == SINCE - 3600, "epoch 2's start, not S_H");
+        });
         PushSealTest.test("a retired device key is refused for later notifications", () -> {
             MemoryKeyStore store = new MemoryKeyStore();
             install(bundle(K, 1, SINCE - 1000, NONE, NOW + 3600), store, NOW);
