@@ -17,6 +17,12 @@ public enum Benchmark {
         /// Batch sealing on every core, `seal(batch:deliver:)`, ≥ this × cores × one core (1.8 on
         /// 2 cores).
         public static let batchSpeedupPerCore = 0.9
+        /// A key lookup by kid on a kept `KeyStore` (`keystore.get.warm.*`): median wall time
+        /// (10 µs; a kept connection with prepared statements, issue 24 item 7).
+        public static let warmLookupMedianNanoseconds = 10_000.0
+        /// `Receiver.open` through a kept `KeyStore` (`open.store.warm.512`: key lookup plus the
+        /// duplicate-log write): median wall time (30 µs).
+        public static let warmStoreOpenMedianNanoseconds = 30_000.0
         /// Cold `pushseal open --store`: median wall time.
         public static let coldOpenMedianNanoseconds = 5_000_000.0
         /// Cold `pushseal open --store`: peak RSS (24 MiB).
@@ -232,6 +238,12 @@ public enum Benchmark {
                 let wanted = Targets.fanOutSpeedupPerCore * Double(cores)
                 figures[index].target = "speedup >= \(Decimal.fixed(wanted, decimals: 2))"
                 figures[index].targetMet = (figure.speedup ?? 0) >= wanted
+            case let name where name.hasPrefix("keystore.get.warm."):
+                figures[index].target = "median <= 10 µs"
+                figures[index].targetMet = figure.medianNanoseconds <= Targets.warmLookupMedianNanoseconds
+            case "open.store.warm.\(reference)":
+                figures[index].target = "median <= 30 µs"
+                figures[index].targetMet = figure.medianNanoseconds <= Targets.warmStoreOpenMedianNanoseconds
             case "process.open.\(reference)":
                 let maximum = figure.integer("rss_kib_max") ?? Int.max
                 figures[index].target = "median <= 5 ms, peak RSS <= 24 MiB"

@@ -6,7 +6,9 @@ import Musl
 import Darwin
 #endif
 
-/// A plain mutual-exclusion lock over `pthread_mutex_t`.
+/// A plain mutual-exclusion lock over `pthread_mutex_t`, error-checking (as swift-log's lock):
+/// locking it again from the thread that holds it, or unlocking it from another thread, stops
+/// the process instead of deadlocking or corrupting what it guards.
 ///
 /// `Synchronization.Mutex` would do on Linux, but on Apple platforms it needs iOS 18 / macOS 15
 /// while the package supports iOS 16 / macOS 13; a heap-allocated pthread mutex works everywhere
@@ -18,7 +20,11 @@ package final class Lock: @unchecked Sendable {
     package init() {
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
-        let status = pthread_mutex_init(mutex, nil)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        defer { pthread_mutexattr_destroy(&attributes) }
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+        let status = pthread_mutex_init(mutex, &attributes)
         precondition(status == 0, "pthread_mutex_init failed: \(status)")
     }
 
@@ -31,9 +37,13 @@ package final class Lock: @unchecked Sendable {
     /// Runs `body` while holding the lock. `body` must not call back into anything that takes
     /// the same lock.
     @inline(__always)
-    package func withLock<R>(_ body: () throws -> R) rethrows -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+    package func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        let locked = pthread_mutex_lock(mutex)
+        precondition(locked == 0, "pthread_mutex_lock failed: \(locked)")
+        defer {
+            let unlocked = pthread_mutex_unlock(mutex)
+            precondition(unlocked == 0, "pthread_mutex_unlock failed: \(unlocked)")
+        }
         return try body()
     }
 }

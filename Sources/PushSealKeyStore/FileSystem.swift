@@ -41,6 +41,21 @@ enum FileSystem {
         }
     }
 
+    /// Which file `path` names (device and inode, following symbolic links); nil when `stat`
+    /// fails. A file re-created or replaced at `path` has another identity while a connection to
+    /// the old one is open (its inode cannot be reused before it is closed).
+    struct Identity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// The identity of the file at `path`, nil when it cannot be stat'ed.
+    static func identity(_ path: String) -> Identity? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
     /// What `lstat` says about the last component of a path (symbolic links are not followed).
     enum LinkStatus {
         case symbolicLink

@@ -11,9 +11,12 @@ internal import CSQLite
 /// Items are (conversation, epoch) → K, indexed by key id, with a label and created/not-after
 /// times. Every K is sealed at rest under the store master key with associated data binding its
 /// whole row (kid, conversation, epoch, created, not-after, label). The master key is loaded and checked once, in `init`, and kept
-/// in zeroing memory; no database connection is kept: every call opens the file, runs one short
-/// transaction (`BEGIN IMMEDIATE` for writes) and closes it again. Calls may come from any thread
-/// and any number of processes at once. See Docs/KEY-STORE.md.
+/// in zeroing memory. An instance keeps one SQLite connection to the file (one open file
+/// descriptor, no file lock between calls) with its statements prepared once; every call runs one
+/// short transaction on it (`BEGIN IMMEDIATE` for writes), first checking that the path still
+/// names the file the connection has open (a store re-created or replaced underneath is reopened)
+/// and that its header is still this store's. Calls may come from any thread (one at a time per
+/// instance, behind a lock) and any number of processes at once. See Docs/KEY-STORE.md.
 public final class KeyStore: Sendable {
     /// The database file's name inside the store directory.
     public static let fileName = "pushseal-keys.sqlite3"
@@ -43,6 +46,8 @@ public final class KeyStore: Sendable {
     /// The verifier this instance checked its master key against.
     private let verifier: [UInt8]
     let clock: SecondsClock
+    /// The instance's kept connection, behind its lock.
+    private let kept: KeptConnection
 
     /// Opens the store at `directory` (file `directory/pushseal-keys.sqlite3`), creating the
     /// directory (0700), the file (0600) and, through the source, the master key when `create`
@@ -50,7 +55,8 @@ public final class KeyStore: Sendable {
     ///
     /// Checks the file's format version (migrating an older one), and checks the master key
     /// against the store's verifier, so a wrong key is ``KeyStoreError/locked(_:)`` here rather
-    /// than every item looking corrupted later. No connection is kept.
+    /// than every item looking corrupted later. The connection opened here is kept for the
+    /// instance's later calls (see ``KeyStore``).
     public init(
         directory: String, masterKey source: MasterKeySource, create: Bool = false, clock: @escaping SecondsClock = systemClock
     ) throws(KeyStoreError) {
@@ -88,7 +94,8 @@ public final class KeyStore: Sendable {
         }
 
         let connection = try Self.connect(path)
-        defer { connection.close() }
+        var keepConnection = false
+        defer { if !keepConnection { connection.close() } }
         Self.preferRollbackJournal(connection)
         let header = try connection.transaction(.read) { () throws(KeyStoreError) in try Schema.readHeader(connection) }
         if header.isUninitialized, !create {
@@ -132,6 +139,8 @@ public final class KeyStore: Sendable {
         self.epochRecordKey = ItemSealing.epochRecordKey(masterKey: key)
         self.verifier = verifier
         self.clock = clock
+        self.kept = KeptConnection(connection)
+        keepConnection = true
     }
 
     // MARK: - Items
@@ -370,20 +379,66 @@ public final class KeyStore: Sendable {
         return overflow ? nil : cutoff
     }
 
-    /// One call: open, one transaction that first checks the file is still this store, close.
+    /// One call: one transaction on the kept connection that first checks the file is still this
+    /// store. The connection is reopened first when the path no longer names the file it has
+    /// open (re-created, replaced or removed underneath: reopening then fails as opening would),
+    /// and dropped after an SQLite error, a header that is not this store's, or a file in WAL
+    /// mode, so that the next call starts from a fresh one.
     func session<R>(
         _ kind: SQLiteConnection.TransactionKind, _ body: (SQLiteConnection) throws(KeyStoreError) -> R
     ) throws(KeyStoreError) -> R {
-        let connection = try Self.connect(path)
-        defer { connection.close() }
-        return try connection.transaction(kind) { () throws(KeyStoreError) -> R in
-            let header = try Schema.readHeader(connection)
-            try Self.requireCurrent(header, path: path)
-            let found = header.verifier!
-            if found != verifier, !ItemSealing.verify(found, masterKey: masterKey) {
-                throw .locked("the store at \(path) was re-created with another master key")
+        try kept.lock.withLock { () throws(KeyStoreError) -> R in
+            let connection: SQLiteConnection
+            if let open = kept.connection, let identity = open.identity, FileSystem.identity(path) == identity {
+                connection = open
+                connection.beginCall()
+            } else {
+                kept.connection?.close()
+                kept.connection = nil
+                connection = try Self.connect(path)
+                kept.connection = connection
             }
-            return try body(connection)
+            var notThisStore = false
+            var inWAL = false
+            defer { if inWAL { kept.drop() } }
+            do throws(KeyStoreError) {
+                return try connection.transaction(kind) { () throws(KeyStoreError) -> R in
+                    let header = try Schema.readHeader(connection)
+                    // A file switched to WAL underneath (known once the header was read): a WAL
+                    // connection holds a lock on the `-shm` file for its whole life, so this one
+                    // is closed after the call.
+                    inWAL = try connection.isInWALMode()
+                    do throws(KeyStoreError) {
+                        try Self.requireCurrent(header, path: path)
+                        let found = header.verifier!
+                        if found != verifier, !ItemSealing.verify(found, masterKey: masterKey) {
+                            throw .locked("the store at \(path) was re-created with another master key")
+                        }
+                    } catch {
+                        notThisStore = true
+                        throw error
+                    }
+                    return try body(connection)
+                }
+            } catch {
+                if notThisStore { kept.drop() } else if case .sqlite = error { kept.drop() }
+                throw error
+            }
+        }
+    }
+
+    /// A store instance's one connection and the lock that serializes its use. `connection` is
+    /// only touched with `lock` held.
+    final class KeptConnection: @unchecked Sendable {
+        let lock = Lock()
+        var connection: SQLiteConnection?
+
+        init(_ connection: SQLiteConnection) { self.connection = connection }
+
+        /// Closes the connection (with `lock` held); the next call opens a new one.
+        func drop() {
+            connection?.close()
+            connection = nil
         }
     }
 

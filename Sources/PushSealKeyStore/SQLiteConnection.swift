@@ -12,9 +12,11 @@ import Musl
 import Darwin
 #endif
 
-/// One SQLite connection for one store call: opened, used for one short transaction on one
-/// thread, closed. Never shared, never cached (the iOS 0xdead10cc discipline: no file lock may
-/// outlive a call), hence `SQLITE_OPEN_NOMUTEX`.
+/// One SQLite connection to a store file, used by one thread at a time (its owner serializes the
+/// calls: ``KeyStore`` behind its lock), hence `SQLITE_OPEN_NOMUTEX`. A store instance keeps one
+/// for its lifetime; every call runs one short transaction on it (the rollback journal holds no
+/// file lock between transactions: the iOS 0xdead10cc discipline, no file lock outlives a call).
+/// Statements are prepared once and kept (``withStatement(_:_:)``) until ``close()``.
 final class SQLiteConnection {
     /// The longest one connection (one store call: its pragmas and its transaction together)
     /// waits for other processes' locks before `SQLITE_BUSY` reaches the caller.
@@ -24,15 +26,25 @@ final class SQLiteConnection {
     static let constraintPrimaryKey = SQLITE_CONSTRAINT | (6 << 8)
     static let constraintUnique = SQLITE_CONSTRAINT | (8 << 8)
 
+    /// The most statements kept prepared (the store uses a few dozen distinct ones).
+    static let maximumCachedStatements = 64
+
     private var handle: OpaquePointer?
-    /// When this connection's busy wait ends (monotonic clock, milliseconds).
-    private let busyDeadline: Int64
+    /// When the current call's busy wait ends (monotonic clock, milliseconds).
+    private var busyDeadline: Int64
+    /// Prepared statements with their SQL text, in order of first use (the header check's and
+    /// BEGIN/COMMIT first), reset and unbound between uses. Found by a linear scan comparing
+    /// the text: hashing the SQL of each statement of a call cost microseconds per lookup (perf).
+    private var statements: [(sql: String, handle: OpaquePointer, inUse: Bool)] = []
+    /// The file this connection opened (stat'ed just before opening it), nil when unknown.
+    let identity: FileSystem.Identity?
 
     /// Opens the existing database file at `path` read-write (SQLite falls back to read-only
     /// when the file is not writable). Never creates the file: creation is done by the caller
     /// with an exclusive 0600 `open`.
     init(path: String) throws(KeyStoreError) {
         busyDeadline = Self.monotonicMilliseconds() + Int64(Self.busyWaitMilliseconds)
+        identity = FileSystem.identity(path)
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE | SQLITE_OPEN_EXRESCODE
         let status = sqlite3_open_v2(path, &db, flags, nil)
@@ -74,13 +86,21 @@ final class SQLiteConnection {
 
     deinit { close() }
 
-    /// Closes the connection. Statements are always finalized before this point
-    /// (``withStatement(_:_:)``); `sqlite3_close_v2` is the safety net.
+    /// Finalizes the kept statements and closes the connection.
     func close() {
+        // A statement in use is finalized by its ``withStatement(_:_:)`` when that returns.
+        for statement in statements where !statement.inUse { sqlite3_finalize(statement.handle) }
+        statements = []
         if let db = handle {
             sqlite3_close_v2(db)
             handle = nil
         }
+    }
+
+    /// Starts a new store call: its statements share a fresh busy wait of
+    /// ``busyWaitMilliseconds``.
+    func beginCall() {
+        busyDeadline = Self.monotonicMilliseconds() + Int64(Self.busyWaitMilliseconds)
     }
 
     /// True when SQLite opened the file read-only (the file is not writable by this process).
@@ -110,17 +130,53 @@ final class SQLiteConnection {
         }
     }
 
-    /// Prepares `sql`, hands the statement to `body`, and finalizes it whatever happens.
+    /// Hands the prepared statement for `sql` to `body` — prepared on first use and kept, then
+    /// reused — and resets it and clears its bindings whatever happens (a statement left
+    /// unreset would keep its read transaction open). A statement in use (a nested call with the
+    /// same SQL) is not shared: the nested one is prepared for that use only.
     func withStatement<R>(_ sql: String, _ body: (SQLiteStatement) throws(KeyStoreError) -> R) throws(KeyStoreError) -> R {
         guard let db = handle else { throw Self.closedError }
-        var raw: OpaquePointer?
-        let status = sqlite3_prepare_v3(db, sql, -1, 0, &raw, nil)
-        guard status == SQLITE_OK, let raw else {
-            if let raw { sqlite3_finalize(raw) }
-            throw Self.error(status, db: db)
+        let raw: OpaquePointer
+        var cachedIndex = statements.firstIndex { !$0.inUse && $0.sql == sql }
+        if let index = cachedIndex {
+            raw = statements[index].handle
+            statements[index].inUse = true
+        } else {
+            var prepared: OpaquePointer?
+            let status = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil)
+            guard status == SQLITE_OK, let prepared else {
+                if let prepared { sqlite3_finalize(prepared) }
+                throw Self.error(status, db: db)
+            }
+            raw = prepared
+            if statements.count < Self.maximumCachedStatements {
+                statements.append((sql: sql, handle: prepared, inUse: true))
+                cachedIndex = statements.count - 1
+            }
         }
-        defer { sqlite3_finalize(raw) }
+        defer {
+            sqlite3_reset(raw)
+            sqlite3_clear_bindings(raw)
+            if handle == nil || cachedIndex == nil {
+                sqlite3_finalize(raw)  // closed meanwhile (the kept statements are gone), or not kept
+            } else if let index = cachedIndex {
+                statements[index].inUse = false
+            }
+        }
         return try body(SQLiteStatement(handle: raw, db: db))
+    }
+
+    /// Whether the file is in WAL mode (someone switched it; the store itself never does).
+    func isInWALMode() throws(KeyStoreError) -> Bool {
+        try withStatement("PRAGMA journal_mode") { statement throws(KeyStoreError) -> Bool in
+            guard try statement.step() else { return false }
+            return statement.textBytes(0) == Array("wal".utf8)
+        }
+    }
+
+    /// Runs one SQL statement without results through its kept prepared statement.
+    private func run(_ sql: String) throws(KeyStoreError) {
+        try withStatement(sql) { statement throws(KeyStoreError) in _ = try statement.step() }
     }
 
     /// The kind of transaction: deferred (reads) or immediate (writes: the write lock is
@@ -138,9 +194,9 @@ final class SQLiteConnection {
     func transaction<R>(_ kind: TransactionKind, _ body: () throws(KeyStoreError) -> R) throws(KeyStoreError) -> R {
         try whileBusy { () throws(KeyStoreError) -> R in
             do throws(KeyStoreError) {
-                try execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+                try run(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
                 let result = try body()
-                try execute("COMMIT")
+                try run("COMMIT")
                 return result
             } catch {
                 rollback()
