@@ -90,7 +90,7 @@ public protocol KeyDirectory: AnyObject, Sendable {
 }
 
 extension KeyDirectory {
-    /// Whether a per-device seal for `deviceKeyID` is allowed (``RegisteredDevice/Rules/requireSealable(_:registered:directoryHasRegistrations:)``):
+    /// Whether a per-device seal for `deviceKeyID` is allowed (`RegisteredDevice.Rules.requireSealable(_:registered:directoryHasRegistrations:)`):
     /// never for a revoked device; for an unregistered one only while the directory registers no device.
     public func requireSealable(deviceKeyID: KeyID) throws(KeyStoreError) {
         let registered: RegisteredDevice?

@@ -1,7 +1,7 @@
 import PushSealCore
 
 /// Device registrations in a key directory on SQLite (file format 8, table `devices`,
-/// Docs/KEY-STORE.md §3.7): the rules are ``RegisteredDevice/Rules``, shared with PostgreSQL.
+/// Docs/KEY-STORE.md §3.7): the rules are `RegisteredDevice.Rules`, shared with PostgreSQL.
 extension KeyStore {
     /// Registers the device of `registration` (the JSON `pushseal device init` prints), so that
     /// bundles and per-device keys can be sealed to it by its device key id. Registering it again
