@@ -22,12 +22,11 @@ A backend seals with :func:`seal_bundle`; a device opens, checks and installs wi
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from cryptography.hazmat.primitives import constant_time
 
-from .errors import PushSealError
+from .errors import CodeEnum, PushSealError
 from .hpke import HPKEError, public_key, setup_receiver, setup_sender
 from .receiver import KEY_NOT_FOUND, KeyFound, KeyLookup
 from .strictjson import JSONError, parse_json, to_plain
@@ -59,7 +58,7 @@ INSTALLED_RETIRED = "installed_retired"
 ALREADY_INSTALLED = "already_installed"
 
 
-class BundleReason(str, Enum):
+class BundleReason(CodeEnum):
     """Why a key bundle was refused, in the order the device checks (plus ``store_locked``)."""
 
     MALFORMED_BUNDLE = "malformed_bundle"
@@ -73,9 +72,6 @@ class BundleReason(str, Enum):
     EPOCH_OUT_OF_RANGE = "epoch_out_of_range"
     CONFLICTING_KEY = "conflicting_key"
     STORE_LOCKED = "store_locked"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class BundleError(PushSealError):

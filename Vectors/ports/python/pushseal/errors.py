@@ -7,7 +7,14 @@ from enum import Enum
 __all__ = ["Reason", "PushSealError", "OpenError", "SealCode", "SealError", "ContentError"]
 
 
-class Reason(str, Enum):
+class CodeEnum(str, Enum):
+    """A vocabulary of reason or error codes: each member is its code string, and prints as it."""
+
+    def __str__(self) -> str:
+        return str.__str__(self)  # the code string itself (a member is the str of its value)
+
+
+class Reason(CodeEnum):
     """Why a payload fell back: exactly the reason codes of SPEC §10.2, as strings."""
 
     NOT_SEALED = "not_sealed"
@@ -20,9 +27,6 @@ class Reason(str, Enum):
     CONVERSATION_MISMATCH = "conversation_mismatch"
     STALE = "stale"
     RETIRED_KEY = "retired_key"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class PushSealError(Exception):
@@ -43,7 +47,7 @@ class OpenError(PushSealError):
         self.reason = reason
 
 
-class SealCode(str, Enum):
+class SealCode(CodeEnum):
     """Why the provider refused to produce a payload: the Swift provider's error codes, as strings
     (a ``SealCode`` compares equal to its string)."""
 
@@ -56,9 +60,6 @@ class SealCode(str, Enum):
     INVALID_OPTION = "invalid_option"
     INVALID_KEY = "invalid_key"
     INVALID_SALT = "invalid_salt"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class SealError(PushSealError):
