@@ -73,6 +73,12 @@ enum StoreProviderKeyCommand {
         }!
     }
 
+    /// The error for an `--id` that names no provider key of the directory (promote, remove).
+    private static func noProviderKey(_ id: KeyID, in location: StoreCommand.Location) -> CLIError {
+        .failure("no provider key with id \(id) in \(location.displayName)",
+                 hints: "pushseal store provider-key list \(location.commandLineOptions) lists them")
+    }
+
     /// The directory's current provider key id, nil when it has none (a warning when it is missing).
     private static func current(_ directory: any KeyDirectory, _ context: inout CommandContext) -> KeyID? {
         do throws(KeyStoreError) {
@@ -108,8 +114,7 @@ enum StoreProviderKeyCommand {
         do throws(KeyStoreError) {
             try directory.promoteProviderKey(id: id)
         } catch .itemNotFound {
-            throw .failure("no provider key with id \(id) in \(location.displayName)",
-                           hints: "pushseal store provider-key list \(location.commandLineOptions) lists them")
+            throw noProviderKey(id, in: location)
         } catch {
             throw KeyStoreDiagnostics.error(error, location: location)
         }
@@ -135,8 +140,7 @@ enum StoreProviderKeyCommand {
         do throws(KeyStoreError) {
             try directory.removeProviderKey(id: id)
         } catch .itemNotFound {
-            throw .failure("no provider key with id \(id) in \(location.displayName)",
-                           hints: "pushseal store provider-key list \(location.commandLineOptions) lists them")
+            throw noProviderKey(id, in: location)
         } catch let .invalidArgument(why) {
             throw .failure(why, hints: "promote another one first: pushseal store provider-key promote \(location.commandLineOptions) --id <id>")
         } catch {
