@@ -38,7 +38,7 @@ extension KeyStore {
         let tag = ItemSealing.deliveryTag(conversation: conversation, messageID: messageID, logKey: deliveryLogKey)
         let envelopeTag = envelope.map { ItemSealing.envelopeTag($0, logKey: deliveryLogKey) }
         let now = clock()
-        return try session(.write) { connection throws(KeyStoreError) -> DeliveryCheck in
+        return try session(.writeLosableToPowerLoss) { connection throws(KeyStoreError) -> DeliveryCheck in
             try Self.writeDelivery(tag: tag, envelopeTag: envelopeTag, now: now, pruningOlderThan: retention, connection)
         }
     }
@@ -92,7 +92,7 @@ extension KeyStore {
         let envelopeTag = envelope.map { ItemSealing.envelopeTag($0, logKey: logKey) }
         let now = clock()
         do {
-            return try connection.transaction(.write) { () throws(KeyStoreError) -> DeliveryCheck in
+            return try connection.transaction(.writeLosableToPowerLoss) { () throws(KeyStoreError) -> DeliveryCheck in
                 let header = try Schema.readHeader(connection)
                 // Uninitialized, foreign, newer or older (to be migrated by the opening path)
                 // files, and a wrong master key, throw here: the two-step path reports them.
