@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 
 /// A device key store with `keyCount` keys in a temporary directory (one conversation per key),
