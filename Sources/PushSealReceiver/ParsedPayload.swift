@@ -170,9 +170,9 @@ public struct ParsedPayload: Sendable, Equatable {
     let bundle: BundleMember?
 
     /// The name of the sealed member.
-    static let sealedName = "pushseal"
+    static var sealedName: String { PayloadMember.sealed }
     /// The name of the in-band key bundle member.
-    static let bundleName = "pushseal-bundle"
+    static var bundleName: String { PayloadMember.keyBundle }
 
     /// Locates the envelope and reads the outer fields of `payload`.
     public init(_ payload: ReceiverPayload) {

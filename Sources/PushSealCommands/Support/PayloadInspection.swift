@@ -40,14 +40,10 @@ struct PayloadInspection {
         var fits: Bool { byteCount <= limit }
     }
 
-    /// APNs counts the whole JSON body.
-    static let apnsLimit = 4096
-    /// FCM counts the data map: every key and value.
-    static let fcmDataLimit = 4096
     /// The smallest APNs body around a wire string: `{"aps":{"mutable-content":1},"pushseal":"…"}`.
-    static let apnsMinimumOverhead = #"{"aps":{"mutable-content":1},"pushseal":""}"#.utf8.count
+    static let apnsMinimumOverhead = #"{"aps":{"mutable-content":1},"":""}"#.utf8.count + memberName.utf8.count
     /// The data map key.
-    static let memberName = "pushseal"
+    static var memberName: String { PayloadMember.sealed }
     /// Nesting accepted when parsing payloads for inspection (payloads are shallow; this only
     /// bounds work).
     static let maximumPayloadDepth = 64
@@ -158,10 +154,10 @@ struct PayloadInspection {
         let wire = result.wire!
         let wireLength = wire.utf8.count
         result.apns = result.form == .apns
-            ? TransportSize(byteCount: result.payloadByteCount, limit: apnsLimit, isMeasured: true)
-            : TransportSize(byteCount: apnsMinimumOverhead + wireLength, limit: apnsLimit, isMeasured: false)
-        result.fcm = dataMap.map { TransportSize(byteCount: fcmDataByteCount($0), limit: fcmDataLimit, isMeasured: true) }
-            ?? TransportSize(byteCount: memberName.utf8.count + wireLength, limit: fcmDataLimit, isMeasured: false)
+            ? TransportSize(byteCount: result.payloadByteCount, limit: TransportLimit.apnsPayload, isMeasured: true)
+            : TransportSize(byteCount: apnsMinimumOverhead + wireLength, limit: TransportLimit.apnsPayload, isMeasured: false)
+        result.fcm = dataMap.map { TransportSize(byteCount: fcmDataByteCount($0), limit: TransportLimit.fcmData, isMeasured: true) }
+            ?? TransportSize(byteCount: memberName.utf8.count + wireLength, limit: TransportLimit.fcmData, isMeasured: false)
 
         if let bytes = try? Base64URL.decode(wire) {
             result.decodedByteCount = bytes.count
