@@ -2,6 +2,7 @@ import PushSealTestSupport
 import Testing
 import PushSealCore
 import PushSealJSON
+import PushSealPlatform
 @_spi(Vectors) @testable import PushSealProvider
 
 @Suite("Salts, determinism and the batch API")
@@ -286,7 +287,7 @@ struct DeterminismAndBatchTests {
         let calls = provider.lock.withLock { provider.calls }
         #expect(Set(calls.keys) == ["a", "b", "unknown"])
         for (conversation, count) in calls {
-            #expect(count >= 1 && count <= NotificationSealer.activeProcessorCount, "\(conversation): \(count) lookups")
+            #expect(count >= 1 && count <= Processors.onlineCount, "\(conversation): \(count) lookups")
         }
     }
 

@@ -3,6 +3,7 @@ import PushSealCLIKit
 import PushSealKeyStore
 @_spi(Vectors) import PushSealProvider
 import PushSealJSON
+import PushSealPlatform
 
 /// `pushseal seal`: content JSON in, the exact APNs or FCM payload out.
 enum SealCommand {

@@ -1,6 +1,7 @@
 import PushSealCLIKit
 import PushSealCore
 import PushSealKeyStore
+import PushSealPlatform
 
 /// Every ``KeyStoreError`` as `pushseal: error: …` with hints that say what to do (exit 1).
 ///
