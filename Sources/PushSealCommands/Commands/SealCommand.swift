@@ -4,6 +4,7 @@ import PushSealKeyDirectory
 import PushSealKeyStore
 @_spi(Vectors) import PushSealProvider
 import PushSealJSON
+import PushSealPlatform
 
 /// `pushseal seal`: content JSON in, the exact APNs or FCM payload out.
 enum SealCommand {

@@ -2,6 +2,7 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealPlatform
 
 /// Every `KeyDirectoryError` as `pushseal: error: …` with hints that say what to do (exit 1).
 ///

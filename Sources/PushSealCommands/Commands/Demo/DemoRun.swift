@@ -5,6 +5,7 @@ import PushSealKeyStore
 import PushSealProvider
 import PushSealReceiver
 import PushSealJSON
+import PushSealPlatform
 
 /// The walk-through: stores, provisioning, sealing and opening, fallbacks — through the library
 /// APIs (`KeyStore`, `NotificationSealer`, `Receiver` over `KeyStoreKeySource`), on the frozen
