@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 import PushSealCore
 import PushSealJSON
 
@@ -68,7 +62,7 @@ extension JSONParser {
             reader.skipWhitespace()
             guard reader.current == UInt8(ascii: "{") else { return nil }
             try reader.scanObject(depth: 1) { (name, reader) throws(JSONParser.Error) -> Bool in
-                if reader.bytes(name, equal: "pushseal") {
+                if reader.bytes(name, equal: PayloadMember.sealedLiteral) {
                     // Decoded while scanning: the string ends at the next quote; strict base64url
                     // admits no escape, control, quote or non-ASCII byte, so a string that decodes
                     // is a valid JSON string of exactly these bytes. Anything else: general path.
@@ -92,7 +86,7 @@ extension JSONParser {
                     return true
                 }
                 // An in-band key bundle (SPEC §16.7): the general path reads it.
-                if reader.bytes(name, equal: "pushseal-bundle") { throw reader.error("key bundle member") }
+                if reader.bytes(name, equal: PayloadMember.keyBundleLiteral) { throw reader.error("key bundle member") }
                 return false
             }
             reader.skipWhitespace()

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import Testing
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealJSON
 
@@ -48,16 +49,16 @@ enum DeviceCommand {
             {"providerKeyId":…}.
             """,
         options: StoreCommand.locationOptions + [
-            .option("provider-key", valueName: "key", abstract: "The provider public key (32 bytes, base64url; surrounding whitespace ignored).", required: true),
+            providerKey,
         ],
         run: runPin)
 
     static func runInit(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments)
-        let store = try StoreCommand.run(location) { () throws(KeyStoreError) in
+        let store = try StoreCommand.run(location) { () throws(KeyDirectoryError) in
             try KeyStore(directory: location.directory, masterKey: .keyFile(path: location.masterKeyFile, createIfMissing: true), create: true)
         }
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             let registration = try store.createDeviceKey()
             context.write(registration.json + "\n")
             return .success
@@ -74,7 +75,7 @@ enum DeviceCommand {
         let location = try StoreCommand.location(context.arguments)
         let store = try StoreCommand.open(location)
         let registration: DeviceRegistration
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             registration = try store.deviceRegistration()
         } catch .itemNotFound {
             throw .failure(
@@ -84,8 +85,8 @@ enum DeviceCommand {
         } catch {
             throw KeyStoreDiagnostics.error(error, location: location)
         }
-        let pinned = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.pinnedProviderKeys() }
-        if context.arguments.flag("json") {
+        let pinned = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.pinnedProviderKeys() }
+        if context.arguments[CommonOptions.json] {
             var writer = JSONWriter()
             writer.appendRaw("{\"registration\":")
             writer.appendRaw(bytes: registration.json.utf8)
@@ -105,18 +106,23 @@ enum DeviceCommand {
         return .success
     }
 
+    /// `--provider-key <key>` of `pin`: a provider public key.
+    static let providerKey = Option<[UInt8]?>(
+        "provider-key", valueName: "key", abstract: "The provider public key (32 bytes, base64url; surrounding whitespace ignored)."
+    ) { (text) throws(ValueError) -> [UInt8] in
+        let bytes = try ArgumentDecoding.base64URL(text)
+        guard bytes.count == IdentityKeyPair.byteCount else {
+            throw ValueError("decodes to \(bytes.count) bytes; a provider public key is exactly \(IdentityKeyPair.byteCount)")
+        }
+        return bytes
+    }.required()
+
     static func runPin(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments)
-        let publicKey = try context.arguments.value("provider-key") { (text) throws(ValueError) -> [UInt8] in
-            let bytes = try ArgumentDecoding.base64URL(text)
-            guard bytes.count == IdentityKeyPair.byteCount else {
-                throw ValueError("decodes to \(bytes.count) bytes; a provider public key is exactly \(IdentityKeyPair.byteCount)")
-            }
-            return bytes
-        }!
+        let publicKey = try context.arguments[Self.providerKey]
         let store = try StoreCommand.open(location)
         let id: KeyID
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             id = try store.pinProviderKey(publicKey)
         } catch let .invalidArgument(why) {
             throw .failure(

@@ -1,9 +1,15 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 
 /// `pushseal store add`.
 enum StoreAddCommand {
+    static let epoch = StoreCommand.epoch(abstract: "The key's epoch (default: the conversation's highest epoch + 1).")
+    static let notAfter = Option<Int64?>(
+        "not-after", valueName: "unix-time", abstract: "When the key stops being valid, in seconds since 1970.",
+        in: 0...NotificationContent.maximumTimestamp)
+
     static let spec = CommandSpec(
         name: "add",
         abstract: "Add a conversation key as a new epoch (generated unless --key/--key-file is given).",
@@ -18,12 +24,11 @@ enum StoreAddCommand {
             'add' never retires earlier epochs; 'store rotate' does.
             """,
         options: StoreCommand.locationOptions + [
-            CommonOptions.conversation.required(),
+            StoreCommand.requiredConversation,
             CommonOptions.key, CommonOptions.keyFile,
-            OptionSpec.option(
-                "epoch", valueName: "n", abstract: "The key's epoch (default: the conversation's highest epoch + 1)."),
+            epoch,
             StoreCommand.label,
-            .option("not-after", valueName: "unix-time", abstract: "When the key stops being valid, in seconds since 1970."),
+            notAfter,
             CommonOptions.now,
         ],
         run: run)
@@ -31,15 +36,15 @@ enum StoreAddCommand {
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
         let location = try StoreCommand.location(arguments, acceptsURI: true)
-        let conversation = try StoreCommand.newConversation(arguments)!
-        let givenEpoch = try StoreCommand.epoch(arguments)
-        let notAfter = try arguments.integer("not-after", in: 0...NotificationContent.maximumTimestamp)
-        let now = try StoreCommand.now(arguments)
-        let label = arguments.value("label")
+        let conversation = try StoreCommand.readNewConversation(arguments)
+        let givenEpoch = try arguments[Self.epoch]
+        let notAfter = try arguments[Self.notAfter]
+        let now = try arguments[CommonOptions.now]
+        let label = try arguments[StoreCommand.label]
         let key = try ArgumentDecoding.conversationKey(context) ?? ConversationKey.generate()
 
         let store = try StoreCommand.openDirectory(location, clock: StoreCommand.clock(now))
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             // Without --epoch the store picks the next epoch in its write transaction.
             let item = try store.add(key, conversation: conversation, epoch: givenEpoch, label: label, notAfter: notAfter)
             if let notAfter, notAfter < (now ?? systemClock()) {
@@ -59,7 +64,7 @@ enum StoreAddCommand {
     private static func duplicate(
         key kid: KeyID, conversation: String, epoch: Int64?, store: any KeyDirectory, location: StoreCommand.Location
     ) throws(CLIError) -> CLIError {
-        let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: nil) }
+        let items = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.items(conversation: nil) }
         if let existing = items.first(where: { $0.keyID == kid }) {
             return .failure(
                 "the store already holds this key (kid \(kid)) as epoch \(existing.epoch) of conversation \(JSONText.quoted(existing.conversation))",

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealJSON
 
@@ -37,10 +38,12 @@ enum StoreDeviceCommand {
     static let revokeSpec = CommandSpec(
         name: "revoke",
         abstract: "Revoke a registered device by its device key id: nothing is sealed to it any more.",
-        options: StoreCommand.locationOptions + [
-            .option("id", valueName: "id", abstract: "The device key id (base64url).", required: true),
-        ],
+        options: StoreCommand.locationOptions + [id],
         run: runRevoke)
+
+    /// `--id <id>` of `revoke`.
+    static let id = Option<KeyID?>(
+        "id", valueName: "id", abstract: "The device key id (base64url).", parse: ArgumentDecoding.keyID("id")).required()
 
     static func line(_ device: RegisteredDevice) -> String {
         var writer = JSONWriter()
@@ -57,7 +60,7 @@ enum StoreDeviceCommand {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
         guard let registration = try BundleCommand.registrationFromFile(context) else { throw .usage("'--registration <file>' is required.") }
         let directory = try StoreCommand.openDirectory(location)
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             context.write(line(try directory.registerDevice(registration)))
         } catch let .invalidArgument(why) {
             throw .failure(why, hints: "the device makes a new device key with a logout wipe (pushseal store remove --all on its store), then registers that")
@@ -70,7 +73,7 @@ enum StoreDeviceCommand {
     static func runList(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
         let directory = try StoreCommand.openDirectory(location)
-        for device in try StoreCommand.run(location, { () throws(KeyStoreError) in try directory.registeredDevices() }) {
+        for device in try StoreCommand.run(location, { () throws(KeyDirectoryError) in try directory.registeredDevices() }) {
             context.write(line(device))
         }
         return .success
@@ -78,12 +81,9 @@ enum StoreDeviceCommand {
 
     static func runRevoke(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
-        let id = try context.arguments.value("id") { (text) throws(ValueError) -> KeyID in
-            guard let id = KeyID(base64URL: text) else { throw ValueError("not a 16-byte base64url id") }
-            return id
-        }!
+        let id = try context.arguments[Self.id]
         let directory = try StoreCommand.openDirectory(location)
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             context.write(line(try directory.revokeDevice(id: id)))
         } catch .itemNotFound {
             throw .failure("no registered device with id \(id) in \(location.displayName)",

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealJSON
 
@@ -21,7 +22,7 @@ enum StoreGetCommand {
               pushseal store add --dir device --conversation c1 --epoch 1 --key-file k.json
             """,
         options: StoreCommand.locationOptions + [
-            CommonOptions.conversation,
+            StoreCommand.conversation,
             StoreCommand.epoch,
             StoreCommand.kid,
             CommonOptions.now,
@@ -31,16 +32,16 @@ enum StoreGetCommand {
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
         let location = try StoreCommand.location(arguments, acceptsURI: true)
-        let epoch = try StoreCommand.epoch(arguments)
-        let kid = try StoreCommand.keyID(arguments)
-        if kid == nil && !arguments.isPresent("conversation") {
+        let epoch = try arguments[StoreCommand.epoch]
+        let kid = try arguments[StoreCommand.kid]
+        if kid == nil && !arguments.isPresent(StoreCommand.conversation) {
             throw .usage("Give '--conversation <cid>' (with an optional '--epoch <n>') or '--kid <kid>'.")
         }
-        if kid != nil && arguments.isPresent("epoch") {
+        if kid != nil && arguments.isPresent(StoreCommand.epoch) {
             throw .usage("'--kid <kid>' names one key already; drop '--epoch <n>'.")
         }
-        let conversation = try StoreCommand.conversation(arguments)
-        let now = try StoreCommand.now(arguments)
+        let conversation = try arguments[StoreCommand.conversation]
+        let now = try arguments[CommonOptions.now]
 
         let store = try StoreCommand.openDirectory(location, clock: StoreCommand.clock(now))
         let stored: StoredKey
@@ -52,17 +53,17 @@ enum StoreGetCommand {
                     hints: "drop --conversation to export it anyway, or check the key id")
             }
         } else if let conversation, let epoch {
-            let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
+            let items = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.items(conversation: conversation) }
             guard let item = items.first(where: { $0.epoch == epoch }) else {
                 throw noSuchEpoch(epoch, conversation: conversation, items: items, location: location)
             }
             stored = try fetch(item.keyID, store: store, location: location)
         } else {
             let conversation = conversation!
-            do throws(KeyStoreError) {
+            do throws(KeyDirectoryError) {
                 stored = try store.currentKey(conversation: conversation)
             } catch .itemNotFound {
-                let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
+                let items = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.items(conversation: conversation) }
                 throw noCurrentKey(conversation, items: items, location: location)
             } catch {
                 throw KeyStoreDiagnostics.error(error, location: location)
@@ -85,7 +86,7 @@ enum StoreGetCommand {
 
     /// The key with id `kid`; a missing one is reported with the id.
     private static func fetch(_ kid: KeyID, store: any KeyDirectory, location: StoreCommand.Location) throws(CLIError) -> StoredKey {
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             return try store.key(for: kid)
         } catch .itemNotFound {
             throw KeyStoreDiagnostics.noSuchKey(kid, location: location)

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealJSON
 
@@ -28,7 +29,7 @@ enum StoreProviderKeyCommand {
             --promote here).
             """,
         options: StoreCommand.locationOptions + [
-            .flag("promote", abstract: "Make the new key pair the current one at once (only when every device pins it already)."),
+            promote,
         ],
         run: runCreate)
 
@@ -52,7 +53,11 @@ enum StoreProviderKeyCommand {
         options: StoreCommand.locationOptions + [id],
         run: runRemove)
 
-    static let id = OptionSpec.option("id", valueName: "id", abstract: "The provider key id (base64url).", required: true)
+    static let id = Option<KeyID?>(
+        "id", valueName: "id", abstract: "The provider key id (base64url).", parse: ArgumentDecoding.keyID("id")).required()
+
+    static let promote = Flag(
+        "promote", abstract: "Make the new key pair the current one at once (only when every device pins it already).")
 
     static func line(_ info: ProviderKeyInfo, current: Bool?) -> String {
         var members: [JSONObject.Member] = [
@@ -66,12 +71,7 @@ enum StoreProviderKeyCommand {
         return writer.text + "\n"
     }
 
-    private static func keyID(_ arguments: ParsedArguments) throws(CLIError) -> KeyID {
-        try arguments.value("id") { (text) throws(ValueError) -> KeyID in
-            guard let id = KeyID(base64URL: text) else { throw ValueError("not a 16-byte base64url id") }
-            return id
-        }!
-    }
+
 
     /// The error for an `--id` that names no provider key of the directory (promote, remove).
     private static func noProviderKey(_ id: KeyID, in location: StoreCommand.Location) -> CLIError {
@@ -81,7 +81,7 @@ enum StoreProviderKeyCommand {
 
     /// The directory's current provider key id, nil when it has none (a warning when it is missing).
     private static func current(_ directory: any KeyDirectory, _ context: inout CommandContext) -> KeyID? {
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             return try directory.providerKey(id: nil).providerKeyID
         } catch .itemNotFound {
             return nil
@@ -94,9 +94,9 @@ enum StoreProviderKeyCommand {
     static func runCreate(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
         let directory = try StoreCommand.openDirectory(location)
-        let info = try StoreCommand.run(location) { () throws(KeyStoreError) in try directory.createProviderKey() }
-        if context.arguments.flag("promote") {
-            try StoreCommand.run(location) { () throws(KeyStoreError) in try directory.promoteProviderKey(id: info.id) }
+        let info = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try directory.createProviderKey() }
+        if context.arguments[Self.promote] {
+            try StoreCommand.run(location) { () throws(KeyDirectoryError) in try directory.promoteProviderKey(id: info.id) }
         }
         let isCurrent = current(directory, &context) == info.id
         context.write(line(info, current: isCurrent))
@@ -109,16 +109,16 @@ enum StoreProviderKeyCommand {
 
     static func runPromote(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
-        let id = try keyID(context.arguments)
+        let id = try context.arguments[Self.id]
         let directory = try StoreCommand.openDirectory(location)
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             try directory.promoteProviderKey(id: id)
         } catch .itemNotFound {
             throw noProviderKey(id, in: location)
         } catch {
             throw KeyStoreDiagnostics.error(error, location: location)
         }
-        let keys = try StoreCommand.run(location) { () throws(KeyStoreError) in try directory.providerKeys() }
+        let keys = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try directory.providerKeys() }
         for info in keys where info.id == id { context.write(line(info, current: true)) }
         return .success
     }
@@ -126,7 +126,7 @@ enum StoreProviderKeyCommand {
     static func runList(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
         let directory = try StoreCommand.openDirectory(location)
-        let keys = try StoreCommand.run(location) { () throws(KeyStoreError) in try directory.providerKeys() }
+        let keys = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try directory.providerKeys() }
         // Current is what `bundle seal` uses (the recorded key), never merely the newest row.
         let current = current(directory, &context)
         for info in keys { context.write(line(info, current: info.id == current)) }
@@ -135,9 +135,9 @@ enum StoreProviderKeyCommand {
 
     static func runRemove(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
-        let id = try keyID(context.arguments)
+        let id = try context.arguments[Self.id]
         let directory = try StoreCommand.openDirectory(location)
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             try directory.removeProviderKey(id: id)
         } catch .itemNotFound {
             throw noProviderKey(id, in: location)

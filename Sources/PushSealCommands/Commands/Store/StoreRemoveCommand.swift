@@ -1,10 +1,14 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealJSON
 
 /// `pushseal store remove`.
 enum StoreRemoveCommand {
+    static let kid = StoreCommand.kid(abstract: "Remove the key with this key id (base64url).")
+    static let all = Flag("all", abstract: "Remove every key and the duplicate log (logout wipe).")
+
     static let spec = CommandSpec(
         name: "remove",
         abstract: "Remove one key (--kid, or --conversation with --epoch), a conversation's keys, or everything (--all).",
@@ -24,20 +28,20 @@ enum StoreRemoveCommand {
             """,
         usage: "--dir <dir> (--kid <kid> | --conversation <cid> [--epoch <n>] | --all) [<options>]",
         options: StoreCommand.locationOptions + [
-            CommonOptions.conversation,
+            StoreCommand.conversation,
             StoreCommand.epoch,
-            .option("kid", valueName: "kid", abstract: "Remove the key with this key id (base64url)."),
-            .flag("all", abstract: "Remove every key and the duplicate log (logout wipe)."),
+            kid,
+            all,
         ],
         run: run)
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
         let location = try StoreCommand.location(arguments, acceptsURI: true)
-        let epoch = try StoreCommand.epoch(arguments)
-        let kid = try StoreCommand.keyID(arguments)
-        let conversation = try StoreCommand.conversation(arguments)
-        let all = arguments.flag("all")
+        let epoch = try arguments[StoreCommand.epoch]
+        let kid = try arguments[Self.kid]
+        let conversation = try arguments[StoreCommand.conversation]
+        let all = arguments[Self.all]
         if all && (kid != nil || conversation != nil || epoch != nil) {
             throw .usage("'--all' removes everything; drop '--kid', '--conversation' and '--epoch'.")
         }
@@ -59,7 +63,7 @@ enum StoreRemoveCommand {
         let removed: Int
         var newRegistration: DeviceRegistration?
         if all {
-            removed = try StoreCommand.run(location) { () throws(KeyStoreError) -> Int in
+            removed = try StoreCommand.run(location) { () throws(KeyDirectoryError) -> Int in
                 guard let store = store as? KeyStore else { return 0 }
                 // A device store: the logout wipe also replaces the device key (SPEC §16.5).
                 guard (try? store.deviceRegistration()) != nil else { return try store.removeAll() }
@@ -69,7 +73,7 @@ enum StoreRemoveCommand {
             }
         } else if let kid {
             if let conversation {
-                let stored = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
+                let stored = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.items(conversation: conversation) }
                 guard stored.contains(where: { $0.keyID == kid }) else {
                     throw .failure(
                         "conversation \(JSONText.quoted(conversation)) has no key with id \(kid)",
@@ -79,7 +83,7 @@ enum StoreRemoveCommand {
             try remove(kid, store: store, location: location)
             removed = 1
         } else if let conversation, let epoch {
-            let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
+            let items = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.items(conversation: conversation) }
             guard let item = items.first(where: { $0.epoch == epoch }) else {
                 let epochs = items.map { String($0.epoch) }.joined(separator: ", ")
                 throw .failure(
@@ -91,7 +95,7 @@ enum StoreRemoveCommand {
             removed = 1
         } else {
             let conversation = conversation!
-            removed = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.removeConversation(conversation) }
+            removed = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.removeConversation(conversation) }
             if removed == 0 { context.note("conversation \(JSONText.quoted(conversation)) had no keys; nothing removed") }
         }
 
@@ -110,7 +114,7 @@ enum StoreRemoveCommand {
     }
 
     private static func remove(_ kid: KeyID, store: any KeyDirectory, location: StoreCommand.Location) throws(CLIError) {
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             try store.remove(keyID: kid)
         } catch .itemNotFound {
             throw KeyStoreDiagnostics.noSuchKey(kid, location: location)
