@@ -21,12 +21,6 @@ public struct NotificationSealer: Sendable {
     public static let defaultPadBlock = 256
     /// Largest pad block. A block this large pads every payload to the largest size that fits.
     public static let maximumPadBlock = 4096
-    /// APNs limit on the JSON body, in bytes.
-    public static let apnsPayloadLimit = 4096
-    /// FCM limit on the data map (keys plus values), in bytes.
-    public static let fcmDataLimit = 4096
-    /// The data key carrying the wire string in FCM messages.
-    public static let fcmDataKey = "pushseal"
 
     enum SaltSource: Sendable {
         case random

@@ -18,9 +18,6 @@ struct PayloadFrame {
     /// and values (FCM data messages).
     var countsJSONBytes = true
 
-    /// The member name of an in-band key bundle (SPEC §16.7).
-    static let bundleMember = "pushseal-bundle"
-
     /// This frame with `bundle` as a `"pushseal-bundle"` member right after the wire string, in
     /// the object that holds `"pushseal"`: the suffix `"…` becomes `","pushseal-bundle":"<text>"…`.
     /// The limit counts it first: 21 + |text| JSON bytes, or 15 + |text| data-map bytes (FCM).
@@ -28,8 +25,8 @@ struct PayloadFrame {
         guard let bundle else { return self }
         let text = bundle.text
         var copy = self
-        copy.suffix = Array("\",\"\(Self.bundleMember)\":\"\(text)".utf8) + suffix
-        copy.limitedOverhead += countsJSONBytes ? 6 + Self.bundleMember.utf8.count + text.utf8.count : Self.bundleMember.utf8.count + text.utf8.count
+        copy.suffix = Array("\",\"\(PayloadMember.keyBundle)\":\"\(text)".utf8) + suffix
+        copy.limitedOverhead += countsJSONBytes ? 6 + PayloadMember.keyBundle.utf8.count + text.utf8.count : PayloadMember.keyBundle.utf8.count + text.utf8.count
         return copy
     }
 
@@ -78,7 +75,7 @@ struct PayloadFrame {
         }
         return PayloadFrame(
             prefix: prefix, suffix: apnsSuffix, limitedOverhead: prefix.count + apnsSuffix.count,
-            limit: NotificationSealer.apnsPayloadLimit).carrying(options.keyBundle)
+            limit: TransportLimit.apnsPayload).carrying(options.keyBundle)
     }
 
     /// `"}`: the APNs body after the wire string.
@@ -156,7 +153,9 @@ struct PayloadFrame {
             writer.appendRaw(",\"relevance-score\":")
             writer.appendRaw(text: APNsOptions.relevanceScoreText(score))
         }
-        writer.appendRaw("},\"pushseal\":\"")
+        writer.appendRaw("},\"")
+        writer.appendRaw(PayloadMember.sealedLiteral)
+        writer.appendRaw("\":\"")
     }
 
     /// base64url(HKDF-Expand(K, "pushseal v1 thread id", 16)) (= `ConversationKey.opaqueThreadID`)
@@ -220,7 +219,9 @@ struct PayloadFrame {
         var writer = JSONWriter(capacity: 48 + options.token.utf8.count)
         writer.appendRaw("{\"message\":{\"token\":")
         writer.appendString(options.token)
-        writer.appendRaw(",\"data\":{\"pushseal\":\"")
+        writer.appendRaw(",\"data\":{\"")
+        writer.appendRaw(PayloadMember.sealedLiteral)
+        writer.appendRaw("\":\"")
         let prefix = writer.bytes
         var tail = JSONWriter(capacity: 64)
         tail.appendRaw("\"},\"android\":{\"priority\":")
@@ -229,7 +230,7 @@ struct PayloadFrame {
         tail.appendInteger(options.timeToLive)
         tail.appendRaw("s\"}}}")
         return PayloadFrame(
-            prefix: prefix, suffix: tail.bytes, limitedOverhead: NotificationSealer.fcmDataKey.utf8.count,
-            limit: NotificationSealer.fcmDataLimit, countsJSONBytes: false).carrying(options.keyBundle)
+            prefix: prefix, suffix: tail.bytes, limitedOverhead: PayloadMember.sealed.utf8.count,
+            limit: TransportLimit.fcmData, countsJSONBytes: false).carrying(options.keyBundle)
     }
 }

@@ -62,7 +62,7 @@ extension JSONParser {
             reader.skipWhitespace()
             guard reader.current == UInt8(ascii: "{") else { return nil }
             try reader.scanObject(depth: 1) { (name, reader) throws(JSONParser.Error) -> Bool in
-                if reader.bytes(name, equal: "pushseal") {
+                if reader.bytes(name, equal: PayloadMember.sealedLiteral) {
                     // Decoded while scanning: the string ends at the next quote; strict base64url
                     // admits no escape, control, quote or non-ASCII byte, so a string that decodes
                     // is a valid JSON string of exactly these bytes. Anything else: general path.
@@ -86,7 +86,7 @@ extension JSONParser {
                     return true
                 }
                 // An in-band key bundle (SPEC §16.7): the general path reads it.
-                if reader.bytes(name, equal: "pushseal-bundle") { throw reader.error("key bundle member") }
+                if reader.bytes(name, equal: PayloadMember.keyBundleLiteral) { throw reader.error("key bundle member") }
                 return false
             }
             reader.skipWhitespace()

@@ -170,9 +170,9 @@ public struct ParsedPayload: Sendable, Equatable {
     let bundle: BundleMember?
 
     /// The name of the sealed member.
-    static let sealedName = "pushseal"
+    static var sealedName: String { PayloadMember.sealed }
     /// The name of the in-band key bundle member.
-    static let bundleName = "pushseal-bundle"
+    static var bundleName: String { PayloadMember.keyBundle }
 
     /// Locates the envelope and reads the outer fields of `payload`.
     public init(_ payload: ReceiverPayload) {
@@ -299,7 +299,35 @@ public struct ParsedPayload: Sendable, Equatable {
             return
         }
         let outer = OuterFields(apsJSON: Self.first(top, "aps"))
+        switch Self.locate(in: top) {
+        case let .repeatedName(name):
+            self.init(sealed: .absent("the payload repeats the member name \"\(name)\""), outer: outer)
+        case .absent:
+            self.init(sealed: .absent("no \"pushseal\" member"), outer: outer)
+        case let .found(container, _):
+            let (sealed, bundle) = Self.members(of: container)
+            self.init(sealed: sealed, outer: outer, bundle: bundle)
+        }
+    }
 
+    /// Where SPEC 10.1 finds the sealed member in a payload's top-level object (parsed keeping
+    /// duplicate names), before its value is looked at.
+    enum Location {
+        /// An object repeats this member name (anything but the sealed member in its own
+        /// object): `not_sealed`.
+        case repeatedName(String)
+        /// Neither the top level nor `message.data` has a sealed member: `not_sealed`.
+        case absent
+        /// The object holding the sealed member: `message.data` when `inMessageData`, else the
+        /// top level.
+        case found(container: JSONObject, inMessageData: Bool)
+    }
+
+    /// The one way the receiver locates the sealed member (SPEC 10.1, Appendix A.1): the
+    /// top-level `pushseal`, else `message.data.pushseal` (each of `message` and `data` occurring
+    /// exactly once); a name repeated anywhere except the sealed member in its own object comes
+    /// first. `pushseal inspect` reads payloads through it too (``PayloadInspection``).
+    static func locate(in top: JSONObject) -> Location {
         // Locate the object holding the sealed member, as a path of (unique) member names.
         var path: [String]?
         if Self.count(top, Self.sealedName) > 0 {
@@ -310,37 +338,33 @@ public struct ParsedPayload: Sendable, Equatable {
             path = ["message", "data"]
         }
 
-        if let name = Self.duplicatedName(in: value, sealedPath: path.map { $0[...] }) {
-            self.init(sealed: .absent("the payload repeats the member name \"\(name)\""), outer: outer)
-            return
+        if let name = Self.duplicatedName(in: .object(top), sealedPath: path.map { $0[...] }) {
+            return .repeatedName(name)
         }
-        guard let path else {
-            self.init(sealed: .absent("no \"pushseal\" member"), outer: outer)
-            return
-        }
+        guard let path else { return .absent }
         var container = top
         for name in path {
             guard case let .object(inner)? = Self.first(container, name) else { preconditionFailure("located path") }
             container = inner
         }
-        guard Self.count(container, Self.sealedName) == 1 else {
-            self.init(sealed: .duplicated, outer: outer)
-            return
-        }
+        return .found(container: container, inMessageData: !path.isEmpty)
+    }
+
+    /// The sealed member of the object that holds it (``locate(in:)``), and its key bundle
+    /// member: a sealed member that occurs more than once is `.duplicated`.
+    static func members(of container: JSONObject) -> (Sealed, BundleMember?) {
+        guard Self.count(container, Self.sealedName) == 1 else { return (.duplicated, nil) }
         let bundle: BundleMember? = Self.first(container, Self.bundleName).map { value in
             if case let .string(text) = value { return .text(text) }
             return .notString(Self.typeName(value))
         }
         let sealedValue = Self.first(container, Self.sealedName)!
-        if case let .string(wire) = sealedValue {
-            self.init(sealed: .wire(wire), outer: outer, bundle: bundle)
-        } else {
-            self.init(sealed: .notString(Self.typeName(sealedValue)), outer: outer, bundle: bundle)
-        }
+        if case let .string(wire) = sealedValue { return (.wire(wire), bundle) }
+        return (.notString(Self.typeName(sealedValue)), bundle)
     }
 
     /// "null", "a boolean", … for a value that is not a string.
-    private static func typeName(_ value: JSONValue) -> String {
+    static func typeName(_ value: JSONValue) -> String {
         switch value {
         case .string: "a string"
         case .null: "null"

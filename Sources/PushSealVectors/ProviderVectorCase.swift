@@ -120,7 +120,7 @@ extension ProviderVectorCase {
 
     /// The wire string, envelope, content and padded plaintext recovered from a sealed payload.
     static func intermediates(payload: [UInt8], key: ConversationKey) -> (wire: String, envelope: [UInt8], content: [UInt8], plaintext: [UInt8]) {
-        let marker = Array("\"pushseal\":\"".utf8)
+        let marker = Array("\"\(PayloadMember.sealed)\":\"".utf8)
         let start = (0...(payload.count - marker.count)).first { Array(payload[$0..<$0 + marker.count]) == marker }! + marker.count
         let wire = String(decoding: payload[start...].prefix { $0 != UInt8(ascii: "\"") }, as: UTF8.self)
         let envelope = try! Envelope(wire: wire)

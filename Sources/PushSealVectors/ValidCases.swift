@@ -63,7 +63,7 @@ extension VectorCaseBuilder {
     /// The largest body that fits APNs's 4096-byte payload with pad block 1.
     mutating func defineLargest() {
         let overhead = transports.apnsPayload("", alice).utf8.count
-        let maximumWire = 4096 - overhead
+        let maximumWire = TransportLimit.apnsPayload - overhead
         let maximumEnvelope = min(Base64URL.decodedLength(of: maximumWire), Envelope.maximumByteCount)
         let maximumContent = min(maximumEnvelope - Envelope.overheadByteCount - 1, NotificationContent.maximumByteCount)
         let emptyLength = basic(body: "", mid: "m-max").count

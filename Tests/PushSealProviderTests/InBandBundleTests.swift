@@ -77,7 +77,7 @@ struct InBandBundleTests {
         let without = try sealer.seal(long, with: key, options: options)
         options.keyBundle = bundle
         let with = try sealer.seal(long, with: key, options: options)
-        #expect(with.body.count <= NotificationSealer.apnsPayloadLimit)
+        #expect(with.body.count <= TransportLimit.apnsPayload)
         guard case let .truncated(original) = with.path else { Issue.record("expected truncation, got \(with.path)"); return }
         #expect(original == 3800)
         #expect(with.sizes.contentByteCount < without.sizes.contentByteCount)
@@ -86,7 +86,7 @@ struct InBandBundleTests {
         let message = try sealer.seal(long, with: key, options: fcm)
         let data = try #require(try object(message.body)["message"]?.objectValue?["data"]?.objectValue)
         let counted = data.members.reduce(0) { $0 + $1.name.utf8.count + ($1.value.stringValue?.utf8.count ?? 0) }
-        #expect(counted <= NotificationSealer.fcmDataLimit)
+        #expect(counted <= TransportLimit.fcmData)
     }
 
     @Test("with a smaller limit: room for the bundle and a truncated body; then content-free; then does_not_fit", arguments: [

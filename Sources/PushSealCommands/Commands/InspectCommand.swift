@@ -1,9 +1,13 @@
 import PushSealCLIKit
 import PushSealCore
 import PushSealJSON
+import PushSealReceiver
 
 /// `pushseal inspect`: describes a payload's envelope without a key.
 enum InspectCommand {
+    static let file = CommonOptions.inputFile("payload")
+    static let bundle = Flag("bundle", abstract: "The input is a key bundle, not a payload.")
+
     static let spec = CommandSpec(
         name: "inspect",
         abstract: "Describe a payload's envelope without a key: version, key id, salt, sizes, limits.",
@@ -28,34 +32,79 @@ enum InspectCommand {
             Example:
               pushseal seal --key-file c.key < content.json | pushseal inspect
             """,
-        arguments: [CommonOptions.inputFile("payload")],
-        options: [CommonOptions.json, .flag("bundle", abstract: "The input is a key bundle, not a payload.")],
+        arguments: [file],
+        options: [CommonOptions.json, bundle],
         run: run)
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let file = context.arguments.argument("file")
-        if context.arguments.flag("bundle") {
+        let file = try context.arguments[Self.file]
+        if context.arguments[Self.bundle] {
             let input = try context.readInput(from: file, what: BundleInspection.expected, invocation: BundleInspection.invocation)
-            return try BundleInspection.run(input, file: file, json: context.arguments.flag("json"), context: &context)
+            return try BundleInspection.run(input, file: file, json: context.arguments[CommonOptions.json], context: &context)
         }
         let input = try context.readInput(from: file, what: "payload")
-        let inspection = PayloadInspection.inspect(input)
-        if context.arguments.flag("json") {
+        let inspection = PayloadInspection(input)
+        if context.arguments[CommonOptions.json] {
             context.write(json(inspection) + "\n")
         } else {
             context.write(text(inspection))
         }
         guard inspection.isValid else {
-            throw .failure(Diagnostic(inspection.problem ?? "invalid payload", hints: inspection.hints))
+            throw .failure(Diagnostic(problem(inspection) ?? "invalid payload", hints: hints(inspection)))
         }
         return .success
+    }
+
+    // MARK: Problem and hints
+
+    /// Why the payload would not open, for people; nil when the envelope is valid.
+    static func problem(_ inspection: PayloadInspection) -> String? {
+        if inspection.isKeyBundle { return "this is a key bundle's text ('pushseal bundle seal'), not a notification payload" }
+        return inspection.error?.description
+    }
+
+    static let acceptedInputsHint =
+        "inspect reads an APNs payload, an FCM v1 message, an FCM data map, or a bare wire string"
+
+    /// What to do about the problem.
+    static func hints(_ inspection: PayloadInspection) -> [String] {
+        if inspection.isKeyBundle { return ["inspect it with: pushseal inspect --bundle"] }
+        switch inspection.error {
+        case nil:
+            return []
+        case .onlyWhitespace?, .notText?, .notJSON?, .notAnObject?:
+            return [acceptedInputsHint]
+        case .repeatedMemberName?:
+            return ["a payload repeats no member name; receivers reject duplicates so two parsers cannot disagree"]
+        case .noSealedMember?:
+            return ["the envelope travels as the \"pushseal\" string: top level for APNs and FCM data maps, message.data.pushseal in an FCM v1 message"]
+        case .duplicatedSealedMember?:
+            return ["a payload carries exactly one envelope; receivers reject duplicates so two parsers cannot disagree"]
+        case .sealedMemberNotString?:
+            return ["\"pushseal\" must be a JSON string holding the base64url envelope"]
+        case let .envelope(error)?:
+            return [hint(for: error, wire: inspection.wire ?? "")]
+        }
+    }
+
+    private static func hint(for error: OpenError, wire: String) -> String {
+        switch error {
+        case .unsupportedVersion:
+            return "this build reads envelope version 1 only; was it sealed by a newer PushSeal?"
+        case .malformedEnvelope where wire.utf8.count > Envelope.maximumWireLength:
+            return "a wire string is at most \(Envelope.maximumWireLength) characters (a \(Envelope.maximumByteCount)-byte envelope)"
+        case .malformedEnvelope where (try? Base64URL.decode(wire)) == nil:
+            return "wire strings are base64url without padding (RFC 4648 §5): A-Z a-z 0-9 - _ only, never '='"
+        default:
+            return "a version 1 envelope is \(Envelope.minimumByteCount) to \(Envelope.maximumByteCount) bytes: header \(Envelope.headerByteCount), padded content, tag 16; was the string cut short?"
+        }
     }
 
     // MARK: Text
 
     static func text(_ inspection: PayloadInspection) -> String {
         var rows: [(String, String)] = []
-        let form = inspection.isKeyBundle ? "key bundle text" : inspection.form?.label ?? "unrecognised input"
+        let form = inspection.isKeyBundle ? "key bundle text" : inspection.form.map(label) ?? "unrecognised input"
         rows.append(("payload", "\(form), \(bytes(inspection.payloadByteCount))"))
         if let envelope = inspection.envelope {
             rows.append(("envelope", "valid, version \(Envelope.version) (well-formed; authenticity needs the key)"))
@@ -66,13 +115,15 @@ enum InspectCommand {
             rows.append(("envelope size", "\(bytes(envelope.bytes.count)): header \(Envelope.headerByteCount) + ciphertext \(padded) + tag 16"))
             rows.append(("padded content", "\(bytes(padded)) (content at most \(bytes(padded - 1)))"))
         } else {
-            rows.append(("envelope", "invalid: \(inspection.reason?.rawValue ?? "unknown")"))
-            rows.append(("problem", inspection.problem ?? ""))
+            rows.append(("envelope", "invalid: \(inspection.error?.reason.rawValue ?? "unknown")"))
+            rows.append(("problem", problem(inspection) ?? ""))
             if let wire = inspection.wire { rows.append(("wire", "\(wire.utf8.count) characters")) }
-            if let count = inspection.decodedByteCount { rows.append(("decoded", bytes(count))) }
-            if let version = inspection.version { rows.append(("version byte", "\(version)")) }
-            if let keyID = inspection.keyID { rows.append(("key id", "\(keyID.base64URL) (from the header)")) }
-            if let salt = inspection.salt { rows.append(("salt", "\(Base64URL.encode(salt)) (from the header)")) }
+            if let header = inspection.header {
+                rows.append(("decoded", bytes(header.byteCount)))
+                if let version = header.version { rows.append(("version byte", "\(version)")) }
+                if let keyID = header.keyID { rows.append(("key id", "\(keyID.base64URL) (from the header)")) }
+                if let salt = header.salt { rows.append(("salt", "\(Base64URL.encode(salt)) (from the header)")) }
+            }
         }
         if let apns = inspection.apns {
             rows.append(("APNs", fit(apns, measured: "whole JSON body", estimated: "smallest APNs body carrying this envelope")))
@@ -84,6 +135,16 @@ enum InspectCommand {
         return rows.map { label, value in
             label + String(repeating: " ", count: width - label.count) + value + "\n"
         }.joined()
+    }
+
+    /// The form, for people.
+    static func label(_ form: PayloadInspection.Form) -> String {
+        switch form {
+        case .apns: "APNs payload"
+        case .fcmMessage: "FCM v1 message"
+        case .fcmData: "FCM data map"
+        case .wire: "bare wire string"
+        }
     }
 
     static func bytes(_ count: Int) -> String {
@@ -123,16 +184,16 @@ enum InspectCommand {
         let envelope = inspection.envelope
         writer.appendRaw("{")
         key("valid"); writer.appendRaw(inspection.isValid ? "true" : "false")
-        key("reason"); string(inspection.reason?.rawValue)
-        key("problem"); string(inspection.problem)
+        key("reason"); string(inspection.error?.reason.rawValue)
+        key("problem"); string(problem(inspection))
         key("form"); string(inspection.form?.rawValue)
         key("keyBundle"); writer.appendRaw(inspection.isKeyBundle ? "true" : "false")
         key("payloadBytes"); integer(inspection.payloadByteCount)
         key("wireLength"); integer(inspection.wire?.utf8.count)
-        key("envelopeBytes"); integer(inspection.decodedByteCount)
-        key("version"); integer(inspection.version.map(Int.init))
-        key("kid"); string(inspection.keyID?.base64URL)
-        key("salt"); string(inspection.salt.map { Base64URL.encode($0) })
+        key("envelopeBytes"); integer(inspection.header?.byteCount)
+        key("version"); integer(inspection.header?.version.map(Int.init))
+        key("kid"); string(inspection.header?.keyID?.base64URL)
+        key("salt"); string(inspection.header?.salt.map { Base64URL.encode($0) })
         key("headerBytes"); integer(envelope.map { _ in Envelope.headerByteCount })
         key("ciphertextBytes"); integer(envelope?.paddedContentByteCount)
         key("tagBytes"); integer(envelope.map { _ in 16 })

@@ -43,11 +43,11 @@ struct DemoExposure {
                 default: break
                 }
                 exposure.threadID = aps?["thread-id"]?.stringValue
-                wire = object["pushseal"]?.stringValue
+                wire = object[PayloadMember.sealed]?.stringValue
             case .fcm:
                 let message = object["message"]?.objectValue
                 exposure.hasNotificationBlock = message?["notification"] != nil
-                wire = message?["data"]?.objectValue?["pushseal"]?.stringValue
+                wire = message?["data"]?.objectValue?[PayloadMember.sealed]?.stringValue
             }
         } else {
             exposure.problems.append("the payload is not a JSON object")

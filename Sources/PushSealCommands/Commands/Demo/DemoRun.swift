@@ -287,7 +287,7 @@ struct DemoRun {
         let fields = notification.plaintextStrings.map(\.field)
         step.expect("path", notification.expectedPath, Self.pathName(path))
         step.expect("withinLimit", true, sizes.limitedByteCount <= sizes.limit && written.count == sizes.payloadByteCount
-            && (notification.transport == .fcm || written.count <= NotificationSealer.apnsPayloadLimit))
+            && (notification.transport == .fcm || written.count <= TransportLimit.apnsPayload))
         step.expect("plaintextFound", .array([]), .array(exposure.plaintextFound.map(JSONValue.string)))
         step.expect("envelopeKid", keyID.base64URL, exposure.envelope?.keyID.base64URL)
         switch notification.transport {
