@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "PushSealCore", targets: ["PushSealCore"]),
+        .library(name: "PushSealKeyDirectory", targets: ["PushSealKeyDirectory"]),
         .library(name: "PushSealKeyStore", targets: ["PushSealKeyStore"]),
         .library(name: "PushSealReceiver", targets: ["PushSealReceiver"]),
         .library(name: "PushSealNotificationService", targets: ["PushSealNotificationService"]),
@@ -70,30 +71,35 @@ let package = Package(
             name: "PushSealCore",
             dependencies: ["PushSealPlatform", "PushSealJSON", .target(name: "CSodium", condition: .when(platforms: systemLibraryPlatforms))]),
 
+        // The key directory's model, written once for every backend (Docs/KEY-STORE.md): the
+        // `KeyDirectory` protocol, its items and errors, the sealing of rows, the master-key
+        // sources, and the caching current-key provider. No SQLite, no libpq.
+        .target(name: "PushSealKeyDirectory", dependencies: ["PushSealPlatform", "PushSealCore"]),
+
         // The keychain-like key store on SQLite (Docs/KEY-STORE.md).
         .target(
             name: "PushSealKeyStore",
-            dependencies: ["PushSealPlatform", "PushSealCore", "CSQLiteShims", .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms))]),
+            dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "CSQLiteShims", .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms))]),
 
         // Helper process for the key store's multi-process and kill -9 tests (not a product).
-        .executableTarget(name: "pushseal-store-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyStore"]),
+        .executableTarget(name: "pushseal-store-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore"]),
 
         // The receiver: open with fallback, exactly-once extension session (platform-neutral).
-        .target(name: "PushSealReceiver", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyStore"]),
+        .target(name: "PushSealReceiver", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore"]),
 
         // Apple-only adapters (UserNotifications, Intents) over the receiver; empty elsewhere.
         .target(name: "PushSealNotificationService", dependencies: ["PushSealCore", "PushSealReceiver"]),
 
         // The provider side: seal contents into APNs / FCM payloads that always fit.
-        .target(name: "PushSealProvider", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyStore"]),
+        .target(name: "PushSealProvider", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory"]),
 
         // The provider's key directory on a PostgreSQL server shared by many backend nodes, with the
         // LISTEN/NOTIFY-invalidated key cache (Docs/PROVIDER.md §6.1). The receiver never links it.
-        .target(name: "PushSealKeyDirectoryPostgreSQL", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyStore", "PushSealProvider", "CLibPQ"]),
+        .target(name: "PushSealKeyDirectoryPostgreSQL", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "CLibPQ"]),
 
         // Helper process for the PostgreSQL directory's multi-process, kill -9 and staleness tests, and its
         // bench figures (`pushseal-keydir-worker bench --uri URI`; not a product).
-        .executableTarget(name: "pushseal-keydir-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL"]),
+        .executableTarget(name: "pushseal-keydir-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL"]),
 
         // Sending sealed notifications to APNs and FCM over HTTP/2 (Docs/PROVIDER.md, "Sending").
         // The receiver never links it.
@@ -106,14 +112,14 @@ let package = Package(
             name: "pushseal-deliver", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealDelivery", "PushSealCLIKit"]),
 
         // Deterministic test vectors (Vectors/pushseal-v1.json).
-        .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
+        .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
 
         // Thread processor affinity for the bench's one-core figures (glibc's _GNU_SOURCE calls).
         .target(name: "CBenchAffinity"),
 
         // `pushseal bench`: measures sealing, opening and key store lookups next to the raw AEAD of
         // the crypto backend (internal module, not a product).
-        .target(name: "PushSealBench", dependencies: ["PushSealPlatform", "CBenchAffinity", "PushSealCore", "PushSealJSON", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
+        .target(name: "PushSealBench", dependencies: ["PushSealPlatform", "CBenchAffinity", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
 
         // Hand-written argument parsing, help and diagnostics in swift-argument-parser's style,
         // and the standard streams (no Foundation: cold start matters).
@@ -123,7 +129,7 @@ let package = Package(
         // `pushseal` and its PostgreSQL companion `pushseal-postgres` (not a product).
         .target(
             name: "PushSealCommands",
-            dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit", "PushSealBench"]),
+            dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit", "PushSealBench"]),
 
         // The command-line tool.
         // Release builds on Linux link it fully statically (glibc, libsodium, SQLite, the Swift
@@ -137,7 +143,7 @@ let package = Package(
         // The same commands with the PostgreSQL key directory (linked dynamically, with libpq):
         // `pushseal` runs it, found next to itself, for a `--dir`/`--store` connection URI
         // (Docs/CLI.md, "Key directories on PostgreSQL").
-        .executableTarget(name: "pushseal-postgres", dependencies: ["PushSealPlatform", "PushSealCommands", "PushSealKeyStore", "PushSealKeyDirectoryPostgreSQL"]),
+        .executableTarget(name: "pushseal-postgres", dependencies: ["PushSealPlatform", "PushSealCommands", "PushSealKeyDirectory", "PushSealKeyDirectoryPostgreSQL"]),
 
         // libFuzzer targets (Docs/FUZZING.md). A plain build makes corpus-replay executables;
         // scripts/fuzz.sh builds them with --sanitize=fuzzer and -DFUZZING, where libFuzzer owns main.
@@ -152,17 +158,17 @@ let package = Package(
             path: "Sources/Fuzz/FuzzProviderSizing"),
 
         // The seed of every randomized test (PUSHSEAL_TEST_SEED), shared by the test targets.
-        .target(name: "PushSealTestSupport", dependencies: ["PushSealPlatform"], path: "Tests/PushSealTestSupport"),
+        .target(name: "PushSealTestSupport", path: "Tests/PushSealTestSupport"),
         .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealTestSupport"]),
-        .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors"]),
-        .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore", "PushSealReceiver", "PushSealTestSupport"]),
+        .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors"]),
+        .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealReceiver", "PushSealTestSupport"]),
         // Runs the built `pushseal` executable (depending on it makes `swift test` build it), and
         // unit-tests PushSealCLIKit and the command declarations in process. CSQLite: store tests
         // tamper with a store file directly.
         .testTarget(
             name: "PushSealCLITests",
             dependencies: [
-                "PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealCLIKit", "PushSealCommands", "pushseal", "pushseal-deliver", "pushseal-postgres",
+                "PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealCLIKit", "PushSealCommands", "pushseal", "pushseal-deliver", "pushseal-postgres",
                 "PushSealTestSupport",
                 .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms)),
             ]),
@@ -170,15 +176,15 @@ let package = Package(
             name: "PushSealKeyStoreTests",
             // The worker executable is a dependency so that `swift test` builds it next to the test bundle.
             dependencies: [
-                "PushSealPlatform", "PushSealCore", "PushSealKeyStore", "pushseal-store-worker",
+                "PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "pushseal-store-worker",
                 .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms)),
             ]
         ),
-        .testTarget(name: "PushSealProviderTests", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealTestSupport"]),
+        .testTarget(name: "PushSealProviderTests", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealProvider", "PushSealTestSupport"]),
         // Against the throwaway PostgreSQL cluster that scripts/with-postgres.sh starts (they fail without it).
         .testTarget(
             name: "PushSealKeyDirectoryPostgreSQLTests",
-            dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL", "pushseal-keydir-worker"]),
+            dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL", "pushseal-keydir-worker"]),
         // Against the local APNs/FCM emulator that scripts/with-push-emulator.sh starts.
         .testTarget(name: "PushSealDeliveryTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealDelivery"]),
     ],

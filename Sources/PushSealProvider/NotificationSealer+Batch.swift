@@ -2,12 +2,13 @@ internal import PushSealPlatform
 import Dispatch
 public import PushSealCore
 
+public import PushSealKeyDirectory
 /// One notification of a batch: the content, its key (or nil to ask the batch's key provider for
 /// the current key of `content.conversationID`), and its transport options.
 public struct BatchItem<Options: TransportOptions>: Sendable {
     /// The content to seal.
     public var content: NotificationContent
-    /// The key to seal under; nil to use the batch's ``CurrentKeyProvider``.
+    /// The key to seal under; nil to use the batch's `CurrentKeyProvider`.
     public var key: ConversationKey?
     /// ``APNsOptions`` or ``FCMOptions`` for this notification.
     public var options: Options

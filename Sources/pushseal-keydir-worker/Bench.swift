@@ -1,5 +1,4 @@
 import PushSealCore
-import PushSealKeyStore
 import PushSealProvider
 import PushSealKeyDirectoryPostgreSQL
 import PushSealPlatform

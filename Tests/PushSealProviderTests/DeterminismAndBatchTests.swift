@@ -1,6 +1,7 @@
 import PushSealTestSupport
 import Testing
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealJSON
 import PushSealPlatform
 @_spi(Vectors) @testable import PushSealProvider

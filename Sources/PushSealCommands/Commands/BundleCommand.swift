@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealJSON
 
@@ -95,7 +96,7 @@ enum BundleCommand {
         guard let value = try context.arguments[Self.registration] else { return nil }
         let registration: DeviceRegistration
         if let id = KeyID(base64URL: value) {
-            do throws(KeyStoreError) {
+            do throws(KeyDirectoryError) {
                 registration = try directory.registeredDevice(id: id).registration
             } catch .itemNotFound {
                 throw .failure(
@@ -114,7 +115,7 @@ enum BundleCommand {
 
     /// Refuses sealing to `deviceKeyID` when the directory revoked it, or registers devices and not this one.
     static func requireSealable(_ deviceKeyID: KeyID, directory: any KeyDirectory, location: StoreCommand.Location) throws(CLIError) {
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             try directory.requireSealable(deviceKeyID: deviceKeyID)
         } catch .itemNotFound {
             throw .failure(
@@ -172,7 +173,7 @@ enum BundleCommand {
     ) throws(CLIError) -> (StoredKey, isCurrent: Bool) {
         let quoted = JSONText.quoted(conversation)
         let options = location.commandLineOptions
-        let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
+        let items = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.items(conversation: conversation) }
         guard !items.isEmpty else {
             throw .failure(
                 "conversation \(quoted) has no keys in the key directory \(location.displayName)",
@@ -180,7 +181,7 @@ enum BundleCommand {
                 "list the conversations with: pushseal store list \(options)")
         }
         let current: StoredKey?
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             current = try store.currentKey(conversation: conversation)
         } catch .itemNotFound {
             current = nil
@@ -194,7 +195,7 @@ enum BundleCommand {
                     "conversation \(quoted) has no epoch \(epoch) (its epochs: \(epochs))",
                     hints: "omit --epoch to deliver the current key, or give one of its epochs")
             }
-            let stored = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.key(for: item.keyID) }
+            let stored = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.key(for: item.keyID) }
             return (stored, current?.item.keyID == stored.item.keyID)
         }
         guard let current else {
@@ -210,7 +211,7 @@ enum BundleCommand {
     /// unknown id and a directory without provider keys are each said as such, with what to do.
     private static func providerKey(store: any KeyDirectory, location: StoreCommand.Location, id: KeyID?) throws(CLIError) -> IdentityKeyPair {
         let options = location.commandLineOptions
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             return try store.providerKey(id: id)
         } catch .itemNotFound {
             if let id {

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealProvider
 
@@ -19,7 +20,7 @@ enum PerDeviceSealing {
             return deviceKeyID
         }
         let outcome: Result<Void, ProviderError>
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             try deviceKeys.directory.requireSealable(deviceKeyID: deviceKeyID)
             outcome = .success(())
         } catch .itemNotFound {
@@ -40,7 +41,7 @@ enum PerDeviceSealing {
     /// (Only a SQLite directory can have such epochs: PostgreSQL never sealed format-1 bundles.)
     static func requirePerDevice(store: any KeyDirectory, location: StoreCommand.Location, item: KeyItem) throws(CLIError) {
         guard let store = store as? KeyStore else { return }
-        let shared = try StoreCommand.run(location) { () throws(KeyStoreError) -> Bool in
+        let shared = try StoreCommand.run(location) { () throws(KeyDirectoryError) -> Bool in
             try store.isSharedEpoch(conversation: item.conversation, epoch: item.epoch)
         }
         guard shared else { return }
@@ -70,7 +71,7 @@ final class DeviceKeys: Sendable {
     func key(conversation: String, device: KeyID) throws(ProviderError) -> ConversationKey {
         let stored: StoredKey
         let shared: Bool
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             stored = try directory.currentKey(conversation: conversation)
             shared = try (directory as? KeyStore)?.isSharedEpoch(conversation: conversation, epoch: stored.item.epoch) ?? false
         } catch {
