@@ -14,7 +14,7 @@ import Darwin
 #endif
 
 /// One SQLite connection to a store file, used by one thread at a time (its owner serializes the
-/// calls: ``KeyStore`` behind its lock), hence `SQLITE_OPEN_NOMUTEX`. A store instance keeps one
+/// calls: ``DeviceKeyStore`` behind its lock), hence `SQLITE_OPEN_NOMUTEX`. A store instance keeps one
 /// for its lifetime; every call runs one short transaction on it (the rollback journal holds no
 /// file lock between transactions: the iOS 0xdead10cc discipline, no file lock outlives a call).
 /// Statements are prepared once and kept (``withStatement(_:_:)``) until ``close()``.
