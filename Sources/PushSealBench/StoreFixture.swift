@@ -2,6 +2,7 @@ import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealKeyDirectorySQLite
+import PushSealPlatform
 
 /// A device key store with `keyCount` keys in a temporary directory (one conversation per key),
 /// its master key file, and the ids to look up.
@@ -25,7 +26,7 @@ final class StoreFixture: @unchecked Sendable {
     private var nextMessage = 0
 
     init(keyCount: Int) throws(BenchError) {
-        guard let directory = Files.makeTemporaryDirectory() else { throw BenchError("cannot create a temporary directory") }
+        guard let directory = try? FileSystem.makeTemporaryDirectory(prefix: "pushseal-bench") else { throw BenchError("cannot create a temporary directory") }
         self.directory = directory
         self.keyCount = keyCount
         masterKeyPath = directory + "/master.key"
@@ -33,7 +34,7 @@ final class StoreFixture: @unchecked Sendable {
         do {
             store = try DeviceKeyStore(directory: directory, masterKey: masterKey, create: true)
         } catch {
-            Files.removeDirectory(directory)
+            FileSystem.removeTree(directory)
             throw BenchError("cannot create a key store in \(directory): \(error)")
         }
         var generator = SystemRandomNumberGenerator()
@@ -49,7 +50,7 @@ final class StoreFixture: @unchecked Sendable {
             do {
                 try store.addAll(items)
             } catch {
-                Files.removeDirectory(directory)
+                FileSystem.removeTree(directory)
                 throw BenchError("cannot fill the key store: \(error)")
             }
             // Reservoir sampling: a uniform sample of ids over the whole store.
@@ -80,7 +81,7 @@ final class StoreFixture: @unchecked Sendable {
 
     /// Deletes the store directory.
     func remove() {
-        Files.removeDirectory(directory)
+        FileSystem.removeTree(directory)
     }
 }
 

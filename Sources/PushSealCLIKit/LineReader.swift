@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// Reads a stream as lines in bounded memory, whatever its length: for JSON-lines input that is
 /// processed as it arrives (`pushseal seal --batch`, also as a co-process that writes one line
@@ -59,7 +53,7 @@ public final class LineReader {
     /// `maximumByteCount`; nil at the end of the stream. Returns the lines already buffered
     /// without reading; reads (and may wait for input) only when none is. A last line without
     /// a final `\n` is a line; an empty stream has none.
-    public func nextLines(maximumCount: Int, maximumByteCount: Int) throws(IOError) -> [Line]? {
+    package func nextLines(maximumCount: Int, maximumByteCount: Int) throws(IOError) -> [Line]? {
         var lines: [Line] = []
         var byteCount = 0
         while true {
@@ -108,7 +102,7 @@ public final class LineReader {
 
     /// The next line, nil at the end of the stream (``nextLines(maximumCount:maximumByteCount:)``
     /// one line at a time).
-    public func nextLine() throws(IOError) -> Line? {
+    package func nextLine() throws(IOError) -> Line? {
         try nextLines(maximumCount: 1, maximumByteCount: .max)?.first
     }
 

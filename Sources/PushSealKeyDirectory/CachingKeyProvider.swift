@@ -1,9 +1,5 @@
 public import PushSealCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 
 /// Current keys from a `KeyDirectory` (the SQLite store or a shared PostgreSQL directory),
 /// cached unsealed in memory for at most ``timeToLive`` seconds each.
@@ -104,9 +100,5 @@ public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
     /// How many conversations are cached now.
     public var count: Int { lock.withLock { entries.count } }
 
-    @Sendable static func monotonicSeconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+    @Sendable static func monotonicSeconds() -> Double { MonotonicClock.seconds() }
 }

@@ -242,6 +242,11 @@ public final class DeviceKeyStore: KeyDirectoryStorage, Sendable {
     /// open (re-created, replaced or removed underneath: reopening then fails as opening would),
     /// and dropped after an SQLite error, a header that is not this store's, or a file in WAL
     /// mode, so that the next call starts from a fresh one.
+    ///
+    /// The header (format version, verifier, journal mode) is checked when the file changed
+    /// since the connection last checked it (``SQLiteConnection/dataVersion()``: a commit by
+    /// any process, this one included); when it did not, SQLite serves the same cached pages
+    /// and the check would read the same values, so it is skipped.
     func session<R>(
         _ kind: SQLiteConnection.TransactionKind, _ body: (SQLiteConnection) throws(KeyDirectoryError) -> R
     ) throws(KeyDirectoryError) -> R {
@@ -261,24 +266,30 @@ public final class DeviceKeyStore: KeyDirectoryStorage, Sendable {
             defer { if inWAL { kept.drop() } }
             do throws(KeyDirectoryError) {
                 return try connection.transaction(kind) { () throws(KeyDirectoryError) -> R in
-                    let header = try Schema.readHeader(connection)
-                    // A file switched to WAL underneath (known once the header was read): a WAL
-                    // connection holds a lock on the `-shm` file for its whole life, so this one
-                    // is closed after the call.
-                    inWAL = try connection.isInWALMode()
-                    do throws(KeyDirectoryError) {
-                        try Self.requireCurrent(header, path: path)
-                        let found = header.verifier!
-                        if found != verifier, !ItemSealing.verify(found, masterKey: masterKey) {
-                            throw .locked("the store at \(path) was re-created with another master key")
+                    let version = try connection.dataVersion()
+                    if version != connection.checkedDataVersion {
+                        connection.checkedDataVersion = nil
+                        let header = try Schema.readHeader(connection)
+                        // A file switched to WAL underneath (known once the header was read): a WAL
+                        // connection holds a lock on the `-shm` file for its whole life, so this one
+                        // is closed after the call.
+                        inWAL = try connection.isInWALMode()
+                        do throws(KeyDirectoryError) {
+                            try Self.requireCurrent(header, path: path)
+                            let found = header.verifier!
+                            if found != verifier, !ItemSealing.verify(found, masterKey: masterKey) {
+                                throw .locked("the store at \(path) was re-created with another master key")
+                            }
+                        } catch {
+                            notThisStore = true
+                            throw error
                         }
-                    } catch {
-                        notThisStore = true
-                        throw error
+                        if !inWAL { connection.checkedDataVersion = version }
                     }
                     return try body(connection)
                 }
             } catch {
+                connection.checkedDataVersion = nil
                 if notThisStore { kept.drop() } else if case .sqlite = error { kept.drop() }
                 throw error
             }

@@ -39,6 +39,10 @@ final class SQLiteConnection {
     private var statements: [(sql: String, handle: OpaquePointer, inUse: Bool)] = []
     /// The file this connection opened (stat'ed just before opening it), nil when unknown.
     let identity: FileSystem.Identity?
+    /// The file's ``dataVersion()`` when a call on this connection last found the header to be
+    /// this store's; nil before the first check and after any failed call. Set and read by
+    /// ``DeviceKeyStore`` (its session), with its lock held.
+    var checkedDataVersion: UInt32?
 
     /// Opens the existing database file at `path` read-write (SQLite falls back to read-only
     /// when the file is not writable). Never creates the file: creation is done by the caller
@@ -123,6 +127,29 @@ final class SQLiteConnection {
         guard status == SQLITE_OK else { throw Self.error(status, db: db) }
     }
 
+    /// The statement that starts a read transaction (see ``dataVersion()``): the header's first
+    /// field, the statement the header check also runs first.
+    private static let startReadingSQL = "PRAGMA application_id"
+
+    /// The data version of the file as the current transaction sees it
+    /// (`SQLITE_FCNTL_DATA_VERSION`). SQLite changes it whenever it drops its page cache because
+    /// the file changed — it compares the file change counter (header bytes 24–39) when a
+    /// transaction takes its shared lock, so any commit by another connection or process is
+    /// seen — and when this connection commits. An unchanged value therefore means this
+    /// connection reads exactly the pages (page 1, the schema, the meta table) it read last time.
+    ///
+    /// Runs the header's first statement first: a deferred `BEGIN` takes no lock and reads
+    /// nothing, and the value is only current once the transaction has read the file. Call
+    /// inside a transaction.
+    func dataVersion() throws(KeyDirectoryError) -> UInt32 {
+        guard let db = handle else { throw Self.closedError }
+        try withStatement(Self.startReadingSQL) { statement throws(KeyDirectoryError) in _ = try statement.step() }
+        var version: UInt32 = 0
+        let status = sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, &version)
+        guard status == SQLITE_OK else { throw Self.error(status, db: db) }
+        return version
+    }
+
     /// The integer value of `PRAGMA name` (for header fields: application_id, user_version).
     func integerPragma(_ name: StaticString) throws(KeyDirectoryError) -> Int64 {
         try withStatement("PRAGMA \(name)") { statement throws(KeyDirectoryError) in
@@ -138,7 +165,9 @@ final class SQLiteConnection {
     func withStatement<R>(_ sql: String, _ body: (SQLiteStatement) throws(KeyDirectoryError) -> R) throws(KeyDirectoryError) -> R {
         guard let db = handle else { throw Self.closedError }
         let raw: OpaquePointer
-        var cachedIndex = statements.firstIndex { !$0.inUse && $0.sql == sql }
+        // The byte count first (O(1) for native strings): most kept statements differ in length.
+        let byteCount = sql.utf8.count
+        var cachedIndex = statements.firstIndex { !$0.inUse && $0.sql.utf8.count == byteCount && $0.sql == sql }
         if let index = cachedIndex {
             raw = statements[index].handle
             statements[index].inUse = true

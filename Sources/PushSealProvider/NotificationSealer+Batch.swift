@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 import Dispatch
 public import PushSealCore
 
@@ -104,7 +98,7 @@ extension NotificationSealer {
         let count = items.count
         guard count > 0 else { return }
         let claimSizes = Self.batchClaimSizes
-        let threads = min(Self.activeProcessorCount, (count + claimSizes.lowerBound - 1) / claimSizes.lowerBound)
+        let threads = min(Processors.onlineCount, (count + claimSizes.lowerBound - 1) / claimSizes.lowerBound)
         let claims = BatchClaims(count: count, threads: threads, claimSizes: claimSizes)
         items.withUnsafeBufferPointer { input in
             nonisolated(unsafe) let input = UnsafePointer(input.baseAddress!)
@@ -140,15 +134,6 @@ extension NotificationSealer {
                 }
             }
         }
-    }
-
-    /// Number of online processors.
-    static var activeProcessorCount: Int {
-        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        #else
-        1
-        #endif
     }
 }
 

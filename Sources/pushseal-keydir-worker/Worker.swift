@@ -16,11 +16,7 @@
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyDirectoryPostgreSQL
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 func emit(_ line: String, to fd: Int32 = 1) {
     let bytes = Array((line + "\n").utf8)

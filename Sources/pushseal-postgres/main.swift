@@ -1,11 +1,5 @@
-#if canImport(Glibc)
+import PushSealPlatform
 import PushSealKeyDirectory
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PushSealCommands
 import PushSealKeyDirectoryPostgreSQL
 

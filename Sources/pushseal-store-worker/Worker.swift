@@ -20,13 +20,7 @@ import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealKeyDirectorySQLite
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 func emit(_ line: String, to fd: Int32 = 1) {
     var bytes = Array((line + "\n").utf8)
@@ -98,7 +92,7 @@ func run() {
     if flags.contains("--as-nobody"), geteuid() == 0 {
         // Permission tests run as root in CI: drop to nobody so file modes are enforced.
         guard setgroups(0, nil) == 0, setgid(65534) == 0, setuid(65534) == 0, geteuid() == 65534 else {
-            fail("cannot drop privileges: \(String(cString: strerror(errno)))")
+            fail("cannot drop privileges: \(Errno.message(errno))")
         }
     }
 

@@ -5,6 +5,7 @@ import PushSealKeyStore
 import PushSealKeyDirectorySQLite
 @_spi(Vectors) import PushSealProvider
 import PushSealJSON
+import PushSealPlatform
 
 /// `pushseal seal`: content JSON in, the exact APNs or FCM payload out.
 enum SealCommand {

@@ -3,6 +3,7 @@ import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealKeyDirectorySQLite
+import PushSealPlatform
 
 /// Every `KeyDirectoryError` as `pushseal: error: …` with hints that say what to do (exit 1).
 ///

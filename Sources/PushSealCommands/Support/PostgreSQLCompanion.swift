@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
@@ -71,7 +65,7 @@ package enum PostgreSQLCompanion {
         let reason = path.withCString { (cPath) -> String in
             arguments[0] = UnsafeMutablePointer(mutating: cPath)
             execv(cPath, arguments)
-            return String(cString: strerror(errno))
+            return Errno.message(errno)
         }
         throw .failure("cannot start \(path): \(reason)")
     }

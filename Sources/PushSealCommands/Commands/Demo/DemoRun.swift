@@ -6,6 +6,7 @@ import PushSealKeyDirectorySQLite
 import PushSealProvider
 import PushSealReceiver
 import PushSealJSON
+import PushSealPlatform
 
 /// The walk-through: stores, provisioning, sealing and opening, fallbacks — through the library
 /// APIs (`SQLiteKeyDirectory`, `DeviceKeyStore`, `NotificationSealer`, `Receiver` over `KeyStoreKeySource`), on the frozen
