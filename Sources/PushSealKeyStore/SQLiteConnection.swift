@@ -8,7 +8,7 @@ internal import CSQLiteShims
 internal import PushSealPlatform
 
 /// One SQLite connection to a store file, used by one thread at a time (its owner serializes the
-/// calls: ``KeyStore`` behind its lock), hence `SQLITE_OPEN_NOMUTEX`. A store instance keeps one
+/// calls: ``DeviceKeyStore`` behind its lock), hence `SQLITE_OPEN_NOMUTEX`. A store instance keeps one
 /// for its lifetime; every call runs one short transaction on it (the rollback journal holds no
 /// file lock between transactions: the iOS 0xdead10cc discipline, no file lock outlives a call).
 /// Statements are prepared once and kept (``withStatement(_:_:)``) until ``close()``.
@@ -35,7 +35,7 @@ final class SQLiteConnection {
     let identity: FileSystem.Identity?
     /// The file's ``dataVersion()`` when a call on this connection last found the header to be
     /// this store's; nil before the first check and after any failed call. Set and read by
-    /// ``KeyStore`` (its session), with its lock held.
+    /// ``DeviceKeyStore`` (its session), with its lock held.
     var checkedDataVersion: UInt32?
 
     /// Opens the existing database file at `path` read-write (SQLite falls back to read-only

@@ -2,6 +2,7 @@ import Foundation
 import PushSealCore
 @testable import PushSealKeyDirectory
 @testable import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Testing
 import PushSealPlatform
 
@@ -27,7 +28,7 @@ struct HardeningThirdRoundTests {
     func killedRotateMasterTemporariesRemovedAtOpen() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        _ = try store.rotate(conversation: "c")
+        _ = try store.asDirectory.rotate(conversation: "c")
         let dead = deadPID()
         let stale = dir.file("new.key.tmp-\(dead)-0011223344556677")
         let staleEmpty = dir.file("other.key.tmp-\(dead)-8899aabbccddeeff")
@@ -106,7 +107,7 @@ struct HardeningThirdRoundTests {
             return
         }
         #expect(why.contains("own device public key"))
-        let provider = try makeStore(TemporaryDirectory()).createProviderKey()
+        let provider = try makeStore(TemporaryDirectory()).asDirectory.createProviderKey()
         #expect(try device.pinProviderKey(provider.publicKey) == provider.id)
         #expect(try device.pinnedProviderKeys() == [provider.publicKey])
     }

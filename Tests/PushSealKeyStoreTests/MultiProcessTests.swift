@@ -1,6 +1,7 @@
 import Foundation
 import PushSealCore
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Testing
 import PushSealPlatform
 
@@ -144,7 +145,7 @@ struct MultiProcessTests {
             _ = worker.kill9()
             // Without create: either there is no store, or a complete one that opens.
             let outcome: String
-            switch storeError({ try KeyStore(directory: store, masterKey: .keyFile(path: keyFile)) }) {
+            switch storeError({ try DeviceKeyStore(directory: store, masterKey: .keyFile(path: keyFile)) }) {
             case nil: outcome = "complete"
             case .storeNotFound?: outcome = "absent"
             case let error?:
@@ -155,9 +156,9 @@ struct MultiProcessTests {
             }
             outcomes[outcome, default: 0] += 1
             // With create, it always ends up complete and usable.
-            let created = try KeyStore(directory: store, masterKey: .keyFile(path: keyFile, createIfMissing: true), create: true)
-            let key = try created.rotate(conversation: "c")
-            #expect(try KeyStore(directory: store, masterKey: .keyFile(path: keyFile)).key(for: key.item.keyID).key == key.key)
+            let created = try DeviceKeyStore(directory: store, masterKey: .keyFile(path: keyFile, createIfMissing: true), create: true)
+            let key = try created.asDirectory.rotate(conversation: "c")
+            #expect(try DeviceKeyStore(directory: store, masterKey: .keyFile(path: keyFile)).key(for: key.item.keyID).key == key.key)
         }
         // Temporaries of the killed creators were removed by the next creation (issue 16, defect 9).
         let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }

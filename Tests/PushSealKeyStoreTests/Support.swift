@@ -7,6 +7,7 @@ import Foundation
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Synchronization
 import Testing
 import PushSealPlatform
@@ -32,7 +33,7 @@ final class TemporaryDirectory: Sendable {
     /// The master key file used by most tests.
     var keyFile: String { file("master.key") }
     /// The database file of ``store``.
-    var database: String { store + "/" + KeyStore.fileName }
+    var database: String { store + "/" + DeviceKeyStore.fileName }
 
     private static let created = Mutex<[String]>([])
 
@@ -67,15 +68,15 @@ final class ManualClock: Sendable {
 }
 
 /// Opens (creating) a store with a key file in `directory`.
-func makeStore(_ directory: TemporaryDirectory, clock: ManualClock? = nil) throws -> KeyStore {
-    try KeyStore(
+func makeStore(_ directory: TemporaryDirectory, clock: ManualClock? = nil) throws -> DeviceKeyStore {
+    try DeviceKeyStore(
         directory: directory.store, masterKey: .keyFile(path: directory.keyFile, createIfMissing: true), create: true,
         clock: clock?.clock ?? systemClock)
 }
 
 /// Reopens the store of `directory` with its key file.
-func reopen(_ directory: TemporaryDirectory, clock: ManualClock? = nil) throws -> KeyStore {
-    try KeyStore(directory: directory.store, masterKey: .keyFile(path: directory.keyFile), clock: clock?.clock ?? systemClock)
+func reopen(_ directory: TemporaryDirectory, clock: ManualClock? = nil) throws -> DeviceKeyStore {
+    try DeviceKeyStore(directory: directory.store, masterKey: .keyFile(path: directory.keyFile), clock: clock?.clock ?? systemClock)
 }
 
 /// Runs `body` and returns the KeyDirectoryError it threw (nil if it did not throw). Any other

@@ -2,6 +2,7 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealProvider
 
 /// The rules of sealing per device on the provider (SPEC §16.9): which device a seal is for, and
@@ -40,7 +41,7 @@ enum PerDeviceSealing {
     /// bundles to every member, so device keys derived from it would be no secret among them.
     /// (Only a SQLite directory can have such epochs: PostgreSQL never sealed format-1 bundles.)
     static func requirePerDevice(store: any KeyDirectory, location: StoreCommand.Location, item: KeyItem) throws(CLIError) {
-        guard let store = store as? KeyStore else { return }
+        guard let store = (store as? SQLiteKeyDirectory)?.store else { return }
         let shared = try StoreCommand.run(location) { () throws(KeyDirectoryError) -> Bool in
             try store.isSharedEpoch(conversation: item.conversation, epoch: item.epoch)
         }
@@ -73,7 +74,7 @@ final class DeviceKeys: Sendable {
         let shared: Bool
         do throws(KeyDirectoryError) {
             stored = try directory.currentKey(conversation: conversation)
-            shared = try (directory as? KeyStore)?.isSharedEpoch(conversation: conversation, epoch: stored.item.epoch) ?? false
+            shared = try (directory as? SQLiteKeyDirectory)?.store.isSharedEpoch(conversation: conversation, epoch: stored.item.epoch) ?? false
         } catch {
             throw .keyUnavailable(conversation: conversation, detail: "\(error)")
         }

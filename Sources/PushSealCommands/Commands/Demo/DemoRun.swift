@@ -2,13 +2,14 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealProvider
 import PushSealReceiver
 import PushSealJSON
 import PushSealPlatform
 
 /// The walk-through: stores, provisioning, sealing and opening, fallbacks — through the library
-/// APIs (`KeyStore`, `NotificationSealer`, `Receiver` over `KeyStoreKeySource`), on the frozen
+/// APIs (`SQLiteKeyDirectory`, `DeviceKeyStore`, `NotificationSealer`, `Receiver` over `KeyStoreKeySource`), on the frozen
 /// clock `now`, recording one ``DemoStep`` per action.
 ///
 /// A library error that stops the walk-through (a store that cannot be created, a file that
@@ -23,8 +24,8 @@ struct DemoRun {
 
     private let clock: SecondsClock
     private var sealer: NotificationSealer?
-    private var provider: KeyStore?
-    private var device: KeyStore?
+    private var provider: SQLiteKeyDirectory?
+    private var device: DeviceKeyStore?
     private var fileCount = 0
     /// Every key the device was given (the logout wipe must remove exactly these).
     private var deviceKeyCount = 0
@@ -54,7 +55,7 @@ struct DemoRun {
         let device = try createStore(
             "create-device-store", title: "Device store (shared by the app and its notification extension)",
             directory: DemoWorkspace.deviceStore, masterKey: DemoWorkspace.deviceMasterKey)
-        self.provider = provider
+        self.provider = SQLiteKeyDirectory(store: provider)
         self.device = device
 
         try enrollDevice()
@@ -102,14 +103,14 @@ struct DemoRun {
 
     // MARK: Stores
 
-    private mutating func createStore(_ name: String, title: String, directory: String, masterKey: String) throws(CLIError) -> KeyStore {
+    private mutating func createStore(_ name: String, title: String, directory: String, masterKey: String) throws(CLIError) -> DeviceKeyStore {
         var step = DemoStep(name, section: .stores, title: title)
         let store = try Self.perform("creating the store '\(directory)'") { () throws(KeyDirectoryError) in
-            try KeyStore(
+            try DeviceKeyStore(
                 directory: workspace.path(directory), masterKey: .keyFile(path: workspace.path(masterKey), createIfMissing: true),
                 create: true, clock: clock)
         }
-        let file = directory + "/" + KeyStore.fileName
+        let file = directory + "/" + DeviceKeyStore.fileName
         step.expect("storeFile", "created", FileSystem.exists(workspace.path(file)) ? "created" : "missing")
         step.expect("storeFileMode", "0600", Self.octal(workspace.permissions(of: file)))
         step.expect("masterKeyMode", "0600", Self.octal(workspace.permissions(of: masterKey)))
@@ -164,7 +165,7 @@ struct DemoRun {
         step.expect("deviceEpochs", .array([DemoJSON.integer(1)]), .array(deviceItems.map { DemoJSON.integer($0.epoch) }))
         step.row("why", "Bob signed out of his old tablet: new notifications must use a key it never had")
         step.row("provider", "epoch 2 is current (kid \(rotated.item.keyID)); epoch 1 is retired now")
-        step.row("retired", "epoch 1 opens what was sent before now for \(KeyStore.defaultGracePeriod / 86_400) days; later ts: retired_key")
+        step.row("retired", "epoch 1 opens what was sent before now for \(DeviceKeyStore.defaultGracePeriod / 86_400) days; later ts: retired_key")
         step.row("device", "holds epoch 1 only: no app sync happens; epoch 2 arrives in band, with its first notification, and retires epoch 1 there too")
         step.detail("conversation", .string(conversation.id))
         step.detail("epoch", DemoJSON.integer(rotated.item.epoch))
@@ -196,7 +197,7 @@ struct DemoRun {
     /// device's registration with the provider key, installed into the device store. No key
     /// travels in clear; the app's API carries these bytes (out of band).
     @discardableResult
-    private mutating func handOver(_ id: KeyID, from provider: KeyStore, to device: KeyStore, label: String) throws(CLIError) -> KeyBundle {
+    private mutating func handOver(_ id: KeyID, from provider: SQLiteKeyDirectory, to device: DeviceKeyStore, label: String) throws(CLIError) -> KeyBundle {
         let exported = try Self.perform("reading key \(id)") { () throws(KeyDirectoryError) in try provider.key(for: id) }
         let bundle = try bundle(for: exported)
         let installation = try Self.perform("installing the bundle of key \(id)") { () throws(KeyBundleError) in try device.install(bundle) }

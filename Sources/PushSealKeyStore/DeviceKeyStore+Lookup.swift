@@ -3,7 +3,7 @@ import PushSealKeyDirectory
 internal import PushSealPlatform
 
 /// The receiver's key lookup: found / not found / unavailable, in SPEC §10.2 order.
-extension KeyStore {
+extension DeviceKeyStore {
     /// The receiver's three-way lookup (found / not found / unavailable); never throws.
     public func lookup(_ id: KeyID) -> KeyLookup {
         do {
