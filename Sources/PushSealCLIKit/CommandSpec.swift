@@ -5,18 +5,23 @@ public typealias CommandRun = @Sendable (inout CommandContext) throws(CLIError) 
 
 /// A declarative command: its name, help text, positional arguments, options, and either a run
 /// function or subcommands (a group). The parser, the help screens and the error messages are all
-/// derived from it.
+/// derived from it; its run function reads each option through the same typed declaration
+/// (``Option``, ``Flag``, ``Argument``).
 ///
 /// ```swift
-/// enum KeygenCommand {
+/// enum CountCommand {
+///     static let count = Option<Int>("count", valueName: "n", abstract: "How many.", default: 1, in: 1...100)
+///     static let json = Flag("json", abstract: "Print JSON.")
+///
 ///     static let spec = CommandSpec(
-///         name: "keygen",
-///         abstract: "Generate a conversation key.",
-///         options: [.flag("json", abstract: "Print JSON.")],
+///         name: "count",
+///         abstract: "Count.",
+///         options: [count, json],
 ///         run: run)
 ///
 ///     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-///         context.write("…\n")
+///         let count = try context.arguments[Self.count]
+///         context.write(context.arguments[Self.json] ? "{\"count\":\(count)}\n" : "\(count)\n")
 ///         return .success
 ///     }
 /// }
@@ -45,15 +50,15 @@ public struct CommandSpec: Sendable {
     /// Declares a command.
     public init(
         name: String, abstract: String, discussion: String = "", usage: String? = nil,
-        arguments: [ArgumentSpec] = [], options: [OptionSpec] = [], subcommands: [CommandSpec] = [],
+        arguments: [any CommandArgument] = [], options: [any CommandOption] = [], subcommands: [CommandSpec] = [],
         isHidden: Bool = false, run: CommandRun? = nil
     ) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
         self.usage = usage
-        self.arguments = arguments
-        self.options = options
+        self.arguments = arguments.map(\.spec)
+        self.options = options.map(\.spec)
         self.subcommands = subcommands
         self.isHidden = isHidden
         self.run = run
@@ -93,10 +98,6 @@ public struct CommandSpec: Sendable {
                 problems.append("\(here): short name -\(short) declared twice or clashes with -h")
             }
             if option.name.contains("=") || option.name.contains(" ") { problems.append("\(here): bad option name --\(option.name)") }
-            if option.isRequired && option.defaultValue != nil { problems.append("\(here): --\(option.name) is required and has a default") }
-            if let value = option.defaultValue, !option.allowedValues.isEmpty, !option.allowedValues.contains(value) {
-                problems.append("\(here): default of --\(option.name) is not an allowed value")
-            }
             if option.abstract.isEmpty { problems.append("\(here): --\(option.name) has no help") }
         }
         var seenArguments: Set<String> = []

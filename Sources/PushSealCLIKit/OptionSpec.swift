@@ -1,5 +1,7 @@
-/// A named command-line input: an option that takes a value (`--pad-block <n>`) or a flag
-/// (`--json`). Declared once; the parser, the help text and the error messages all read it.
+/// The untyped description of a named command-line input, an option that takes a value
+/// (`--pad-block <n>`) or a flag (`--json`): what the parser, the help text and the error
+/// messages read. Commands never build one; they declare an ``Option`` or a ``Flag``, which
+/// makes it from the same declaration as the value's type.
 public struct OptionSpec: Sendable {
     /// Whether the option takes a value.
     public enum Kind: Sendable, Equatable {
@@ -9,8 +11,7 @@ public struct OptionSpec: Sendable {
         case option(valueName: String)
     }
 
-    /// The long name without dashes, e.g. `pad-block` for `--pad-block`. Also the lookup key in
-    /// ``ParsedArguments``.
+    /// The long name without dashes, e.g. `pad-block` for `--pad-block`.
     public let name: String
     /// An optional one-character short name, e.g. `o` for `-o`.
     public let shortName: Character?
@@ -20,7 +21,7 @@ public struct OptionSpec: Sendable {
     public let abstract: String
     /// Longer help, shown under the abstract (may contain newlines).
     public let discussion: String
-    /// The value used when the option is absent; shown as `(default: …)`.
+    /// The value an absent option reads as, as help shows it: `(default: …)`.
     public let defaultValue: String?
     /// When not empty, the only accepted values; shown as `(values: …)` and enforced by the parser.
     public let allowedValues: [String]
@@ -56,9 +57,8 @@ public struct OptionSpec: Sendable {
     /// Whether this is a flag.
     public var isFlag: Bool { kind == .flag }
 
-    /// Memberwise initialiser; prefer ``option(_:short:valueName:abstract:discussion:defaultValue:allowedValues:required:repeating:secret:hidden:)``
-    /// and ``flag(_:short:abstract:discussion:hidden:)``.
-    public init(
+    /// Memberwise initialiser (``Option`` and ``Flag`` build these).
+    init(
         name: String, shortName: Character? = nil, kind: Kind, abstract: String, discussion: String = "",
         defaultValue: String? = nil, allowedValues: [String] = [], isRequired: Bool = false,
         isRepeating: Bool = false, isSecret: Bool = false, isHidden: Bool = false
@@ -77,27 +77,8 @@ public struct OptionSpec: Sendable {
         self.isHidden = isHidden
     }
 
-    /// An option that takes a value: `--name <valueName>`.
-    public static func option(
-        _ name: String, short: Character? = nil, valueName: String, abstract: String, discussion: String = "",
-        defaultValue: String? = nil, allowedValues: [String] = [], required: Bool = false,
-        repeating: Bool = false, secret: Bool = false, hidden: Bool = false
-    ) -> OptionSpec {
-        OptionSpec(
-            name: name, shortName: short, kind: .option(valueName: valueName), abstract: abstract,
-            discussion: discussion, defaultValue: defaultValue, allowedValues: allowedValues,
-            isRequired: required, isRepeating: repeating, isSecret: secret, isHidden: hidden)
-    }
-
-    /// A boolean flag: `--name`.
-    public static func flag(
-        _ name: String, short: Character? = nil, abstract: String, discussion: String = "", hidden: Bool = false
-    ) -> OptionSpec {
-        OptionSpec(name: name, shortName: short, kind: .flag, abstract: abstract, discussion: discussion, isHidden: hidden)
-    }
-
-    /// This option, made required (for a shared declaration that one command needs).
-    public func required() -> OptionSpec {
+    /// This option, made required (``Option/required()``).
+    func required() -> OptionSpec {
         OptionSpec(
             name: name, shortName: shortName, kind: kind, abstract: abstract, discussion: discussion,
             defaultValue: nil, allowedValues: allowedValues, isRequired: true, isRepeating: isRepeating,

@@ -43,16 +43,22 @@ import Testing
 }
 
 @Suite struct CommandLineParserTests {
+    enum Mode: String, CaseIterable, ArgumentValue {
+        case a, b
+    }
+
+    static let input = Argument<String>("input", abstract: "Input.")
+    static let rest = Argument<[String]>("rest", abstract: "Rest.")
+    static let key = Option<String?>("key", short: "k", valueName: "key", abstract: "Key.", secret: true)
+    static let mode = Option<Mode>("mode", valueName: "mode", abstract: "Mode.", default: .a)
+    static let tag = Option<[String]>("tag", valueName: "tag", abstract: "Tag.")
+    static let json = Flag("json", abstract: "JSON.")
+
     static let command = CommandSpec(
         name: "tool",
         abstract: "A test command.",
-        arguments: [.required("input", abstract: "Input."), .optional("rest", abstract: "Rest.", repeating: true)],
-        options: [
-            .option("key", short: "k", valueName: "key", abstract: "Key.", secret: true),
-            .option("mode", valueName: "mode", abstract: "Mode.", defaultValue: "a", allowedValues: ["a", "b"]),
-            .option("tag", valueName: "tag", abstract: "Tag.", repeating: true),
-            .flag("json", abstract: "JSON."),
-        ],
+        arguments: [input, rest],
+        options: [key, mode, tag, json],
         run: { _ in .success })
 
     func parse(_ arguments: [String]) throws(UsageError) -> ParsedArguments {
@@ -61,27 +67,27 @@ import Testing
 
     @Test func optionForms() throws {
         let parsed = try parse(["--key", "-abc", "--mode=b", "in"])
-        #expect(parsed.value("key") == "-abc")
-        #expect(parsed.value("mode") == "b")
-        #expect(parsed.argument("input") == "in")
-        #expect(parsed.flag("json") == false)
-        #expect(parsed.isPresent("mode"))
+        #expect(try parsed[Self.key] == "-abc")
+        #expect(try parsed[Self.mode] == .b)
+        #expect(try parsed[Self.input] == "in")
+        #expect(parsed[Self.json] == false)
+        #expect(parsed.isPresent(Self.mode))
     }
 
     @Test func defaultsAndRepeats() throws {
         let parsed = try parse(["in", "--tag", "x", "--tag=y", "--json", "r1", "r2"])
-        #expect(parsed.value("mode") == "a")
-        #expect(!parsed.isPresent("mode"))
-        #expect(parsed.values("tag") == ["x", "y"])
-        #expect(parsed.flag("json"))
-        #expect(parsed.argumentValues("rest") == ["r1", "r2"])
+        #expect(try parsed[Self.mode] == .a)
+        #expect(!parsed.isPresent(Self.mode))
+        #expect(try parsed[Self.tag] == ["x", "y"])
+        #expect(parsed[Self.json])
+        #expect(try parsed[Self.rest] == ["r1", "r2"])
     }
 
     @Test func terminatorMakesEverythingPositional() throws {
         let parsed = try parse(["--", "--json", "-k", "-"])
-        #expect(parsed.argument("input") == "--json")
-        #expect(parsed.argumentValues("rest") == ["-k", "-"])
-        #expect(!parsed.flag("json"))
+        #expect(try parsed[Self.input] == "--json")
+        #expect(try parsed[Self.rest] == ["-k", "-"])
+        #expect(!parsed[Self.json])
     }
 
     @Test func errors() {
@@ -100,17 +106,42 @@ import Testing
     }
 
     @Test func integerConversion() throws {
-        let command = CommandSpec(name: "n", abstract: "N.", options: [.option("n", valueName: "n", abstract: "N.")], run: { _ in .success })
-        let parsed = try CommandLineParser.parse(["--n", "12"], for: command)
-        #expect(try parsed.integer("n", in: 1...20) == 12)
-        #expect(throws: CLIError.self) { try parsed.integer("n", in: 1...10) }
+        func parsed(_ option: Option<Int64?>) throws -> ParsedArguments {
+            try CommandLineParser.parse(["--n", "12"], for: CommandSpec(name: "n", abstract: "N.", options: [option], run: { _ in .success }))
+        }
+        let upTo20 = Option<Int64?>("n", valueName: "n", abstract: "N.", in: 1...20)
+        let upTo10 = Option<Int64?>("n", valueName: "n", abstract: "N.", in: 1...10)
+        #expect(try parsed(upTo20)[upTo20] == 12)
+        #expect(throws: CLIError.usage(.invalidValue("12", for: upTo10.spec, reason: "must be between 1 and 10"))) {
+            try parsed(upTo10)[upTo10]
+        }
+    }
+
+    @Test func typedDeclarationsGiveHelpAndChecks() throws {
+        // The enum's words are the allowed values, checked by the parser and listed in help.
+        #expect(Self.mode.spec.allowedValues == ["a", "b"])
+        #expect(Self.mode.spec.defaultValue == "a")
+        #expect(throws: UsageError.invalidValue("c", for: Self.mode.spec, reason: nil)) { try parse(["in", "--mode", "c"]) }
+        #expect(HelpFormatter.help([Self.command]).contains("  --mode <mode>           Mode. (values: a, b; default: a)\n"))
+        // A required declaration is reported missing by the parser; an optional one made required too.
+        let must = Option<Int>("count", valueName: "n", abstract: "Count.")
+        let made = Option<FilePath?>("path", valueName: "path", abstract: "Path.").required()
+        let command = CommandSpec(name: "r", abstract: "R.", options: [must, made], run: { _ in .success })
+        #expect(throws: UsageError.missingOption(must.spec)) { try CommandLineParser.parse(["--path", "p"], for: command) }
+        #expect(throws: UsageError.missingOption(made.spec)) { try CommandLineParser.parse(["--count", "1"], for: command) }
+        let parsed = try CommandLineParser.parse(["--count", "-3", "--path", "p"], for: command)
+        #expect(try parsed[must] == -3)
+        #expect(try parsed[made].path == "p")
+        let empty = try CommandLineParser.parse(["--count", "x", "--path="], for: command)
+        #expect(throws: CLIError.usage(.invalidValue("x", for: must.spec, reason: "not a decimal integer"))) { try empty[must] }
+        #expect(throws: CLIError.usage(.invalidValue("", for: made.spec, reason: "empty path"))) { try empty[made] }
     }
 
     @Test func declarationProblemsAreFound() {
         let bad = CommandSpec(
             name: "bad", abstract: "Bad.",
-            arguments: [.optional("a", abstract: "A."), .required("b", abstract: "B.")],
-            options: [.option("x", valueName: "x", abstract: "X."), .flag("x", abstract: "X again."), .flag("help", abstract: "Clash.")],
+            arguments: [Argument<String?>("a", abstract: "A."), Argument<String>("b", abstract: "B.")],
+            options: [Option<String?>("x", valueName: "x", abstract: "X."), Flag("x", abstract: "X again."), Flag("help", abstract: "Clash.")],
             run: { _ in .success })
         let problems = bad.declarationProblems()
         #expect(problems.count == 3, "\(problems)")
@@ -124,7 +155,7 @@ import Testing
     }
 
     @Test func manyOptionsCollapseToAPlaceholder() {
-        let options = (1...13).map { OptionSpec.flag("f\($0)", abstract: "F.") } + [.option("must", valueName: "m", abstract: "M.", required: true)]
+        let options: [any CommandOption] = (1...13).map { Flag("f\($0)", abstract: "F.") } + [Option<String>("must", valueName: "m", abstract: "M.")]
         let command = CommandSpec(name: "many", abstract: "Many.", options: options, run: { _ in .success })
         #expect(HelpFormatter.usage([command]) == "many [<options>] --must <m>")
     }

@@ -3,6 +3,39 @@ import PushSealCLIKit
 
 /// `pushseal bench`: the benchmark (the measuring lives in the PushSealBench module).
 enum BenchCommand {
+    static let iterations = Option<Int?>(
+        "iterations", valueName: "n",
+        abstract: "Operations per sample for every in-process figure (default: calibrated to ~50 ms per sample).", in: 1...1_000_000_000)
+    static let repetitions = Option<Int?>(
+        "repetitions", valueName: "n", abstract: "Samples (interleaved rounds) per figure (default: 9; 3 with --quick).", in: 1...10_000)
+    static let spawns = Option<Int?>(
+        "spawns", valueName: "n", abstract: "Spawns of each cold-process command per round (default: 12; 1 with --quick).", in: 1...10_000)
+    static let threads = Option<Int?>(
+        "threads", valueName: "n", abstract: "Threads for the all-core figures (default: every processor this process may run on).",
+        in: 1...1_024)
+    static let batchSize = Option<Int?>(
+        "batch-size", valueName: "n", abstract: "Items per seal(batch:) call in the batch figures (default: \(BenchOptions.defaultBatchSize)).",
+        in: 1...65_536)
+    static let only = Option<String?>(
+        "only", valueName: "prefixes",
+        abstract: "Only figures whose name starts with one of these comma-separated prefixes (with what they are compared with).")
+    static let storeKeys = Option<[Int]?>(
+        "store-keys", valueName: "counts",
+        abstract: "Key counts of the key stores, comma-separated (default: 10000,100000; 1000,10000 with --quick)."
+    ) { (text) throws(ValueError) -> [Int] in
+        let sizes = text.split(separator: ",").compactMap { Int($0) }
+        guard !sizes.isEmpty, sizes.count == text.split(separator: ",").count, sizes.allSatisfy({ $0 >= 1 && $0 <= 10_000_000 })
+        else { throw ValueError("expected comma-separated key counts from 1 to 10000000") }
+        return sizes
+    }
+    static let postgres = Option<String?>(
+        "postgres", valueName: "uri",
+        abstract: "Also measure the PostgreSQL key directory at this server (postgresql://…), through pushseal-keydir-worker next to pushseal: sealing with its cached key vs a key in memory, a cold lookup, rotation-to-use across two processes, concurrent rotations.")
+    static let quick = Flag("quick", abstract: "A short run for tests and CI (indicative figures only).")
+    static let json = Flag("json", abstract: "Print one JSON object per figure, one per line.")
+    static let profile = Flag("profile", abstract: "Run exactly the --only figures once for --iterations operations (for callgrind).", hidden: true)
+    static let spawnServer = Flag("spawn-server", abstract: "Internal: the helper that spawns the cold-process commands.", hidden: true)
+
     static let spec = CommandSpec(
         name: "bench",
         abstract: "Measure sealing, opening and key store lookups on this machine.",
@@ -29,57 +62,32 @@ enum BenchCommand {
               swift build -c release --product pushseal
               .build/release/pushseal bench
             """,
-        options: [
-            .option("iterations", valueName: "n",
-                    abstract: "Operations per sample for every in-process figure (default: calibrated to ~50 ms per sample)."),
-            .option("repetitions", valueName: "n", abstract: "Samples (interleaved rounds) per figure (default: 9; 3 with --quick)."),
-            .option("spawns", valueName: "n",
-                    abstract: "Spawns of each cold-process command per round (default: 12; 1 with --quick)."),
-            .option("threads", valueName: "n", abstract: "Threads for the all-core figures (default: every processor this process may run on)."),
-            .option("batch-size", valueName: "n", abstract: "Items per seal(batch:) call in the batch figures (default: \(BenchOptions.defaultBatchSize))."),
-            .option("only", valueName: "prefixes",
-                    abstract: "Only figures whose name starts with one of these comma-separated prefixes (with what they are compared with)."),
-            .option("store-keys", valueName: "counts",
-                    abstract: "Key counts of the key stores, comma-separated (default: 10000,100000; 1000,10000 with --quick)."),
-            .option("postgres", valueName: "uri",
-                    abstract: "Also measure the PostgreSQL key directory at this server (postgresql://…), through pushseal-keydir-worker next to pushseal: sealing with its cached key vs a key in memory, a cold lookup, rotation-to-use across two processes, concurrent rotations."),
-            .flag("quick", abstract: "A short run for tests and CI (indicative figures only)."),
-            .flag("json", abstract: "Print one JSON object per figure, one per line."),
-            .flag("profile", abstract: "Run exactly the --only figures once for --iterations operations (for callgrind).", hidden: true),
-            .flag("spawn-server", abstract: "Internal: the helper that spawns the cold-process commands.", hidden: true),
-        ],
+        options: [iterations, repetitions, spawns, threads, batchSize, only, storeKeys, postgres, quick, json, profile, spawnServer],
         run: run)
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
-        if arguments.flag("spawn-server") {
+        if arguments[spawnServer] {
             // A fresh, small process that forks the measured commands (see SpawnClient).
             return SpawnServer.serve() == 0 ? .success : .failure
         }
         var options = BenchOptions()
-        options.quick = arguments.flag("quick")
-        options.iterations = try arguments.integer("iterations", in: 1...1_000_000_000).map { Int($0) }
-        options.repetitions = try arguments.integer("repetitions", in: 1...10_000).map { Int($0) }
-        options.spawnsPerRound = try arguments.integer("spawns", in: 1...10_000).map { Int($0) }
-        options.threads = try arguments.integer("threads", in: 1...1_024).map { Int($0) }
-        if let batchSize = try arguments.integer("batch-size", in: 1...65_536) { options.batchSize = Int(batchSize) }
-        if let only = arguments.value("only") {
+        options.quick = arguments[quick]
+        options.iterations = try arguments[iterations]
+        options.repetitions = try arguments[repetitions]
+        options.spawnsPerRound = try arguments[spawns]
+        options.threads = try arguments[threads]
+        if let batchSize = try arguments[Self.batchSize] { options.batchSize = batchSize }
+        if let only = try arguments[Self.only] {
             options.only = only.split(separator: ",").map { String($0) }.filter { !$0.isEmpty }
         }
-        if arguments.isPresent("store-keys") {
-            options.storeSizes = try arguments.value("store-keys") { (text) throws(ValueError) -> [Int] in
-                let sizes = text.split(separator: ",").compactMap { Int($0) }
-                guard !sizes.isEmpty, sizes.count == text.split(separator: ",").count, sizes.allSatisfy({ $0 >= 1 && $0 <= 10_000_000 })
-                else { throw ValueError("expected comma-separated key counts from 1 to 10000000") }
-                return sizes
-            }
-        }
-        options.profile = arguments.flag("profile")
+        if let storeSizes = try arguments[storeKeys] { options.storeSizes = storeSizes }
+        options.profile = arguments[profile]
         if options.profile, options.iterations == nil || options.only.isEmpty {
             throw .usage("'--profile' needs '--only <prefixes>' and '--iterations <n>'.")
         }
-        let json = arguments.flag("json")
-        let postgres = arguments.value("postgres")
+        let json = arguments[Self.json]
+        let postgres = try arguments[Self.postgres]
         if let postgres, !(postgres.hasPrefix("postgresql://") || postgres.hasPrefix("postgres://")) {
             throw .usage("'--postgres <uri>' takes a connection URI starting with postgresql:// or postgres://.")
         }

@@ -35,18 +35,30 @@ enum BundleCommand {
             before per-device keys) is refused: rotate the conversation first.
             """,
         options: StoreCommand.locationOptions + [
-            CommonOptions.conversation.required(),
+            StoreCommand.requiredConversation,
             StoreCommand.epoch,
             registration.required(),
-            .option("provider-key-id", valueName: "id", abstract: "Seal with this provider key (default: the current one)."),
+            providerKeyID,
             lifetime,
             CommonOptions.now,
         ],
         run: runSeal)
 
+    /// `--provider-key-id <id>`: the provider key to seal with.
+    static let providerKeyID = Option<KeyID?>(
+        "provider-key-id", valueName: "id", abstract: "Seal with this provider key (default: the current one).",
+        parse: ArgumentDecoding.keyID("id"))
+
     /// `--lifetime <seconds>`: how long the bundle may be installed.
-    static let lifetime = OptionSpec.option(
-        "lifetime", valueName: "seconds", abstract: "The bundle may be installed for this long (default 2592000, 30 days).")
+    static let lifetime = Option<Int64?>(
+        "lifetime", valueName: "seconds", abstract: "The bundle may be installed for this long (default 2592000, 30 days)."
+    ) { (text) throws(ValueError) -> Int64 in
+        guard let value = Int64(text), value >= 0 else { throw ValueError("not a number of seconds from 0 to 2^63 - 1") }
+        return value
+    }
+
+    /// `[<file>]` of `install`.
+    static let bundleFile = CommonOptions.inputFile("bundle text")
 
     static let installSpec = CommandSpec(
         name: "install",
@@ -59,19 +71,19 @@ enum BundleCommand {
             bundle_authentication_failed, kid_mismatch, bundle_expired, epoch_purged, \
             epoch_out_of_range, conflicting_key, store_locked), exit status 1.
             """,
-        arguments: [CommonOptions.inputFile("bundle text")],
+        arguments: [bundleFile],
         options: StoreCommand.locationOptions + [CommonOptions.now],
         run: runInstall)
 
     /// `--registration <file|id>`: a device registration JSON file ('-': standard input), or the
     /// device key id of a device registered in the key directory.
-    static let registration = OptionSpec.option(
+    static let registration = Option<String?>(
         "registration", valueName: "file|id",
         abstract: "The device's registration JSON ('pushseal device init'), '-' for standard input, or a registered device's key id.",
         discussion: "A value that is a device key id (22 base64url characters) names a registered device; write a file of such a name as ./<name>.")
 
     /// `--registration <file>` of `store device register`: a file only.
-    static let registrationFile = OptionSpec.option(
+    static let registrationFile = Option<String?>(
         "registration", valueName: "file", abstract: "The device's registration JSON ('pushseal device init'), '-' for standard input.")
 
     /// `--registration` for sealing: the registered device it names (by device key id), or the
@@ -80,7 +92,7 @@ enum BundleCommand {
     static func registration(
         _ context: CommandContext, directory: any KeyDirectory, location: StoreCommand.Location
     ) throws(CLIError) -> DeviceRegistration? {
-        guard let value = context.arguments.value("registration") else { return nil }
+        guard let value = try context.arguments[Self.registration] else { return nil }
         let registration: DeviceRegistration
         if let id = KeyID(base64URL: value) {
             do throws(KeyStoreError) {
@@ -117,7 +129,7 @@ enum BundleCommand {
 
     /// Reads and checks `--registration` as a file, or nil when absent.
     static func registrationFromFile(_ context: CommandContext) throws(CLIError) -> DeviceRegistration? {
-        guard let path = context.arguments.value("registration") else { return nil }
+        guard let path = try context.arguments[Self.registration] else { return nil }
         let bytes = try context.readInput(from: path, what: "device registration")
         do throws(KeyBundleSealingError) {
             return try DeviceRegistration(json: bytes)
@@ -219,17 +231,11 @@ enum BundleCommand {
     static func runSeal(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
         let location = try StoreCommand.location(arguments, acceptsURI: true)
-        let conversation = try StoreCommand.conversation(arguments)!
-        let epoch = try StoreCommand.epoch(arguments)
-        let providerKeyID = try arguments.value("provider-key-id") { (text) throws(ValueError) -> KeyID in
-            guard let id = KeyID(base64URL: text) else { throw ValueError("not a 16-byte base64url id") }
-            return id
-        }
-        let lifetime = try arguments.value("lifetime") { (text) throws(ValueError) -> Int64 in
-            guard let value = Int64(text), value >= 0 else { throw ValueError("not a number of seconds from 0 to 2^63 - 1") }
-            return value
-        } ?? KeyBundle.defaultLifetime
-        let clock = StoreCommand.clock(try StoreCommand.now(arguments))
+        let conversation = try arguments[StoreCommand.requiredConversation]
+        let epoch = try arguments[StoreCommand.epoch]
+        let providerKeyID = try arguments[Self.providerKeyID]
+        let lifetime = try arguments[Self.lifetime] ?? KeyBundle.defaultLifetime
+        let clock = StoreCommand.clock(try arguments[CommonOptions.now])
         let store = try StoreCommand.openDirectory(location, clock: clock)
         let registration = try registration(context, directory: store, location: location)!
         let (bundle, _) = try seal(
@@ -248,8 +254,8 @@ enum BundleCommand {
 
     static func runInstall(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments)
-        let now = try StoreCommand.now(context.arguments)
-        let input = try context.readInput(from: context.arguments.argument("file"), what: "bundle text", limit: 4096)
+        let now = try context.arguments[CommonOptions.now]
+        let input = try context.readInput(from: try context.arguments[Self.bundleFile], what: "bundle text", limit: 4096)
         let store = try StoreCommand.open(location, clock: StoreCommand.clock(now))
         do throws(KeyBundleError) {
             let bundle = try KeyBundle(text: bundleText(input))

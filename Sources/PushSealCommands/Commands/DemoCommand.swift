@@ -3,6 +3,9 @@ import PushSealCore
 
 /// `pushseal demo`: the end-to-end walk-through (the implementation is in `Demo/`).
 enum DemoCommand {
+    static let directory = Option<FilePath?>(
+        "dir", valueName: "dir", abstract: "Work in this directory (kept) instead of a temporary one (removed).")
+
     static let spec = CommandSpec(
         name: "demo",
         abstract: "Walk through PushSeal end to end: keys, sealed payloads, opening, fallbacks.",
@@ -45,8 +48,7 @@ enum DemoCommand {
             still printed, and each difference is named on standard error).
             """,
         options: [
-            .option("dir", valueName: "dir",
-                    abstract: "Work in this directory (kept) instead of a temporary one (removed)."),
+            directory,
             CommonOptions.json,
         ],
         run: run)
@@ -54,9 +56,8 @@ enum DemoCommand {
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
         let workspace: DemoWorkspace
-        if let directory = arguments.value("dir") {
-            guard !directory.isEmpty else { throw arguments.invalidValue("dir", reason: "empty path") }
-            workspace = try DemoWorkspace.kept(directory)
+        if let directory = try arguments[Self.directory] {
+            workspace = try DemoWorkspace.kept(directory.path)
         } else {
             workspace = try DemoWorkspace.temporary()
         }
@@ -68,7 +69,7 @@ enum DemoCommand {
             context.warn("could not remove every file of the temporary directory '\(workspace.root)'")
         }
 
-        let (report, error) = conclude(demo, stoppedBy: stopped, json: arguments.flag("json"))
+        let (report, error) = conclude(demo, stoppedBy: stopped, json: arguments[CommonOptions.json])
         context.write(report)
         if let error { throw error }
         return .success

@@ -48,7 +48,7 @@ enum DeviceCommand {
             {"providerKeyId":…}.
             """,
         options: StoreCommand.locationOptions + [
-            .option("provider-key", valueName: "key", abstract: "The provider public key (32 bytes, base64url; surrounding whitespace ignored).", required: true),
+            providerKey,
         ],
         run: runPin)
 
@@ -85,7 +85,7 @@ enum DeviceCommand {
             throw KeyStoreDiagnostics.error(error, location: location)
         }
         let pinned = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.pinnedProviderKeys() }
-        if context.arguments.flag("json") {
+        if context.arguments[CommonOptions.json] {
             var writer = JSONWriter()
             writer.appendRaw("{\"registration\":")
             writer.appendRaw(bytes: registration.json.utf8)
@@ -105,15 +105,20 @@ enum DeviceCommand {
         return .success
     }
 
+    /// `--provider-key <key>` of `pin`: a provider public key.
+    static let providerKey = Option<[UInt8]?>(
+        "provider-key", valueName: "key", abstract: "The provider public key (32 bytes, base64url; surrounding whitespace ignored)."
+    ) { (text) throws(ValueError) -> [UInt8] in
+        let bytes = try ArgumentDecoding.base64URL(text)
+        guard bytes.count == IdentityKeyPair.byteCount else {
+            throw ValueError("decodes to \(bytes.count) bytes; a provider public key is exactly \(IdentityKeyPair.byteCount)")
+        }
+        return bytes
+    }.required()
+
     static func runPin(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments)
-        let publicKey = try context.arguments.value("provider-key") { (text) throws(ValueError) -> [UInt8] in
-            let bytes = try ArgumentDecoding.base64URL(text)
-            guard bytes.count == IdentityKeyPair.byteCount else {
-                throw ValueError("decodes to \(bytes.count) bytes; a provider public key is exactly \(IdentityKeyPair.byteCount)")
-            }
-            return bytes
-        }!
+        let publicKey = try context.arguments[Self.providerKey]
         let store = try StoreCommand.open(location)
         let id: KeyID
         do throws(KeyStoreError) {

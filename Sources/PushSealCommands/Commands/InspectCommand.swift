@@ -5,6 +5,9 @@ import PushSealReceiver
 
 /// `pushseal inspect`: describes a payload's envelope without a key.
 enum InspectCommand {
+    static let file = CommonOptions.inputFile("payload")
+    static let bundle = Flag("bundle", abstract: "The input is a key bundle, not a payload.")
+
     static let spec = CommandSpec(
         name: "inspect",
         abstract: "Describe a payload's envelope without a key: version, key id, salt, sizes, limits.",
@@ -29,19 +32,19 @@ enum InspectCommand {
             Example:
               pushseal seal --key-file c.key < content.json | pushseal inspect
             """,
-        arguments: [CommonOptions.inputFile("payload")],
-        options: [CommonOptions.json, .flag("bundle", abstract: "The input is a key bundle, not a payload.")],
+        arguments: [file],
+        options: [CommonOptions.json, bundle],
         run: run)
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let file = context.arguments.argument("file")
-        if context.arguments.flag("bundle") {
+        let file = try context.arguments[Self.file]
+        if context.arguments[Self.bundle] {
             let input = try context.readInput(from: file, what: BundleInspection.expected, invocation: BundleInspection.invocation)
-            return try BundleInspection.run(input, file: file, json: context.arguments.flag("json"), context: &context)
+            return try BundleInspection.run(input, file: file, json: context.arguments[CommonOptions.json], context: &context)
         }
         let input = try context.readInput(from: file, what: "payload")
         let inspection = PayloadInspection(input)
-        if context.arguments.flag("json") {
+        if context.arguments[CommonOptions.json] {
             context.write(json(inspection) + "\n")
         } else {
             context.write(text(inspection))

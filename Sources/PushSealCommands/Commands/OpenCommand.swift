@@ -6,11 +6,12 @@ import PushSealJSON
 
 /// `pushseal open`: a payload in, the receiver's result out (always JSON).
 enum OpenCommand {
-    static let store = OptionSpec.option(
+    static let store = Option<String?>(
         "store", valueName: "dir", abstract: "Look the key up by its id in this key store directory (a device store).")
-    static let conversation = OptionSpec.option(
+    static let conversation = Option<String?>(
         "conversation", valueName: "cid", abstract: "The conversation the key is stored for; the content's cid must match.")
-    static let json = OptionSpec.flag("json", abstract: "Accepted for symmetry; the output is always JSON.")
+    static let json = Flag("json", abstract: "Accepted for symmetry; the output is always JSON.")
+    static let file = CommonOptions.inputFile("payload")
 
     static let spec = CommandSpec(
         name: "open",
@@ -44,7 +45,7 @@ enum OpenCommand {
             """,
         usage: "(--key <key> | --key-file <file>) --conversation <cid> [<options>] [<file>]\n"
             + "pushseal open --store <dir> [<options>] [<file>]",
-        arguments: [CommonOptions.inputFile("payload")],
+        arguments: [file],
         options: [
             CommonOptions.key, CommonOptions.keyFile, conversation, store, CommonOptions.masterKeyFile,
             CommonOptions.now, CommonOptions.maxAge, CommonOptions.maxSkew, json,
@@ -72,28 +73,30 @@ enum OpenCommand {
     static func options(_ context: CommandContext) throws(CLIError) -> Options {
         let arguments = context.arguments
         let keySource: KeySource
-        if let directory = arguments.value("store") {
-            try StoreCommand.refuseConnectionURI(directory, option: "store")
-            if arguments.isPresent("key") || arguments.isPresent("key-file") {
+        if let directory = try arguments[Self.store] {
+            try StoreCommand.refuseConnectionURI(directory, option: Self.store)
+            if arguments.isPresent(CommonOptions.key) || arguments.isPresent(CommonOptions.keyFile) {
                 throw .usage("Give either a key (--key, --key-file) or '--store <dir>', not both.")
             }
-            if arguments.isPresent("conversation") {
+            if arguments.isPresent(Self.conversation) {
                 throw .usage("'--conversation <cid>' goes with '--key'; with '--store' the key's stored conversation is used.")
             }
             keySource = .store(
-                directory: directory, masterKeyFile: arguments.value("master-key-file") ?? MasterKeyPlacement.resolve(for: directory))
+                directory: directory,
+                masterKeyFile: try arguments[CommonOptions.masterKeyFile]?.path ?? MasterKeyPlacement.resolve(for: directory))
         } else if let key = try ArgumentDecoding.conversationKey(context) {
-            if arguments.isPresent("master-key-file") { throw .usage("'--master-key-file <file>' is only used with '--store <dir>'.") }
-            keySource = .key(key, conversation: try arguments.requiredValue("conversation"))
+            if arguments.isPresent(CommonOptions.masterKeyFile) { throw .usage("'--master-key-file <file>' is only used with '--store <dir>'.") }
+            guard let conversation = try arguments[Self.conversation] else { throw .usage(.missingOption(Self.conversation.spec)) }
+            keySource = .key(key, conversation: conversation)
         } else {
             throw .usage("Missing key: give '--key <key>' (or '--key-file <file>') with '--conversation <cid>', or '--store <dir>'.")
         }
         return Options(
             keySource: keySource,
-            now: try arguments.integer("now", in: 0...NotificationContent.maximumTimestamp),
-            maxAge: try arguments.integer("max-age", in: 0...Int64.max)!,
-            maxSkew: try arguments.integer("max-skew", in: 0...Int64.max)!,
-            inputPath: arguments.argument("file"))
+            now: try arguments[CommonOptions.now],
+            maxAge: try arguments[CommonOptions.maxAge],
+            maxSkew: try arguments[CommonOptions.maxSkew],
+            inputPath: try arguments[file])
     }
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {

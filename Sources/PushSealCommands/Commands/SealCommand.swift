@@ -6,37 +6,42 @@ import PushSealJSON
 
 /// `pushseal seal`: content JSON in, the exact APNs or FCM payload out.
 enum SealCommand {
-    static let store = OptionSpec.option(
+    static let store = Option<FilePath?>(
         "store", valueName: "dir", abstract: "Seal with the conversation's current key from this key store directory (or PostgreSQL key directory URI).")
-    static let salt = OptionSpec.option(
+    static let salt = Option<[UInt8]?>(
         "salt", valueName: "salt",
         abstract: "A fixed 24-byte salt, base64url: deterministic output for test vectors ONLY (needs --test-vectors-only).",
-        discussion: "Reusing a salt with the same key reuses the message key and breaks confidentiality.")
-    static let testVectorsOnly = OptionSpec.flag(
+        discussion: "Reusing a salt with the same key reuses the message key and breaks confidentiality.",
+        parse: ArgumentDecoding.salt(fromBase64URL:))
+    static let testVectorsOnly = Flag(
         "test-vectors-only",
         abstract: "Allow --salt: the output is a test vector, never a notification to send.",
         discussion: "Two contents sealed under one key with one salt give away their XOR. Never with --store or --batch.")
-    static let padBlock = OptionSpec.option(
+    static let padBlock = Option<Int>(
         "pad-block", valueName: "n", abstract: "Pad the content to a multiple of n bytes (never past the transport limit).",
-        defaultValue: "256")
-    static let transport = OptionSpec.option(
+        default: 256, in: 1...Envelope.maximumByteCount)
+    static let transport = Option<Transport>(
         "transport", valueName: "transport",
-        abstract: "The payload to produce: APNs, FCM for Android, or FCM for an iOS device (fcm-apns).", defaultValue: "apns",
-        allowedValues: ["apns", "fcm", "fcm-apns"])
-    static let fcmToken = OptionSpec.option(
+        abstract: "The payload to produce: APNs, FCM for Android, or FCM for an iOS device (fcm-apns).", default: .apns)
+    static let fcmToken = Option<String?>(
         "fcm-token", valueName: "token", abstract: "The device registration token for message.token (FCM only).")
-    static let placeholderTitle = OptionSpec.option(
+    static let placeholderTitle = Option<String?>(
         "placeholder-title", valueName: "text", abstract: "The visible APNs alert title (what Apple sees).")
-    static let placeholderBody = OptionSpec.option(
+    static let placeholderBody = Option<String>(
         "placeholder-body", valueName: "text", abstract: "The visible APNs alert body (what Apple sees).",
-        defaultValue: "New message")
-    static let withHeaders = OptionSpec.flag(
+        default: "New message")
+    static let withHeaders = Flag(
         "with-headers", abstract: "APNs: print the request headers with the body (needs --apns-topic).")
-    static let batch = OptionSpec.flag(
+    static let batch = Flag(
         "batch", abstract: "Read one content per line (JSON lines); write one payload per line.")
-    static let device = OptionSpec.option(
+    static let device = Option<KeyID?>(
         "device", valueName: "id",
-        abstract: "Seal for this device (its device key id, base64url): under its own key, derived from the conversation's current key (needs --store).")
+        abstract: "Seal for this device (its device key id, base64url): under its own key, derived from the conversation's current key (needs --store)."
+    ) { (text) throws(ValueError) -> KeyID in
+        guard let id = KeyID(base64URL: text) else { throw ValueError("not a device key id (16 bytes of base64url)") }
+        return id
+    }
+    static let file = CommonOptions.inputFile("content (JSON, or JSON lines with --batch)")
 
     static let spec = CommandSpec(
         name: "seal",
@@ -89,7 +94,7 @@ enum SealCommand {
                 --with-headers < content.json
             """,
         usage: "(--key <key> | --key-file <file> | --store <dir>) [<options>] [<file>]",
-        arguments: [CommonOptions.inputFile("content (JSON, or JSON lines with --batch)")],
+        arguments: [file],
         options: [
             CommonOptions.key, CommonOptions.keyFile, store, CommonOptions.conversation, CommonOptions.masterKeyFile,
             salt, testVectorsOnly, padBlock, transport, fcmToken, SendCommand.apnsTopic, placeholderTitle, placeholderBody, withHeaders,
@@ -112,7 +117,7 @@ enum SealCommand {
         var expectedConversation: String?
         var salt: [UInt8]?
         var padBlock: Int
-        var transport: String
+        var transport: Transport
         var apnsTopic: String?
         var withHeaders: Bool
         var fcmToken: String?
@@ -131,55 +136,52 @@ enum SealCommand {
         guard let keySource = try keySource(context) else {
             throw .usage("Missing key: give '--key <key>', '--key-file <file>', or '--store <dir>'.")
         }
-        let salt = try arguments.value("salt", ArgumentDecoding.salt(fromBase64URL:))
-        let isBatch = arguments.flag("batch")
+        let salt = try arguments[Self.salt]
+        let isBatch = arguments[Self.batch]
         if salt != nil && isBatch {
             throw .usage("'--salt <salt>' cannot be used with '--batch': every notification needs a fresh salt.")
         }
         if salt != nil, case .store = keySource {
             throw .usage("'--salt <salt>' cannot be used with '--store <dir>': a store's keys are real keys, and a fixed salt reuses their keystream.")
         }
-        if salt != nil, !arguments.flag("test-vectors-only") {
+        if salt != nil, !arguments[Self.testVectorsOnly] {
             throw .usage(
                 "'--salt <salt>' makes test vectors only: add '--test-vectors-only' to say so. Sealing two contents under one key with one salt gives away their XOR.")
         }
-        if arguments.isPresent("registration") {
+        if arguments.isPresent(BundleCommand.registration) {
             guard case .store = keySource else { throw .usage("'--registration <file>' needs '--store <dir>': the key directory's provider key seals the bundle.") }
             if isBatch { throw .usage("'--registration <file>' cannot be used with '--batch' (one device per payload).") }
         }
-        let device = try arguments.value("device") { (text) throws(ValueError) -> KeyID in
-            guard let id = KeyID(base64URL: text) else { throw ValueError("not a device key id (16 bytes of base64url)") }
-            return id
-        }
+        let device = try arguments[Self.device]
         if device != nil {
             guard case .store = keySource else {
                 throw .usage("'--device <id>' needs '--store <dir>': a bare '--key' is already the device's key.")
             }
             if isBatch { throw .usage("'--device <id>' cannot be used with '--batch': give each line's \"device\" member instead.") }
         }
-        if salt == nil, arguments.flag("test-vectors-only") {
+        if salt == nil, arguments[Self.testVectorsOnly] {
             throw .usage("'--test-vectors-only' only goes with '--salt <salt>'.")
         }
-        let transport = arguments.value("transport")!
-        if arguments.isPresent("fcm-token") && transport == "apns" {
+        let transport = try arguments[Self.transport]
+        if arguments.isPresent(Self.fcmToken) && transport == .apns {
             throw .usage("'--fcm-token <token>' applies to '--transport fcm' and 'fcm-apns' only.")
         }
-        if arguments.flag("with-headers") && (transport != "apns" || !arguments.isPresent("apns-topic")) {
+        if arguments[Self.withHeaders] && (transport != .apns || !arguments.isPresent(SendCommand.apnsTopic)) {
             throw .usage("'--with-headers' needs '--transport apns' and '--apns-topic <bundle-id>' (FCM messages carry their headers inside).")
         }
         return Options(
             keySource: keySource,
-            expectedConversation: arguments.value("conversation"),
+            expectedConversation: try arguments[CommonOptions.conversation],
             salt: salt,
-            padBlock: Int(try arguments.integer("pad-block", in: 1...Int64(Envelope.maximumByteCount))!),
+            padBlock: try arguments[Self.padBlock],
             transport: transport,
-            apnsTopic: arguments.value("apns-topic"),
-            withHeaders: arguments.flag("with-headers"),
-            fcmToken: arguments.value("fcm-token"),
-            placeholderTitle: arguments.value("placeholder-title"),
-            placeholderBody: arguments.value("placeholder-body")!,
+            apnsTopic: try arguments[SendCommand.apnsTopic],
+            withHeaders: arguments[Self.withHeaders],
+            fcmToken: try arguments[Self.fcmToken],
+            placeholderTitle: try arguments[Self.placeholderTitle],
+            placeholderBody: try arguments[Self.placeholderBody],
             batch: isBatch,
-            inputPath: arguments.argument("file"),
+            inputPath: try arguments[Self.file],
             device: device)
     }
 
@@ -187,12 +189,12 @@ enum SealCommand {
     /// or nil when none is given.
     static func keySource(_ context: CommandContext) throws(CLIError) -> KeySource? {
         let arguments = context.arguments
-        let hasDirectKey = arguments.isPresent("key") || arguments.isPresent("key-file")
-        if let directory = arguments.value("store") {
+        let hasDirectKey = arguments.isPresent(CommonOptions.key) || arguments.isPresent(CommonOptions.keyFile)
+        if arguments.isPresent(store) {
             guard !hasDirectKey else { throw .usage("Give either a key (--key, --key-file) or '--store <dir>', not both.") }
-            return .store(try StoreCommand.location(directory, option: "store", arguments, acceptsURI: true))
+            return .store(try StoreCommand.location(try arguments[store]!, option: store, arguments, acceptsURI: true))
         }
-        if arguments.isPresent("master-key-file") { throw .usage("'--master-key-file <file>' is only used with '--store <dir>'.") }
+        if arguments.isPresent(CommonOptions.masterKeyFile) { throw .usage("'--master-key-file <file>' is only used with '--store <dir>'.") }
         return try ArgumentDecoding.conversationKey(context).map(KeySource.key)
     }
 
@@ -264,7 +266,7 @@ enum SealCommand {
     static func keyBundle(
         _ context: CommandContext, options: Options, conversation: String, directory: (any KeyDirectory)?
     ) throws(CLIError) -> (key: ConversationKey, bundle: KeyBundle, device: KeyID)? {
-        guard context.arguments.isPresent("registration"), let store = directory, case let .store(location) = options.keySource,
+        guard context.arguments.isPresent(BundleCommand.registration), let store = directory, case let .store(location) = options.keySource,
               let registration = try BundleCommand.registration(context, directory: store, location: location)
         else {
             return nil
@@ -330,23 +332,25 @@ enum SealCommand {
             throw .invalidFCMToken("missing: give --fcm-token, or fcm_token in the request wrapper")
         }
         return try item.headers.applied(
-            to: FCMOptions(token: token, apns: options.transport == "fcm-apns" ? baseAPNsOptions(options, item: item) : nil))
+            to: FCMOptions(token: token, apns: options.transport == .fcmAPNs ? baseAPNsOptions(options, item: item) : nil))
     }
 
     /// Seals one item with `key` (with `--salt`: deterministically).
     static func seal(
         _ item: Item, key: ConversationKey, options: Options, sealer: NotificationSealer, bundle: KeyBundle? = nil
     ) throws(ProviderError) -> (body: [UInt8], path: SealPath) {
-        if options.transport != "apns" {
+        switch options.transport {
+        case .fcm, .fcmAPNs:
             var fcm = try fcmOptions(options, item: item)
             fcm.keyBundle = bundle
             let message = try seal(item.content, key: key, options: fcm, salt: options.salt, sealer: sealer)
             return (message.body, message.path)
+        case .apns:
+            var apns = try apnsOptions(options, item: item)
+            apns.keyBundle = bundle
+            let request = try seal(item.content, key: key, options: apns, salt: options.salt, sealer: sealer)
+            return (options.withHeaders ? try withHeaders(request) : request.body, request.path)
         }
-        var apns = try apnsOptions(options, item: item)
-        apns.keyBundle = bundle
-        let request = try seal(item.content, key: key, options: apns, salt: options.salt, sealer: sealer)
-        return (options.withHeaders ? try withHeaders(request) : request.body, request.path)
     }
 
     /// Seals `content` with `key` for the transport of `options`, with `salt` when given (`--salt`).
@@ -386,7 +390,7 @@ enum SealCommand {
         let reader = try context.inputLines(from: options.inputPath, what: "content", maximumLineByteCount: SealRequestLine.maximumByteCount)
         var failed = false
         let lineCount: Int
-        if options.transport != "apns" {
+        if options.transport.isFCM {
             lineCount = try sealer.seal(lines: reader, keyProvider: keyProvider, item: { (request) throws(ProviderError) in
                 let item = try batchItem(request, options: options, deviceKeys: deviceKeys)
                 return BatchItem(content: item.content, key: item.key, options: try fcmOptions(options, item: item))

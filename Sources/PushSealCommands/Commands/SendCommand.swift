@@ -8,46 +8,54 @@ import PushSealJSON
 /// payload), each sealed here and delivered by the `pushseal-deliver` helper over HTTP/2;
 /// one JSON result line per input line out.
 enum SendCommand {
-    static let transport = OptionSpec.option(
-        "transport", valueName: "transport", abstract: "The transport of lines that name none.", defaultValue: "apns",
-        allowedValues: ["apns", "fcm", "fcm-apns"])
-    static let apnsKeyFile = OptionSpec.option(
+    static let transport = Option<Transport>(
+        "transport", valueName: "transport", abstract: "The transport of lines that name none.", default: .apns)
+    static let apnsKeyFile = Option<String?>(
         "apns-key-file", valueName: "p8", abstract: "The team's APNs signing key (AuthKey_<key id>.p8).")
-    static let apnsKeyID = OptionSpec.option("apns-key-id", valueName: "id", abstract: "The signing key's key id (10 characters).")
-    static let apnsTeamID = OptionSpec.option("apns-team-id", valueName: "id", abstract: "The Apple developer team id (10 characters).")
-    static let apnsTopic = OptionSpec.option(
+    static let apnsKeyID = Option<String?>("apns-key-id", valueName: "id", abstract: "The signing key's key id (10 characters).")
+    static let apnsTeamID = Option<String?>("apns-team-id", valueName: "id", abstract: "The Apple developer team id (10 characters).")
+    static let apnsTopic = Option<String?>(
         "apns-topic", valueName: "bundle-id", abstract: "apns-topic for sealed contents: the app's bundle id.")
-    static let apnsEnvironment = OptionSpec.option(
-        "apns-environment", valueName: "env", abstract: "APNs production or sandbox (development builds).",
-        defaultValue: "production", allowedValues: ["production", "sandbox"])
-    static let apnsURL = OptionSpec.option(
+    static let apnsEnvironment = Option<APNsEnvironment>(
+        "apns-environment", valueName: "env", abstract: "APNs production or sandbox (development builds).", default: .production)
+    static let apnsURL = Option<String?>(
         "apns-url", valueName: "url", abstract: "Another APNs base URL (https://host[:port]); overrides --apns-environment.")
-    static let fcmServiceAccount = OptionSpec.option(
+    static let fcmServiceAccount = Option<String?>(
         "fcm-service-account", valueName: "json", abstract: "The Firebase service-account JSON file.")
-    static let fcmURL = OptionSpec.option(
+    static let fcmURL = Option<String?>(
         "fcm-url", valueName: "url", abstract: "The FCM messages:send URL (default: the project's on fcm.googleapis.com).")
-    static let fcmTokenURL = OptionSpec.option(
+    static let fcmTokenURL = Option<String?>(
         "fcm-token-url", valueName: "url", abstract: "The OAuth2 token URL (default: the service account's token_uri).")
-    static let caFile = OptionSpec.option(
+    static let caFile = Option<String?>(
         "ca-file", valueName: "pem", abstract: "Trust these CA certificates instead of the system's (a test server, a relay).")
-    static let maxInFlight = OptionSpec.option(
+    static let maxInFlight = Option<Int64>(
         "max-in-flight", valueName: "n", abstract: "Notifications in progress at once (HTTP/2 streams per connection).",
-        defaultValue: "256")
-    static let maxAttempts = OptionSpec.option(
-        "max-attempts", valueName: "n", abstract: "Requests per notification, retries included.", defaultValue: "5")
-    static let timeout = OptionSpec.option(
-        "timeout", valueName: "seconds", abstract: "Whole-request timeout.", defaultValue: "30")
-    static let connectionRetry = OptionSpec.option(
+        default: 256, in: 1...1000)
+    static let maxAttempts = Option<Int64>(
+        "max-attempts", valueName: "n", abstract: "Requests per notification, retries included.", default: 5, in: 1...20)
+    static let timeout = Option<Int64>(
+        "timeout", valueName: "seconds", abstract: "Whole-request timeout.", default: 30, in: 1...3600)
+    static let connectionRetry = Option<Int64>(
         "connection-retry", valueName: "seconds",
-        abstract: "How long a refused or reset connection is retried before the service counts as misconfigured.", defaultValue: "30")
-    static let jsonSummary = OptionSpec.flag(
+        abstract: "How long a refused or reset connection is retried before the service counts as misconfigured.", default: 30,
+        in: 0...3600)
+    static let jsonSummary = Flag(
         "json-summary", abstract: "End the output with {\"summary\":{\"lines\":N,<outcome>:<count>,…}} (every outcome, zeros included).")
-    static let dryRun = OptionSpec.flag(
+    static let dryRun = Flag(
         "dry-run", abstract: "Check and seal every line and print the request it would make (URL, headers, size); send nothing.")
-    static let validateOnly = OptionSpec.flag(
+    static let validateOnly = Flag(
         "validate-only", abstract: "FCM: send with validate_only (FCM checks, delivers nothing; outcome validated). APNs lines: as --dry-run.")
-    static let backoff = OptionSpec.option(
-        "backoff-ms", valueName: "ms", abstract: "First retry delay (doubling, with jitter).", defaultValue: "500")
+    static let backoff = Option<Int64>(
+        "backoff-ms", valueName: "ms", abstract: "First retry delay (doubling, with jitter).", default: 500, in: 0...600_000)
+    static let file = CommonOptions.inputFile("notifications (JSON lines)")
+
+    /// `--apns-environment`: which APNs service the helper sends to.
+    enum APNsEnvironment: String, CaseIterable, ArgumentValue {
+        /// api.push.apple.com: App Store, TestFlight and ad hoc builds.
+        case production
+        /// api.sandbox.push.apple.com: development builds.
+        case sandbox
+    }
 
     static let spec = CommandSpec(
         name: "send",
@@ -96,7 +104,7 @@ enum SendCommand {
                 --fcm-service-account sa.json < batch.jsonl
             """,
         usage: "[--key <key> | --key-file <file> | --store <dir>] (--apns-key-file <p8> … | --fcm-service-account <json> …) [<options>] [<file>]",
-        arguments: [CommonOptions.inputFile("notifications (JSON lines)")],
+        arguments: [file],
         options: [
             CommonOptions.key, CommonOptions.keyFile, SealCommand.store, CommonOptions.masterKeyFile, transport,
             apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, apnsURL,
@@ -109,7 +117,7 @@ enum SendCommand {
     /// The validated command line.
     struct Options {
         var keySource: SealCommand.KeySource?
-        var transport: String
+        var transport: Transport
         var apnsTopic: String?
         var placeholderTitle: String?
         var placeholderBody: String
@@ -121,21 +129,25 @@ enum SendCommand {
 
     static func options(_ context: CommandContext) throws(CLIError) -> Options {
         let arguments = context.arguments
-        let apnsGiven = arguments.isPresent("apns-key-file")
-        for name in ["apns-key-id", "apns-team-id", "apns-url"] where arguments.isPresent(name) && !apnsGiven {
-            throw .usage("'--\(name)' needs '--apns-key-file <p8>'.")
+        let apnsKeyFile = try arguments[Self.apnsKeyFile]
+        let apnsGiven = apnsKeyFile != nil
+        for option in [apnsKeyID, apnsTeamID, apnsURL] where arguments.isPresent(option) && !apnsGiven {
+            throw .usage("'--\(option.spec.name)' needs '--apns-key-file <p8>'.")
         }
-        if apnsGiven && (!arguments.isPresent("apns-key-id") || !arguments.isPresent("apns-team-id")) {
+        if apnsGiven && (!arguments.isPresent(apnsKeyID) || !arguments.isPresent(apnsTeamID)) {
             throw .usage("'--apns-key-file <p8>' needs '--apns-key-id <id>' and '--apns-team-id <id>'.")
         }
-        let fcmGiven = arguments.isPresent("fcm-service-account")
-        for name in ["fcm-url", "fcm-token-url"] where arguments.isPresent(name) && !fcmGiven {
-            throw .usage("'--\(name)' needs '--fcm-service-account <json>'.")
+        let fcmServiceAccount = try arguments[Self.fcmServiceAccount]
+        let fcmGiven = fcmServiceAccount != nil
+        for option in [fcmURL, fcmTokenURL] where arguments.isPresent(option) && !fcmGiven {
+            throw .usage("'--\(option.spec.name)' needs '--fcm-service-account <json>'.")
         }
-        if arguments.isPresent("validate-only") && !fcmGiven {
+        let validateOnly = arguments[Self.validateOnly]
+        let dryRun = arguments[Self.dryRun]
+        if validateOnly && !fcmGiven {
             throw .usage("'--validate-only' is FCM's validate_only: it needs '--fcm-service-account <json>' (for APNs, use '--dry-run').")
         }
-        if arguments.isPresent("validate-only") && arguments.isPresent("dry-run") {
+        if validateOnly && dryRun {
             throw .usage("Give '--dry-run' (nothing is sent) or '--validate-only' (FCM checks each message), not both.")
         }
         guard apnsGiven || fcmGiven else {
@@ -143,26 +155,26 @@ enum SendCommand {
         }
         var writer = JSONWriter(capacity: 512)
         writer.appendRaw("{")
-        if apnsGiven {
+        if let apnsKeyFile, let keyID = try arguments[apnsKeyID], let teamID = try arguments[apnsTeamID] {
             writer.appendRaw("\"apns\":{\"key_file\":")
-            writer.appendString(arguments.value("apns-key-file")!)
+            writer.appendString(apnsKeyFile)
             writer.appendRaw(",\"key_id\":")
-            writer.appendString(arguments.value("apns-key-id")!)
+            writer.appendString(keyID)
             writer.appendRaw(",\"team_id\":")
-            writer.appendString(arguments.value("apns-team-id")!)
+            writer.appendString(teamID)
             writer.appendRaw(",\"environment\":")
-            writer.appendString(arguments.value("apns-environment")!)
-            if let url = arguments.value("apns-url") {
+            writer.appendString(try arguments[apnsEnvironment].rawValue)
+            if let url = try arguments[apnsURL] {
                 writer.appendRaw(",\"base_url\":")
                 writer.appendString(url)
             }
             writer.appendRaw("},")
         }
-        if fcmGiven {
+        if let fcmServiceAccount {
             writer.appendRaw("\"fcm\":{\"service_account\":")
-            writer.appendString(arguments.value("fcm-service-account")!)
-            for (option, member) in [("fcm-url", "send_url"), ("fcm-token-url", "token_url")] {
-                if let url = arguments.value(option) {
+            writer.appendString(fcmServiceAccount)
+            for (option, member) in [(fcmURL, "send_url"), (fcmTokenURL, "token_url")] {
+                if let url = try arguments[option] {
                     writer.appendRaw(",")
                     writer.appendString(member)
                     writer.appendRaw(":")
@@ -171,33 +183,33 @@ enum SendCommand {
             }
             writer.appendRaw("},")
         }
-        if let caFile = arguments.value("ca-file") {
+        if let caFile = try arguments[Self.caFile] {
             writer.appendRaw("\"ca_file\":")
             writer.appendString(caFile)
             writer.appendRaw(",")
         }
         writer.appendRaw("\"max_in_flight\":")
-        writer.appendInteger(try arguments.integer("max-in-flight", in: 1...1000)!)
+        writer.appendInteger(try arguments[maxInFlight])
         writer.appendRaw(",\"max_attempts\":")
-        writer.appendInteger(try arguments.integer("max-attempts", in: 1...20)!)
+        writer.appendInteger(try arguments[maxAttempts])
         writer.appendRaw(",\"timeout_ms\":")
-        writer.appendInteger(try arguments.integer("timeout", in: 1...3600)! * 1000)
+        writer.appendInteger(try arguments[timeout] * 1000)
         writer.appendRaw(",\"backoff_ms\":")
-        writer.appendInteger(try arguments.integer("backoff-ms", in: 0...600_000)!)
-        if arguments.isPresent("json-summary") { writer.appendRaw(",\"json_summary\":true") }
-        if arguments.isPresent("dry-run") { writer.appendRaw(",\"dry_run\":true") }
-        if arguments.isPresent("validate-only") { writer.appendRaw(",\"fcm_validate_only\":true") }
+        writer.appendInteger(try arguments[backoff])
+        if arguments[jsonSummary] { writer.appendRaw(",\"json_summary\":true") }
+        if dryRun { writer.appendRaw(",\"dry_run\":true") }
+        if validateOnly { writer.appendRaw(",\"fcm_validate_only\":true") }
         writer.appendRaw(",\"connection_retry_ms\":")
-        writer.appendInteger(try arguments.integer("connection-retry", in: 0...3600)! * 1000)
+        writer.appendInteger(try arguments[connectionRetry] * 1000)
         writer.appendRaw("}\n")
         return Options(
             keySource: try SealCommand.keySource(context),
-            transport: arguments.value("transport")!,
-            apnsTopic: arguments.value("apns-topic"),
-            placeholderTitle: arguments.value("placeholder-title"),
-            placeholderBody: arguments.value("placeholder-body")!,
-            padBlock: Int(try arguments.integer("pad-block", in: 1...Int64(Envelope.maximumByteCount))!),
-            inputPath: arguments.argument("file"),
+            transport: try arguments[transport],
+            apnsTopic: try arguments[apnsTopic],
+            placeholderTitle: try arguments[SealCommand.placeholderTitle],
+            placeholderBody: try arguments[SealCommand.placeholderBody],
+            padBlock: try arguments[SealCommand.padBlock],
+            inputPath: try arguments[file],
             configuration: writer.bytes)
     }
 

@@ -32,22 +32,49 @@ enum StoreCommand {
         ])
 
     /// `--dir <dir>`, required by every store subcommand.
-    static let directory = OptionSpec.option(
-        "dir", valueName: "dir", abstract: "The key store directory.", required: true)
+    static let directory = Option<FilePath>("dir", valueName: "dir", abstract: "The key store directory.")
+
+    /// `--epoch <n>` with this help.
+    static func epoch(abstract: String) -> Option<Int64?> {
+        Option("epoch", valueName: "n", abstract: abstract, in: 1...Int64(Int32.max))
+    }
 
     /// `--epoch <n>`.
-    static let epoch = OptionSpec.option("epoch", valueName: "n", abstract: "A key epoch of the conversation (1, 2, …).")
+    static let epoch = epoch(abstract: "A key epoch of the conversation (1, 2, …).")
+
+    /// `--kid <kid>` with this help: one key by its id.
+    static func kid(abstract: String) -> Option<KeyID?> {
+        Option("kid", valueName: "kid", abstract: abstract, parse: ArgumentDecoding.keyID("key id"))
+    }
 
     /// `--kid <kid>`: one key by its id.
-    static let kid = OptionSpec.option("kid", valueName: "kid", abstract: "Select the key by its key id (base64url) instead.")
+    static let kid = kid(abstract: "Select the key by its key id (base64url) instead.")
+
+    /// `--conversation <cid>` of the store commands, with this help: a conversation id as the
+    /// store keeps it, 1 to 256 UTF-8 bytes.
+    static func conversation(abstract: String) -> Option<String?> {
+        Option("conversation", valueName: "cid", abstract: abstract) { (text) throws(ValueError) -> String in
+            let count = text.utf8.count
+            guard count >= 1, count <= KeyStore.maximumConversationByteCount else {
+                throw ValueError("a conversation id is 1 to \(KeyStore.maximumConversationByteCount) UTF-8 bytes, not \(count)")
+            }
+            return text
+        }
+    }
+
+    /// `--conversation <cid>` of the store commands (``conversation(abstract:)``).
+    static let conversation = conversation(abstract: CommonOptions.conversation.spec.abstract)
+
+    /// `--conversation <cid>` of the store commands, required (``conversation``); a command that
+    /// files a new key reads it with ``readNewConversation(_:)``.
+    static let requiredConversation = conversation.required()
 
     /// `--label <text>`.
-    static let label = OptionSpec.option(
+    static let label = Option<String?>(
         "label", valueName: "text", abstract: "A label for the key (for people; not secret, not used in crypto).")
 
     /// The options every store subcommand starts with.
-    static let locationOptions = [directory, CommonOptions.masterKeyFile]
-
+    static let locationOptions: [any CommandOption] = [directory, CommonOptions.masterKeyFile]
 
     /// Where the store is.
     struct Location {
@@ -85,34 +112,34 @@ enum StoreCommand {
     /// PostgreSQL connection URI (the provider key directory commands); otherwise a URI is a
     /// usage error.
     static func location(_ arguments: ParsedArguments, acceptsURI: Bool = false) throws(CLIError) -> Location {
-        try location(try arguments.requiredValue("dir"), option: "dir", arguments, acceptsURI: acceptsURI)
+        try location(try arguments[directory], option: directory, arguments, acceptsURI: acceptsURI)
     }
 
-    /// The store named by `value` (the value of `--<option>`) and `--master-key-file`. A
+    /// The store named by `value` (the value of `option`) and `--master-key-file`. A
     /// connection URI needs `acceptsURI` and `--master-key-file`; in `pushseal` itself it runs
     /// the PostgreSQL companion in place of this process (``PostgreSQLCompanion``).
-    static func location(_ value: String, option: String, _ arguments: ParsedArguments, acceptsURI: Bool) throws(CLIError) -> Location {
-        guard !value.isEmpty else { throw arguments.invalidValue(option, reason: "empty path") }
-        let given = arguments.value("master-key-file")
-        if given?.isEmpty == true { throw arguments.invalidValue("master-key-file", reason: "empty path") }
-        if PostgreSQLCompanion.isConnectionURI(value) {
+    static func location(_ value: FilePath, option: some CommandOption, _ arguments: ParsedArguments, acceptsURI: Bool) throws(CLIError) -> Location {
+        let option = option.spec.name
+        let given = try arguments[CommonOptions.masterKeyFile]?.path
+        if PostgreSQLCompanion.isConnectionURI(value.path) {
             guard acceptsURI else { throw uriRefusal(option: option) }
             guard let given else {
                 throw .usage("'--\(option) <uri>' needs '--master-key-file <file>': a PostgreSQL key directory has no directory to keep its master key in.")
             }
             if PostgreSQLCompanion.backend == nil { try PostgreSQLCompanion.replaceProcess() }
-            return Location(directory: value, masterKeyFile: given, masterKeyFileGiven: true, option: option)
+            return Location(directory: value.path, masterKeyFile: given, masterKeyFileGiven: true, option: option)
         }
         return Location(
-            directory: value, masterKeyFile: given ?? MasterKeyPlacement.resolve(for: value), masterKeyFileGiven: given != nil, option: option)
+            directory: value.path, masterKeyFile: given ?? MasterKeyPlacement.resolve(for: value.path), masterKeyFileGiven: given != nil,
+            option: option)
     }
 
     /// A PostgreSQL connection URI given to a command that works on a SQLite store directory only
     /// (the device's commands, provider keys, bundles): a usage error, never a
     /// directory path (it would create `./postgresql:/…`).
-    static func refuseConnectionURI(_ value: String, option: String) throws(CLIError) {
+    static func refuseConnectionURI(_ value: String, option: some CommandOption) throws(CLIError) {
         guard PostgreSQLCompanion.isConnectionURI(value) else { return }
-        throw uriRefusal(option: option)
+        throw uriRefusal(option: option.spec.name)
     }
 
     /// The usage error of ``refuseConnectionURI(_:option:)``.
@@ -122,53 +149,23 @@ enum StoreCommand {
                 + "a PostgreSQL key directory takes 'store init|add|get|list|rotate|remove|purge|rotate-master|provider-key|device', 'bundle seal' and 'seal --store'.")
     }
 
-    /// `--epoch` as a positive integer.
-    static func epoch(_ arguments: ParsedArguments) throws(CLIError) -> Int64? {
-        try arguments.integer("epoch", in: 1...Int64(Int32.max))
-    }
-
-    /// `--kid` as a key id.
-    static func keyID(_ arguments: ParsedArguments) throws(CLIError) -> KeyID? {
-        try arguments.value("kid") { (text) throws(ValueError) -> KeyID in
-            guard let kid = KeyID(base64URL: text) else { throw ValueError("not a 16-byte base64url key id") }
-            return kid
-        }
-    }
-
-    /// `--conversation`, checked against the store's limit (1 to 256 UTF-8 bytes), or nil.
-    static func conversation(_ arguments: ParsedArguments) throws(CLIError) -> String? {
-        guard let conversation = arguments.value("conversation") else { return nil }
-        let count = conversation.utf8.count
-        guard count >= 1, count <= KeyStore.maximumConversationByteCount else {
-            throw arguments.invalidValue(
-                "conversation", reason: "a conversation id is 1 to \(KeyStore.maximumConversationByteCount) UTF-8 bytes, not \(count)")
-        }
-        return conversation
-    }
-
-    /// `--conversation` of a command that files a new key (`store add`, `store rotate`): also
-    /// a valid content identifier (``NotificationContent/checkIdentifier(_:field:)``, SPEC §5.1),
-    /// since the receiver refuses any other cid and the key could never be used. Commands that
-    /// read or remove keys accept any stored id, so that such a key can still be removed.
-    static func newConversation(_ arguments: ParsedArguments) throws(CLIError) -> String? {
-        guard let conversation = try conversation(arguments) else { return nil }
+    /// ``requiredConversation`` of a command that files a new key (`store add`, `store rotate`): also a valid content identifier (``NotificationContent/checkIdentifier(_:field:)``,
+    /// SPEC §5.1), since the receiver refuses any other cid and the key could never be used.
+    /// Commands that read or remove keys accept any stored id, so that such a key can still be removed.
+    static func readNewConversation(_ arguments: ParsedArguments) throws(CLIError) -> String {
+        let option = requiredConversation
+        let conversation = try arguments[option]
         do throws(ContentError) {
             try NotificationContent.checkIdentifier(conversation, field: "cid")
         } catch {
-            let option = arguments.command.option(named: "conversation")
             let rule = if case let .outOfRange(_, detail) = error { detail } else { "\(error)" }
             throw .usage(
-                "The value \(JSONText.quoted(conversation)) is invalid for '\(option?.synopsis ?? "--conversation <cid>")': "
+                "The value \(JSONText.quoted(conversation)) is invalid for '\(option.spec.synopsis)': "
                     + "a conversation id is a content cid, which \(rule) (SPEC §5.1): "
                     + "the receiver refuses any other, so the key could never be used",
-                help: option.map { "\($0.synopsis)  \($0.abstract)" })
+                help: "\(option.spec.synopsis)  \(option.spec.abstract)")
         }
         return conversation
-    }
-
-    /// `--now` (nil: the system clock).
-    static func now(_ arguments: ParsedArguments) throws(CLIError) -> Int64? {
-        try arguments.integer("now", in: 0...NotificationContent.maximumTimestamp)
     }
 
     /// The clock for `--now`: that fixed time, or the system clock.

@@ -19,6 +19,15 @@ enum ArgumentDecoding {
         }
     }
 
+    /// A parse function for a key id option: 16 bytes of base64url, else
+    /// `not a 16-byte base64url <what>`.
+    static func keyID(_ what: String) -> @Sendable (String) throws(ValueError) -> KeyID {
+        { (text) throws(ValueError) -> KeyID in
+            guard let id = KeyID(base64URL: text) else { throw ValueError("not a 16-byte base64url \(what)") }
+            return id
+        }
+    }
+
     /// A 24-byte salt from base64url text.
     static func salt(fromBase64URL text: String) throws(ValueError) -> [UInt8] {
         let bytes = try base64URL(text)
@@ -43,13 +52,11 @@ enum ArgumentDecoding {
     /// neither is given. A key file holds the base64url key, or the JSON object `keygen` prints.
     static func conversationKey(_ context: CommandContext) throws(CLIError) -> ConversationKey? {
         let arguments = context.arguments
-        if arguments.isPresent("key") && arguments.isPresent("key-file") {
+        if arguments.isPresent(CommonOptions.key) && arguments.isPresent(CommonOptions.keyFile) {
             throw .usage("Give either '--key <key>' or '--key-file <file>', not both.")
         }
-        if arguments.isPresent("key") {
-            return try arguments.value("key", conversationKey(fromBase64URL:))
-        }
-        guard let path = arguments.value("key-file") else { return nil }
+        if let key = try arguments[CommonOptions.key] { return key }
+        guard let path = try arguments[CommonOptions.keyFile] else { return nil }
         var bytes = try context.readFile(path, limit: 64 * 1024)
         defer { bytes.withUnsafeMutableBytes { for i in $0.indices { $0[i] = 0 } } }
         let text = String(decoding: bytes, as: UTF8.self)

@@ -26,7 +26,7 @@ struct SendLine {
     }
 
     var token: String?
-    var transport: String
+    var transport: Transport
     var body: Body
     var key: ConversationKey?
     var collapseID: String?
@@ -49,9 +49,13 @@ struct SendLine {
             return text
         }
         token = try string("token")
-        transport = try string("transport") ?? options.transport
-        guard ["apns", "fcm", "fcm-apns"].contains(transport) else {
-            throw Failure("invalid_line", "\"transport\" must be apns, fcm or fcm-apns")
+        if let named = try string("transport") {
+            guard let named = Transport(rawValue: named) else {
+                throw Failure("invalid_line", "\"transport\" must be apns, fcm or fcm-apns")
+            }
+            transport = named
+        } else {
+            transport = options.transport
         }
         collapseID = try string("collapse_id")
         if let text = try string("key") {
@@ -90,7 +94,7 @@ struct SendLine {
                     }
                     continue
                 }
-                guard transport == "apns" else {
+                guard transport == .apns else {
                     throw Failure("invalid_line", "an FCM \"payload\" carries its headers inside (message.android, message.apns.headers)")
                 }
                 for header in headerObject.members {
@@ -117,7 +121,7 @@ struct SendLine {
 
     /// The helper frame for this line (see pushseal-deliver's FrameReader).
     func frame(line: Int, sealer: NotificationSealer, keyProvider: (any CurrentKeyProvider)?, options: SendCommand.Options) throws(Failure) -> [UInt8] {
-        if transport == "apns" {
+        if transport == .apns {
             guard let token else { throw Failure("invalid_line", "an APNs line needs the device \"token\"") }
             guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
                 throw Failure("invalid_device_token", "the device token must be visible ASCII (hexadecimal digits)")
@@ -154,7 +158,7 @@ struct SendLine {
         case let .content(content):
             guard let token else { throw Failure("invalid_line", "an FCM line with a content needs the registration \"token\"") }
             do {
-                let fcm = try messageHeaders.applied(to: FCMOptions(token: token, apns: transport == "fcm-apns" ? apnsOptions(options) : nil))
+                let fcm = try messageHeaders.applied(to: FCMOptions(token: token, apns: transport == .fcmAPNs ? apnsOptions(options) : nil))
                 body = try KeyChoice(key: key, provider: keyProvider).seal(content, sealer: sealer, options: fcm).body
             } catch {
                 throw Failure(error)
@@ -165,7 +169,7 @@ struct SendLine {
             }
             body = payload
         }
-        return Array("\(line) fcm \(body.count) \(transport)\n".utf8) + body
+        return Array("\(line) fcm \(body.count) \(transport.rawValue)\n".utf8) + body
     }
 
     private func apnsOptions(_ options: SendCommand.Options) -> APNsOptions {

@@ -4,6 +4,11 @@ import PushSealKeyStore
 
 /// `pushseal store add`.
 enum StoreAddCommand {
+    static let epoch = StoreCommand.epoch(abstract: "The key's epoch (default: the conversation's highest epoch + 1).")
+    static let notAfter = Option<Int64?>(
+        "not-after", valueName: "unix-time", abstract: "When the key stops being valid, in seconds since 1970.",
+        in: 0...NotificationContent.maximumTimestamp)
+
     static let spec = CommandSpec(
         name: "add",
         abstract: "Add a conversation key as a new epoch (generated unless --key/--key-file is given).",
@@ -18,12 +23,11 @@ enum StoreAddCommand {
             'add' never retires earlier epochs; 'store rotate' does.
             """,
         options: StoreCommand.locationOptions + [
-            CommonOptions.conversation.required(),
+            StoreCommand.requiredConversation,
             CommonOptions.key, CommonOptions.keyFile,
-            OptionSpec.option(
-                "epoch", valueName: "n", abstract: "The key's epoch (default: the conversation's highest epoch + 1)."),
+            epoch,
             StoreCommand.label,
-            .option("not-after", valueName: "unix-time", abstract: "When the key stops being valid, in seconds since 1970."),
+            notAfter,
             CommonOptions.now,
         ],
         run: run)
@@ -31,11 +35,11 @@ enum StoreAddCommand {
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
         let location = try StoreCommand.location(arguments, acceptsURI: true)
-        let conversation = try StoreCommand.newConversation(arguments)!
-        let givenEpoch = try StoreCommand.epoch(arguments)
-        let notAfter = try arguments.integer("not-after", in: 0...NotificationContent.maximumTimestamp)
-        let now = try StoreCommand.now(arguments)
-        let label = arguments.value("label")
+        let conversation = try StoreCommand.readNewConversation(arguments)
+        let givenEpoch = try arguments[Self.epoch]
+        let notAfter = try arguments[Self.notAfter]
+        let now = try arguments[CommonOptions.now]
+        let label = try arguments[StoreCommand.label]
         let key = try ArgumentDecoding.conversationKey(context) ?? ConversationKey.generate()
 
         let store = try StoreCommand.openDirectory(location, clock: StoreCommand.clock(now))

@@ -37,10 +37,12 @@ enum StoreDeviceCommand {
     static let revokeSpec = CommandSpec(
         name: "revoke",
         abstract: "Revoke a registered device by its device key id: nothing is sealed to it any more.",
-        options: StoreCommand.locationOptions + [
-            .option("id", valueName: "id", abstract: "The device key id (base64url).", required: true),
-        ],
+        options: StoreCommand.locationOptions + [id],
         run: runRevoke)
+
+    /// `--id <id>` of `revoke`.
+    static let id = Option<KeyID?>(
+        "id", valueName: "id", abstract: "The device key id (base64url).", parse: ArgumentDecoding.keyID("id")).required()
 
     static func line(_ device: RegisteredDevice) -> String {
         var writer = JSONWriter()
@@ -78,10 +80,7 @@ enum StoreDeviceCommand {
 
     static func runRevoke(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
-        let id = try context.arguments.value("id") { (text) throws(ValueError) -> KeyID in
-            guard let id = KeyID(base64URL: text) else { throw ValueError("not a 16-byte base64url id") }
-            return id
-        }!
+        let id = try context.arguments[Self.id]
         let directory = try StoreCommand.openDirectory(location)
         do throws(KeyStoreError) {
             context.write(line(try directory.revokeDevice(id: id)))

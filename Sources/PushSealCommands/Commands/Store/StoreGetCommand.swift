@@ -21,7 +21,7 @@ enum StoreGetCommand {
               pushseal store add --dir device --conversation c1 --epoch 1 --key-file k.json
             """,
         options: StoreCommand.locationOptions + [
-            CommonOptions.conversation,
+            StoreCommand.conversation,
             StoreCommand.epoch,
             StoreCommand.kid,
             CommonOptions.now,
@@ -31,16 +31,16 @@ enum StoreGetCommand {
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
         let location = try StoreCommand.location(arguments, acceptsURI: true)
-        let epoch = try StoreCommand.epoch(arguments)
-        let kid = try StoreCommand.keyID(arguments)
-        if kid == nil && !arguments.isPresent("conversation") {
+        let epoch = try arguments[StoreCommand.epoch]
+        let kid = try arguments[StoreCommand.kid]
+        if kid == nil && !arguments.isPresent(StoreCommand.conversation) {
             throw .usage("Give '--conversation <cid>' (with an optional '--epoch <n>') or '--kid <kid>'.")
         }
-        if kid != nil && arguments.isPresent("epoch") {
+        if kid != nil && arguments.isPresent(StoreCommand.epoch) {
             throw .usage("'--kid <kid>' names one key already; drop '--epoch <n>'.")
         }
-        let conversation = try StoreCommand.conversation(arguments)
-        let now = try StoreCommand.now(arguments)
+        let conversation = try arguments[StoreCommand.conversation]
+        let now = try arguments[CommonOptions.now]
 
         let store = try StoreCommand.openDirectory(location, clock: StoreCommand.clock(now))
         let stored: StoredKey

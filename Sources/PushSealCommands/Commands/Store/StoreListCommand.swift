@@ -5,6 +5,8 @@ import PushSealJSON
 
 /// `pushseal store list`.
 enum StoreListCommand {
+    static let conversation = StoreCommand.conversation(abstract: "Only this conversation's epochs.")
+
     static let spec = CommandSpec(
         name: "list",
         abstract: "List keys (never the key bytes): conversation, epoch, kid, times, label, current.",
@@ -21,7 +23,7 @@ enum StoreListCommand {
             with times in seconds since 1970.
             """,
         options: StoreCommand.locationOptions + [
-            .option("conversation", valueName: "cid", abstract: "Only this conversation's epochs."),
+            conversation,
             CommonOptions.now,
             CommonOptions.json,
         ],
@@ -39,13 +41,13 @@ enum StoreListCommand {
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
         let location = try StoreCommand.location(arguments, acceptsURI: true)
-        let conversation = try StoreCommand.conversation(arguments)
-        let now = try StoreCommand.now(arguments) ?? systemClock()
+        let conversation = try arguments[Self.conversation]
+        let now = try arguments[CommonOptions.now] ?? systemClock()
         let store = try StoreCommand.openDirectory(location, clock: { now })
         let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
         let list = entries(items, now: now, current: currentKeyIDs(items, store: store, context: &context))
 
-        if arguments.flag("json") {
+        if arguments[CommonOptions.json] {
             context.write(bytes: json(list, now: now))
             return .success
         }

@@ -28,7 +28,7 @@ enum StoreProviderKeyCommand {
             --promote here).
             """,
         options: StoreCommand.locationOptions + [
-            .flag("promote", abstract: "Make the new key pair the current one at once (only when every device pins it already)."),
+            promote,
         ],
         run: runCreate)
 
@@ -52,7 +52,11 @@ enum StoreProviderKeyCommand {
         options: StoreCommand.locationOptions + [id],
         run: runRemove)
 
-    static let id = OptionSpec.option("id", valueName: "id", abstract: "The provider key id (base64url).", required: true)
+    static let id = Option<KeyID?>(
+        "id", valueName: "id", abstract: "The provider key id (base64url).", parse: ArgumentDecoding.keyID("id")).required()
+
+    static let promote = Flag(
+        "promote", abstract: "Make the new key pair the current one at once (only when every device pins it already).")
 
     static func line(_ info: ProviderKeyInfo, current: Bool?) -> String {
         var members: [JSONObject.Member] = [
@@ -66,12 +70,7 @@ enum StoreProviderKeyCommand {
         return writer.text + "\n"
     }
 
-    private static func keyID(_ arguments: ParsedArguments) throws(CLIError) -> KeyID {
-        try arguments.value("id") { (text) throws(ValueError) -> KeyID in
-            guard let id = KeyID(base64URL: text) else { throw ValueError("not a 16-byte base64url id") }
-            return id
-        }!
-    }
+
 
     /// The error for an `--id` that names no provider key of the directory (promote, remove).
     private static func noProviderKey(_ id: KeyID, in location: StoreCommand.Location) -> CLIError {
@@ -95,7 +94,7 @@ enum StoreProviderKeyCommand {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
         let directory = try StoreCommand.openDirectory(location)
         let info = try StoreCommand.run(location) { () throws(KeyStoreError) in try directory.createProviderKey() }
-        if context.arguments.flag("promote") {
+        if context.arguments[Self.promote] {
             try StoreCommand.run(location) { () throws(KeyStoreError) in try directory.promoteProviderKey(id: info.id) }
         }
         let isCurrent = current(directory, &context) == info.id
@@ -109,7 +108,7 @@ enum StoreProviderKeyCommand {
 
     static func runPromote(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
-        let id = try keyID(context.arguments)
+        let id = try context.arguments[Self.id]
         let directory = try StoreCommand.openDirectory(location)
         do throws(KeyStoreError) {
             try directory.promoteProviderKey(id: id)
@@ -135,7 +134,7 @@ enum StoreProviderKeyCommand {
 
     static func runRemove(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
-        let id = try keyID(context.arguments)
+        let id = try context.arguments[Self.id]
         let directory = try StoreCommand.openDirectory(location)
         do throws(KeyStoreError) {
             try directory.removeProviderKey(id: id)

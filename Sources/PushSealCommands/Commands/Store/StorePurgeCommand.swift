@@ -5,6 +5,12 @@ import PushSealJSON
 
 /// `pushseal store purge`.
 enum StorePurgeCommand {
+    static let grace = Option<Int64>(
+        "grace", valueName: "seconds", abstract: "How long retired keys are kept after their not-after time (31 days).",
+        default: 2_678_400, in: 0...Int64(Int32.max))
+    static let pruneDuplicateLog = Flag(
+        "prune-duplicate-log", abstract: "Also delete duplicate-log entries older than the freshness window.")
+
     static let spec = CommandSpec(
         name: "purge",
         abstract: "Delete retired keys after their grace period.",
@@ -24,9 +30,8 @@ enum StorePurgeCommand {
             """,
         options: StoreCommand.locationOptions + [
             CommonOptions.now,
-            .option("grace", valueName: "seconds", abstract: "How long retired keys are kept after their not-after time (31 days).",
-                    defaultValue: "2678400"),
-            .flag("prune-duplicate-log", abstract: "Also delete duplicate-log entries older than the freshness window."),
+            grace,
+            pruneDuplicateLog,
             CommonOptions.maxAge,
             CommonOptions.maxSkew,
         ],
@@ -35,14 +40,14 @@ enum StorePurgeCommand {
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
         let location = try StoreCommand.location(arguments, acceptsURI: true)
-        let now = try StoreCommand.now(arguments)
-        let maxAge = try arguments.integer("max-age", in: 0...Int64.max)!
-        let maxSkew = try arguments.integer("max-skew", in: 0...Int64.max)!
-        let grace = try arguments.integer("grace", in: 0...Int64(Int32.max))!
-        let pruneLog = arguments.flag("prune-duplicate-log")
+        let now = try arguments[CommonOptions.now]
+        let maxAge = try arguments[CommonOptions.maxAge]
+        let maxSkew = try arguments[CommonOptions.maxSkew]
+        let grace = try arguments[Self.grace]
+        let pruneLog = arguments[Self.pruneDuplicateLog]
         if !pruneLog {
-            for name in ["max-age", "max-skew"] where arguments.isPresent(name) {
-                throw .usage("'--\(name) <seconds>' sets the duplicate log's window; add '--prune-duplicate-log'.")
+            for option in [CommonOptions.maxAge, CommonOptions.maxSkew] where arguments.isPresent(option) {
+                throw .usage("'\(option.spec.synopsis)' sets the duplicate log's window; add '\(Self.pruneDuplicateLog.spec.synopsis)'.")
             }
         }
 

@@ -5,6 +5,9 @@ import PushSealJSON
 
 /// `pushseal store remove`.
 enum StoreRemoveCommand {
+    static let kid = StoreCommand.kid(abstract: "Remove the key with this key id (base64url).")
+    static let all = Flag("all", abstract: "Remove every key and the duplicate log (logout wipe).")
+
     static let spec = CommandSpec(
         name: "remove",
         abstract: "Remove one key (--kid, or --conversation with --epoch), a conversation's keys, or everything (--all).",
@@ -24,20 +27,20 @@ enum StoreRemoveCommand {
             """,
         usage: "--dir <dir> (--kid <kid> | --conversation <cid> [--epoch <n>] | --all) [<options>]",
         options: StoreCommand.locationOptions + [
-            CommonOptions.conversation,
+            StoreCommand.conversation,
             StoreCommand.epoch,
-            .option("kid", valueName: "kid", abstract: "Remove the key with this key id (base64url)."),
-            .flag("all", abstract: "Remove every key and the duplicate log (logout wipe)."),
+            kid,
+            all,
         ],
         run: run)
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
         let location = try StoreCommand.location(arguments, acceptsURI: true)
-        let epoch = try StoreCommand.epoch(arguments)
-        let kid = try StoreCommand.keyID(arguments)
-        let conversation = try StoreCommand.conversation(arguments)
-        let all = arguments.flag("all")
+        let epoch = try arguments[StoreCommand.epoch]
+        let kid = try arguments[Self.kid]
+        let conversation = try arguments[StoreCommand.conversation]
+        let all = arguments[Self.all]
         if all && (kid != nil || conversation != nil || epoch != nil) {
             throw .usage("'--all' removes everything; drop '--kid', '--conversation' and '--epoch'.")
         }

@@ -20,7 +20,7 @@ enum StoreRotateCommand {
             {"conversation":…,"epoch":…,"kid":…}; never the key ('store get' exports it).
             """,
         options: StoreCommand.locationOptions + [
-            CommonOptions.conversation.required(),
+            StoreCommand.requiredConversation,
             CommonOptions.key, CommonOptions.keyFile,
             StoreCommand.label,
             CommonOptions.now,
@@ -30,10 +30,10 @@ enum StoreRotateCommand {
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
         let location = try StoreCommand.location(arguments, acceptsURI: true)
-        let conversation = try StoreCommand.newConversation(arguments)!
+        let conversation = try StoreCommand.readNewConversation(arguments)
         let key = try ArgumentDecoding.conversationKey(context)
-        let now = try StoreCommand.now(arguments)
-        let label = arguments.value("label")
+        let now = try arguments[CommonOptions.now]
+        let label = try arguments[StoreCommand.label]
 
         let store = try StoreCommand.openDirectory(location, clock: StoreCommand.clock(now))
         do throws(KeyStoreError) {

@@ -5,6 +5,9 @@ import PushSealJSON
 
 /// `pushseal store rotate-master`.
 enum StoreRotateMasterCommand {
+    static let newMasterKeyFile = Option<FilePath>(
+        "new-master-key-file", valueName: "file", abstract: "The new master key (created 0600 if missing).")
+
     static let spec = CommandSpec(
         name: "rotate-master",
         abstract: "Seal every key again under a new master key, in one transaction.",
@@ -29,17 +32,16 @@ enum StoreRotateMasterCommand {
             alone (Docs/KEY-STORE.md §9).
             """,
         options: StoreCommand.locationOptions + [
-            .option("new-master-key-file", valueName: "file", abstract: "The new master key (created 0600 if missing).", required: true),
+            newMasterKeyFile,
         ],
         run: run)
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
         let location = try StoreCommand.location(arguments, acceptsURI: true)
-        let newKeyFile = try arguments.requiredValue("new-master-key-file")
-        guard !newKeyFile.isEmpty else { throw arguments.invalidValue("new-master-key-file", reason: "empty path") }
+        let newKeyFile = try arguments[Self.newMasterKeyFile].path
         if newKeyFile == location.masterKeyFile {
-            throw arguments.invalidValue("new-master-key-file", reason: "it is the store's current master key file")
+            throw arguments.invalidValue(Self.newMasterKeyFile, reason: "it is the store's current master key file")
         }
         let store = try StoreCommand.openDirectory(location)
         let rotation = try StoreCommand.run(location) { () throws(KeyStoreError) in

@@ -3,6 +3,13 @@ import PushSealVectors
 
 /// `pushseal vectors generate`.
 enum VectorsGenerateCommand {
+    static let provider = Flag("provider", abstract: "Write the provider-side vectors instead of the receiver vectors.")
+    static let bundles = Flag("bundles", abstract: "Write the key bundle vectors instead of the receiver vectors.")
+    static let store = Flag("store", abstract: "Write the key-store vectors instead of the receiver vectors.")
+    static let devices = Flag("devices", abstract: "Write the device key derivation vectors instead of the receiver vectors.")
+    static let output = Option<String?>(
+        "output", short: "o", valueName: "file", abstract: "Write to this file (atomically) instead of standard output.")
+
     static let spec = CommandSpec(
         name: "generate",
         abstract: "Write the vector file (deterministic: the same bytes on every run).",
@@ -14,26 +21,21 @@ enum VectorsGenerateCommand {
             device key derivation (Vectors/pushseal-v1-devices.json).
             """,
         options: [
-            .flag("provider", abstract: "Write the provider-side vectors instead of the receiver vectors."),
-            .flag("bundles", abstract: "Write the key bundle vectors instead of the receiver vectors."),
-            .flag("store", abstract: "Write the key-store vectors instead of the receiver vectors."),
-            .flag("devices", abstract: "Write the device key derivation vectors instead of the receiver vectors."),
-            .option("output", short: "o", valueName: "file",
-                    abstract: "Write to this file (atomically) instead of standard output."),
+            provider, bundles, store, devices, output,
         ],
         run: run)
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let provider = context.arguments.flag("provider")
-        let bundles = context.arguments.flag("bundles")
-        let store = context.arguments.flag("store")
-        let devices = context.arguments.flag("devices")
+        let provider = context.arguments[Self.provider]
+        let bundles = context.arguments[Self.bundles]
+        let store = context.arguments[Self.store]
+        let devices = context.arguments[Self.devices]
         if [provider, bundles, store, devices].filter({ $0 }).count > 1 {
             throw .usage("Give at most one of '--provider', '--bundles', '--store' and '--devices'.")
         }
         let text = bundles ? BundleVectorSuite.render() : provider ? ProviderVectorSuite.render() : store ? StoreVectorSuite.render()
             : devices ? DeviceKeyVectorSuite.render() : VectorSuite.render()
-        if let path = context.arguments.value("output") {
+        if let path = try context.arguments[Self.output] {
             try context.writeFile(Array(text.utf8), to: path)
             let count = bundles ? BundleVectorSuite.caseCount : provider ? ProviderVectorSuite.cases().count
                 : store ? StoreVectorSuite.cases().count : devices ? DeviceKeyVectorSuite.caseCount : VectorSuite.cases().count
