@@ -271,10 +271,10 @@ enum SealCommand {
         else {
             return nil
         }
-        let (bundle, stored) = try BundleCommand.seal(
+        let sealed = try BundleCommand.seal(
             store: store, location: location, conversation: conversation, epoch: nil, providerKeyID: nil, registration: registration,
             now: StoreCommand.clock(nil)())
-        return (stored.key.deviceKey(for: registration.deviceKeyID), bundle, registration.deviceKeyID)
+        return (sealed.deviceKey, sealed.bundle, registration.deviceKeyID)
     }
 
     /// One notification to seal: the content, its key (nil: the key provider's current key) and

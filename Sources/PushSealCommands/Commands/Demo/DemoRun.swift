@@ -203,18 +203,17 @@ struct DemoRun {
         return bundle
     }
 
-    /// The bundle of a provider key's device key for the device (the directory's current provider
-    /// key): since = the epoch's created time, retire-by = its not-after time, expires = now +
-    /// `lifetime` (30 days unless given).
+    /// The bundle of a provider key's device key for the device, sealed by the provider's
+    /// `KeyBundle.seal(from:…)` with the directory's current provider key: since = the epoch's
+    /// created time, no retire-by while it is current, expires = now + `lifetime` (30 days unless
+    /// given; negative: already expired).
     private func bundle(for stored: StoredKey, lifetime: Int64 = KeyBundle.defaultLifetime) throws(CLIError) -> KeyBundle {
         let (provider, device) = (self.provider!, self.device!)
-        let providerKey = try Self.perform("reading the provider key") { () throws(KeyStoreError) in try provider.providerKey() }
         let registration = try Self.perform("reading the device registration") { () throws(KeyStoreError) in try device.deviceRegistration() }
-        return try Self.perform("sealing a key bundle") { () throws(KeyBundleSealingError) in
+        return try Self.perform("sealing a key bundle") { () throws(DeviceBundleError) in
             try KeyBundle.seal(
-                conversationKey: stored.key, conversation: stored.item.conversation, epoch: stored.item.epoch, since: stored.item.createdAt,
-                retireBy: stored.item.notAfter.map { max($0, stored.item.createdAt) }, expires: now + lifetime, provider: providerKey,
-                device: registration)
+                from: provider, conversation: stored.item.conversation, epoch: stored.item.epoch, device: registration, now: now,
+                lifetime: lifetime).bundle
         }
     }
 
