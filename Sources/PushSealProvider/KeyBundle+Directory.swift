@@ -2,10 +2,10 @@ public import PushSealCore
 public import PushSealKeyStore
 
 /// A key bundle sealed for one device from a key directory
-/// (``PushSealCore/KeyBundle/seal(from:conversation:epoch:providerKeyID:device:now:lifetime:)``),
+/// (`KeyBundle.seal(from:conversation:epoch:providerKeyID:device:now:lifetime:)`),
 /// with the key it carries.
 public struct DeviceBundle: Sendable {
-    /// The bundle: its ``PushSealCore/KeyBundle/text`` goes to the device, out of band or in band.
+    /// The bundle: its `text` goes to the device, out of band or in band.
     public let bundle: KeyBundle
     /// The epoch of the conversation key K the bundle's key was derived from.
     public let item: KeyItem
@@ -59,7 +59,7 @@ public enum DeviceBundleError: Error, Sendable, Equatable, CustomStringConvertib
 
 extension KeyBundle {
     /// Seals a conversation's key for one device from a key directory (SPEC §16): the device
-    /// must be sealable (``PushSealKeyStore/KeyDirectory/requireSealable(deviceKeyID:)``: not
+    /// must be sealable (`KeyDirectory.requireSealable(deviceKeyID:)`: not
     /// revoked, and registered where the directory registers devices); the epoch is the
     /// conversation's current one, or `epoch` (which may be retired: the device then installs it
     /// as retired); its K must be per-device (an epoch from before per-device keys is refused);

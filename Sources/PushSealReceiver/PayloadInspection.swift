@@ -50,6 +50,8 @@ public struct PayloadInspection: Sendable, Equatable {
         /// The visible alert: APNs `aps.alert` (read as the receiver reads its placeholder), or
         /// an FCM message's `notification` title and body; nil when there is none.
         public let alert: FallbackText?
+        /// APNs `aps.thread-id` (PushSeal's is opaque: derived from the key, SPEC §9.1).
+        public let threadIdentifier: String?
         /// APNs `aps.mutable-content` is 1: the device runs the notification service
         /// extension, which opens the envelope.
         public let isMutableContent: Bool
@@ -214,15 +216,16 @@ public struct PayloadInspection: Sendable, Equatable {
         case .apns:
             let aps = top["aps"]
             let mutable = aps?.objectValue?["mutable-content"]
-            return Visibility(alert: OuterFields(apsJSON: aps).placeholder, isMutableContent: mutable == .number("1"))
+            let outer = OuterFields(apsJSON: aps)
+            return Visibility(alert: outer.placeholder, threadIdentifier: outer.threadIdentifier, isMutableContent: mutable == .number("1"))
         case .fcmMessage:
             let notification = top["message"]?.objectValue?["notification"]?.objectValue
             let title = notification?["title"]?.stringValue
             let body = notification?["body"]?.stringValue
             let alert = title == nil && body == nil ? nil : FallbackText(title: title, body: body ?? "")
-            return Visibility(alert: alert, isMutableContent: false)
+            return Visibility(alert: alert, threadIdentifier: nil, isMutableContent: false)
         case .fcmData, .wire:
-            return Visibility(alert: nil, isMutableContent: false)
+            return Visibility(alert: nil, threadIdentifier: nil, isMutableContent: false)
         }
     }
 

@@ -33,6 +33,7 @@ import PushSealReceiver
         let visibility = try #require(inspection.visibility)
         #expect(visibility.alert == FallbackText(title: placeholderTitle, body: placeholderBody))
         #expect(visibility.isMutableContent)
+        #expect(visibility.threadIdentifier == "opaque-thread")
         #expect(!visibility.isDataOnly)
         let envelope = try #require(inspection.envelope)
         #expect(envelope.keyID == keyA.id)

@@ -465,15 +465,15 @@ struct DemoRun {
             let attacker = IdentityKeyPair.generate()
             let pinned = try Self.perform("reading the provider key") { () throws(KeyStoreError) in try provider.providerKey() }
             let registration = try Self.perform("reading the device registration") { () throws(KeyStoreError) in try device.deviceRegistration() }
-            bundle = try Self.perform("forging a bundle") { () throws(KeyBundleSealingError) in
-                let contents = try KeyBundleContents(
-                    key: attackerKey.key.deviceKey(for: registration.deviceKeyID), conversation: attackerKey.item.conversation,
-                    epoch: attackerKey.item.epoch, since: now, retireBy: nil, expires: now + KeyBundle.defaultLifetime)
-                var plaintext = contents.encoded()
-                defer { plaintext.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
-                return try KeyBundle.seal(
-                    plaintext: plaintext, header: KeyBundleHeader(providerKeyID: pinned.providerKeyID), sender: attacker,
-                    devicePublicKey: registration.publicKey, ephemeral: nil).bundle
+            // Sealed with the attacker's own key pair, then its header made to name the pinned
+            // provider key (the header is the bundle's associated data; nothing else changes).
+            let sealed = try Self.perform("forging a bundle") { () throws(KeyBundleSealingError) in
+                try KeyBundle.seal(
+                    conversationKey: attackerKey.key, conversation: attackerKey.item.conversation, epoch: attackerKey.item.epoch,
+                    since: now, retireBy: nil, expires: now + KeyBundle.defaultLifetime, provider: attacker, device: registration)
+            }
+            bundle = try Self.perform("forging a bundle") { () throws(KeyBundleError) in
+                try KeyBundle(bytes: KeyBundleHeader(providerKeyID: pinned.providerKeyID).encoded() + sealed.bytes.dropFirst(KeyBundleHeader.byteCount))
             }
         } else {
             bundle = try self.bundle(for: attackerKey, lifetime: -3_600)
