@@ -164,8 +164,9 @@ public struct PayloadInspection: Sendable, Equatable {
     /// limit, duplicate names kept) and locates the sealed member with it.
     private static func locate(json bytes: ArraySlice<UInt8>, into found: inout Found) {
         let value: JSONValue
+        let repeats: [Int]
         do throws(JSONParser.Error) {
-            value = try JSONParser.parseKeepingDuplicateNames(bytes, maximumDepth: NotificationContent.maximumNestingDepth)
+            (value, repeats) = try JSONParser.parseRecordingDuplicateNames(bytes, maximumDepth: NotificationContent.maximumNestingDepth)
         } catch {
             found.error = .notJSON(error.description)
             return
@@ -186,8 +187,9 @@ public struct PayloadInspection: Sendable, Equatable {
             }
             found.visibility = visibility(top, form: found.form!)
             switch ParsedPayload.locate(in: top) {
-            case let .repeatedName(name):
-                found.error = .repeatedMemberName(name)
+            case let .repeatedName(name, ordinal):
+                // The parser met the repeats in the order the receiver's walk did: offset `ordinal`.
+                found.error = .repeatedMemberName(name, offset: repeats[ordinal])
             case .absent:
                 found.error = .noSealedMember(inMessageData: found.form == .fcmMessage)
             case let .found(container, inMessageData):
@@ -199,7 +201,8 @@ public struct PayloadInspection: Sendable, Equatable {
                     found.dataMap = container
                 }
                 switch ParsedPayload.members(of: container).0 {
-                case .duplicated: found.error = .duplicatedSealedMember
+                // Every repeat is the sealed member's (any other was found first): the first is its second occurrence.
+                case .duplicated: found.error = .duplicatedSealedMember(offset: repeats[0])
                 case let .notString(kind): found.error = .sealedMemberNotString(kind)
                 case let .wire(wire): found.wire = wire
                 case .absent, .envelope: preconditionFailure("a located sealed member")
