@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "PushSealCore", targets: ["PushSealCore"]),
+        .library(name: "PushSealKeyDirectory", targets: ["PushSealKeyDirectory"]),
         .library(name: "PushSealKeyStore", targets: ["PushSealKeyStore"]),
         .library(name: "PushSealReceiver", targets: ["PushSealReceiver"]),
         .library(name: "PushSealNotificationService", targets: ["PushSealNotificationService"]),
@@ -56,69 +57,79 @@ let package = Package(
         // system's SQLite and the SDK's alike.
         .target(name: "CSQLiteShims", linkerSettings: [.linkedLibrary("sqlite3")]),
 
+        // The platform layer every module uses (package access; not a product): the C library's
+        // one import, the monotonic clock, errno text, the file system and directory listing,
+        // process spawning. No Foundation (cold start matters).
+        .target(name: "PushSealPlatform"),
+
         // The strict JSON reader and the deterministic writer (package access; not a product).
-        .target(name: "PushSealJSON"),
+        .target(name: "PushSealJSON", dependencies: ["PushSealPlatform"]),
 
         // Wire format v1 and the cryptography it is built from. Primitives/ is the only code that
         // touches a crypto library: CryptoKit on Apple platforms, libsodium elsewhere.
         .target(
             name: "PushSealCore",
-            dependencies: ["PushSealJSON", .target(name: "CSodium", condition: .when(platforms: systemLibraryPlatforms))]),
+            dependencies: ["PushSealPlatform", "PushSealJSON", .target(name: "CSodium", condition: .when(platforms: systemLibraryPlatforms))]),
+
+        // The key directory's model, written once for every backend (Docs/KEY-STORE.md): the
+        // `KeyDirectory` protocol, its items and errors, the sealing of rows, the master-key
+        // sources, and the caching current-key provider. No SQLite, no libpq.
+        .target(name: "PushSealKeyDirectory", dependencies: ["PushSealPlatform", "PushSealCore"]),
 
         // The keychain-like key store on SQLite (Docs/KEY-STORE.md).
         .target(
             name: "PushSealKeyStore",
-            dependencies: ["PushSealCore", "CSQLiteShims", .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms))]),
+            dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "CSQLiteShims", .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms))]),
 
         // Helper process for the key store's multi-process and kill -9 tests (not a product).
-        .executableTarget(name: "pushseal-store-worker", dependencies: ["PushSealCore", "PushSealKeyStore"]),
+        .executableTarget(name: "pushseal-store-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore"]),
 
         // The receiver: open with fallback, exactly-once extension session (platform-neutral).
-        .target(name: "PushSealReceiver", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore"]),
+        .target(name: "PushSealReceiver", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore"]),
 
         // Apple-only adapters (UserNotifications, Intents) over the receiver; empty elsewhere.
         .target(name: "PushSealNotificationService", dependencies: ["PushSealCore", "PushSealReceiver"]),
 
         // The provider side: seal contents into APNs / FCM payloads that always fit.
-        .target(name: "PushSealProvider", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore"]),
+        .target(name: "PushSealProvider", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory"]),
 
         // The provider's key directory on a PostgreSQL server shared by many backend nodes, with the
         // LISTEN/NOTIFY-invalidated key cache (Docs/PROVIDER.md §6.1). The receiver never links it.
-        .target(name: "PushSealKeyDirectoryPostgreSQL", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "CLibPQ"]),
+        .target(name: "PushSealKeyDirectoryPostgreSQL", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "CLibPQ"]),
 
         // Helper process for the PostgreSQL directory's multi-process, kill -9 and staleness tests, and its
         // bench figures (`pushseal-keydir-worker bench --uri URI`; not a product).
-        .executableTarget(name: "pushseal-keydir-worker", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL"]),
+        .executableTarget(name: "pushseal-keydir-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL"]),
 
         // Sending sealed notifications to APNs and FCM over HTTP/2 (Docs/PROVIDER.md, "Sending").
         // The receiver never links it.
-        .target(name: "PushSealDelivery", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "CCurl", "COpenSSL"]),
+        .target(name: "PushSealDelivery", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealProvider", "CCurl", "COpenSSL"]),
 
         // The delivering half of `pushseal send`: `pushseal` seals and streams the requests to this
         // helper (started next to itself), so that libcurl, which cannot be linked statically
         // here, stays out of the static `pushseal` (Docs/CLI.md, `send`).
         .executableTarget(
-            name: "pushseal-deliver", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealDelivery", "PushSealCLIKit"]),
+            name: "pushseal-deliver", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealDelivery", "PushSealCLIKit"]),
 
         // Deterministic test vectors (Vectors/pushseal-v1.json).
-        .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
+        .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
 
         // Thread processor affinity for the bench's one-core figures (glibc's _GNU_SOURCE calls).
         .target(name: "CBenchAffinity"),
 
         // `pushseal bench`: measures sealing, opening and key store lookups next to the raw AEAD of
         // the crypto backend (internal module, not a product).
-        .target(name: "PushSealBench", dependencies: ["CBenchAffinity", "PushSealCore", "PushSealJSON", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
+        .target(name: "PushSealBench", dependencies: ["PushSealPlatform", "CBenchAffinity", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
 
         // Hand-written argument parsing, help and diagnostics in swift-argument-parser's style,
-        // and a small I/O layer over Glibc/Darwin (no Foundation: cold start matters).
-        .target(name: "PushSealCLIKit"),
+        // and the standard streams (no Foundation: cold start matters).
+        .target(name: "PushSealCLIKit", dependencies: ["PushSealPlatform"]),
 
         // The commands of the `pushseal` tool (its command tree, parsing, diagnostics), shared by
         // `pushseal` and its PostgreSQL companion `pushseal-postgres` (not a product).
         .target(
             name: "PushSealCommands",
-            dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit", "PushSealBench"]),
+            dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit", "PushSealBench"]),
 
         // The command-line tool.
         // Release builds on Linux link it fully statically (glibc, libsodium, SQLite, the Swift
@@ -126,38 +137,38 @@ let package = Package(
         // 61 % of its instructions and a third of its wall time (Docs/PERFORMANCE.md §5.3).
         .executableTarget(
             name: "pushseal",
-            dependencies: ["PushSealCommands"],
+            dependencies: ["PushSealPlatform", "PushSealCommands"],
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]),
 
         // The same commands with the PostgreSQL key directory (linked dynamically, with libpq):
         // `pushseal` runs it, found next to itself, for a `--dir`/`--store` connection URI
         // (Docs/CLI.md, "Key directories on PostgreSQL").
-        .executableTarget(name: "pushseal-postgres", dependencies: ["PushSealCommands", "PushSealKeyStore", "PushSealKeyDirectoryPostgreSQL"]),
+        .executableTarget(name: "pushseal-postgres", dependencies: ["PushSealPlatform", "PushSealCommands", "PushSealKeyDirectory", "PushSealKeyDirectoryPostgreSQL"]),
 
         // libFuzzer targets (Docs/FUZZING.md). A plain build makes corpus-replay executables;
         // scripts/fuzz.sh builds them with --sanitize=fuzzer and -DFUZZING, where libFuzzer owns main.
-        .target(name: "FuzzSupport", path: "Sources/Fuzz/FuzzSupport"),
-        .executableTarget(name: "FuzzEnvelope", dependencies: ["PushSealCore", "FuzzSupport"], path: "Sources/Fuzz/FuzzEnvelope"),
-        .executableTarget(name: "FuzzContent", dependencies: ["PushSealCore", "PushSealJSON", "FuzzSupport"], path: "Sources/Fuzz/FuzzContent"),
+        .target(name: "FuzzSupport", dependencies: ["PushSealPlatform"], path: "Sources/Fuzz/FuzzSupport"),
+        .executableTarget(name: "FuzzEnvelope", dependencies: ["PushSealCore", "PushSealPlatform", "FuzzSupport"], path: "Sources/Fuzz/FuzzEnvelope"),
+        .executableTarget(name: "FuzzContent", dependencies: ["PushSealCore", "PushSealJSON", "PushSealPlatform", "FuzzSupport"], path: "Sources/Fuzz/FuzzContent"),
         .executableTarget(
-            name: "FuzzBundle", dependencies: ["PushSealCore", "PushSealJSON", "PushSealReceiver", "FuzzSupport"], path: "Sources/Fuzz/FuzzBundle"),
-        .executableTarget(name: "FuzzOpen", dependencies: ["PushSealCore", "PushSealJSON", "PushSealReceiver", "FuzzSupport"], path: "Sources/Fuzz/FuzzOpen"),
+            name: "FuzzBundle", dependencies: ["PushSealCore", "PushSealJSON", "PushSealReceiver", "PushSealPlatform", "FuzzSupport"], path: "Sources/Fuzz/FuzzBundle"),
+        .executableTarget(name: "FuzzOpen", dependencies: ["PushSealCore", "PushSealJSON", "PushSealReceiver", "PushSealPlatform", "FuzzSupport"], path: "Sources/Fuzz/FuzzOpen"),
         .executableTarget(
-            name: "FuzzProviderSizing", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealReceiver", "FuzzSupport"],
+            name: "FuzzProviderSizing", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealReceiver", "PushSealPlatform", "FuzzSupport"],
             path: "Sources/Fuzz/FuzzProviderSizing"),
 
         // The seed of every randomized test (PUSHSEAL_TEST_SEED), shared by the test targets.
         .target(name: "PushSealTestSupport", path: "Tests/PushSealTestSupport"),
-        .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealTestSupport"]),
-        .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors"]),
-        .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyStore", "PushSealReceiver", "PushSealTestSupport"]),
+        .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealTestSupport"]),
+        .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors"]),
+        .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealReceiver", "PushSealTestSupport"]),
         // Runs the built `pushseal` executable (depending on it makes `swift test` build it), and
         // unit-tests PushSealCLIKit and the command declarations in process. CSQLite: store tests
         // tamper with a store file directly.
         .testTarget(
             name: "PushSealCLITests",
             dependencies: [
-                "PushSealCore", "PushSealJSON", "PushSealCLIKit", "PushSealBench", "PushSealCommands", "pushseal", "pushseal-deliver", "pushseal-postgres",
+                "PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealCLIKit", "PushSealCommands", "pushseal", "pushseal-deliver", "pushseal-postgres",
                 "PushSealTestSupport",
                 .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms)),
             ]),
@@ -165,15 +176,15 @@ let package = Package(
             name: "PushSealKeyStoreTests",
             // The worker executable is a dependency so that `swift test` builds it next to the test bundle.
             dependencies: [
-                "PushSealCore", "PushSealKeyStore", "pushseal-store-worker",
+                "PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "pushseal-store-worker",
                 .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms)),
             ]
         ),
-        .testTarget(name: "PushSealProviderTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealTestSupport"]),
+        .testTarget(name: "PushSealProviderTests", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealProvider", "PushSealTestSupport"]),
         // Against the throwaway PostgreSQL cluster that scripts/with-postgres.sh starts (they fail without it).
         .testTarget(
             name: "PushSealKeyDirectoryPostgreSQLTests",
-            dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL", "pushseal-keydir-worker"]),
+            dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL", "pushseal-keydir-worker"]),
         // Against the local APNs/FCM emulator that scripts/with-push-emulator.sh starts.
         .testTarget(name: "PushSealDeliveryTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealDelivery"]),
     ],

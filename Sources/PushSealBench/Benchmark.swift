@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealPlatform
 
 /// `pushseal bench`: every figure in one run, interleaved round by round so that a figure and
 /// the raw AEAD it is compared with see the same machine conditions.
@@ -111,7 +112,7 @@ public enum Benchmark {
 
         var coldProcess: ColdProcess?
         if wantsProcess {
-            guard let helper = currentExecutablePath(), let executable = options.executable ?? Optional(helper) else {
+            guard let helper = ProcessSpawner.currentExecutablePath(), let executable = options.executable ?? Optional(helper) else {
                 throw BenchError("cannot find the pushseal executable to spawn")
             }
             progress("checking \(executable) open")

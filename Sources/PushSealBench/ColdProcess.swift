@@ -1,5 +1,6 @@
 import PushSealCore
 import PushSealProvider
+import PushSealPlatform
 
 /// The cold-process figures: `pushseal open` spawned as a fresh process per notification (what
 /// an iOS extension launch costs), interleaved with spawns of `/bin/true` as the baseline.
@@ -54,7 +55,7 @@ final class ColdProcess {
             name: "process.open.4k", contentBytes: Self.largeContentBytes, paddedBytes: large.sizes.paddedByteCount,
             payloadBytes: large.body.count)
         let keyText = fixture.probeKey.withUnsafeBytes { Base64URL.encode($0) }
-        Files.writeAll(Array((keyText + "\n").utf8), to: keyFilePath)
+        try? FileSystem.writeFile(Array((keyText + "\n").utf8), to: keyFilePath)
         try checkCommand()
     }
 
@@ -80,19 +81,19 @@ final class ColdProcess {
 
     /// Runs `open` once; falls back to `--key` when `--store` is not wired in this build.
     private func checkCommand() throws(BenchError) {
-        Files.writeAll(fixture.nextPayload(contentBytes: open.contentBytes), to: payloadPath)
+        try? FileSystem.writeFile(fixture.nextPayload(contentBytes: open.contentBytes), to: payloadPath)
         guard let first = spawner.run(executable, arguments: openArguments, standardInput: payloadPath, standardError: errorPath) else {
             throw BenchError("cannot spawn \(executable)")
         }
         if first.status == 0 { return }
-        let message = String(decoding: Files.readAll(errorPath) ?? [], as: UTF8.self)
+        let message = String(decoding: (try? FileSystem.readFile(at: errorPath, limit: 1 << 26)) ?? [], as: UTF8.self)
         if message.contains("not wired") {
             keySource = "key"
             if spawner.run(executable, arguments: openArguments, standardInput: payloadPath, standardError: errorPath)?.status == 0 {
                 return
             }
         }
-        let detail = String(decoding: Files.readAll(errorPath) ?? [], as: UTF8.self)
+        let detail = String(decoding: (try? FileSystem.readFile(at: errorPath, limit: 1 << 26)) ?? [], as: UTF8.self)
         throw BenchError("'\(executable) \(openArguments.joined(separator: " "))' failed (exit \(first.status)): \(detail)")
     }
 
@@ -100,10 +101,10 @@ final class ColdProcess {
     func round(count: Int) throws(BenchError) {
         for _ in 0..<count {
             try spawn(baseline, Self.baselineExecutable, [])
-            Files.writeAll(fixture.nextPayload(contentBytes: open.contentBytes), to: payloadPath)
+            try? FileSystem.writeFile(fixture.nextPayload(contentBytes: open.contentBytes), to: payloadPath)
             try spawn(open, executable, openArguments)
             let content = Fixtures.content(byteCount: Self.largeContentBytes, conversation: fixture.probeConversation, message: nextLarge())
-            Files.writeAll(Fixtures.payload(content, key: fixture.probeKey), to: payloadPath)
+            try? FileSystem.writeFile(Fixtures.payload(content, key: fixture.probeKey), to: payloadPath)
             try spawn(openLarge, executable, openArguments)
         }
     }
@@ -119,7 +120,7 @@ final class ColdProcess {
             throw BenchError("cannot spawn \(path)")
         }
         guard result.status == 0 else {
-            let detail = String(decoding: Files.readAll(errorPath) ?? [], as: UTF8.self)
+            let detail = String(decoding: (try? FileSystem.readFile(at: errorPath, limit: 1 << 26)) ?? [], as: UTF8.self)
             throw BenchError("'\(path) \(arguments.joined(separator: " "))' exited with \(result.status): \(detail)")
         }
         series.results.append(result)

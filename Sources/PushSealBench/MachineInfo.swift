@@ -1,11 +1,5 @@
 import PushSealCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// The machine a run measured: reported with every run, because ratios depend on it.
 public struct MachineInfo: Sendable {
@@ -26,17 +20,13 @@ public struct MachineInfo: Sendable {
 
     static func current() -> MachineInfo {
         MachineInfo(
-            processors: onlineProcessors(), allowedProcessors: Affinity.allowedProcessors(), cpuModel: cpuModel(),
+            processors: Processors.onlineCount, allowedProcessors: Affinity.allowedProcessors(), cpuModel: cpuModel(),
             loadAverageAtStart: loadAverage(),
             cryptoBackend: PrimitivesBackend.description)
     }
 
     /// The processors the all-core figures use: the allowed ones, or every online one.
     var usableProcessors: Int { allowedProcessors.isEmpty ? processors : min(processors, allowedProcessors.count) }
-
-    static func onlineProcessors() -> Int {
-        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-    }
 
     static func loadAverage() -> [Double] {
         var values = [Double](repeating: 0, count: 3)
@@ -45,7 +35,7 @@ public struct MachineInfo: Sendable {
     }
 
     static func cpuModel() -> String {
-        guard let bytes = Files.readAll("/proc/cpuinfo") else { return "unknown" }
+        guard let bytes = (try? FileSystem.readFile(at: "/proc/cpuinfo", limit: 1 << 26)) else { return "unknown" }
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("model name") {
             if let colon = line.firstIndex(of: ":") {
                 return String(line[line.index(after: colon)...].drop(while: { $0 == " " || $0 == "\t" }))

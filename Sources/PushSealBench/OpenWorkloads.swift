@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealReceiver
 
@@ -91,7 +92,7 @@ struct WarmStoreKeySource: ReceiverKeySource {
     }
 
     func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             return try store.recordDelivery(conversation: conversation, messageID: messageID) ? .duplicate : .first
         } catch {
             return .unavailable("\(error)")

@@ -1,5 +1,7 @@
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealPlatform
 
 /// A device key store with `keyCount` keys in a temporary directory (one conversation per key),
 /// its master key file, and the ids to look up.
@@ -23,7 +25,7 @@ final class StoreFixture: @unchecked Sendable {
     private var nextMessage = 0
 
     init(keyCount: Int) throws(BenchError) {
-        guard let directory = Files.makeTemporaryDirectory() else { throw BenchError("cannot create a temporary directory") }
+        guard let directory = try? FileSystem.makeTemporaryDirectory(prefix: "pushseal-bench") else { throw BenchError("cannot create a temporary directory") }
         self.directory = directory
         self.keyCount = keyCount
         masterKeyPath = directory + "/master.key"
@@ -31,7 +33,7 @@ final class StoreFixture: @unchecked Sendable {
         do {
             store = try KeyStore(directory: directory, masterKey: masterKey, create: true)
         } catch {
-            Files.removeDirectory(directory)
+            FileSystem.removeTree(directory)
             throw BenchError("cannot create a key store in \(directory): \(error)")
         }
         var generator = SystemRandomNumberGenerator()
@@ -47,7 +49,7 @@ final class StoreFixture: @unchecked Sendable {
             do {
                 try store.addAll(items)
             } catch {
-                Files.removeDirectory(directory)
+                FileSystem.removeTree(directory)
                 throw BenchError("cannot fill the key store: \(error)")
             }
             // Reservoir sampling: a uniform sample of ids over the whole store.
@@ -78,7 +80,7 @@ final class StoreFixture: @unchecked Sendable {
 
     /// Deletes the store directory.
     func remove() {
-        Files.removeDirectory(directory)
+        FileSystem.removeTree(directory)
     }
 }
 

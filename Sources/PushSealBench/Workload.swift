@@ -1,4 +1,5 @@
 import Dispatch
+import PushSealPlatform
 
 /// One thread's share of a workload: `prepare` runs untimed before every sample (fresh inputs),
 /// `run` is what is timed. `run` returns a value derived from its results, so the optimizer
@@ -82,8 +83,8 @@ final class Sampler {
 
     private func measure(iterations: Int) -> Sample {
         for worker in workers { worker.prepare(iterations) }
-        let startCPU = processCPUNanoseconds()
-        let start = monotonicNanoseconds()
+        let startCPU = MonotonicClock.processCPUNanoseconds()
+        let start = MonotonicClock.nanoseconds()
         if workers.count == 1 {
             checksum &+= workers[0].run(iterations)
         } else {
@@ -94,8 +95,8 @@ final class Sampler {
             }
             checksum &+= results.sum
         }
-        let elapsed = monotonicNanoseconds() - start
-        let cpu = processCPUNanoseconds() - startCPU
+        let elapsed = MonotonicClock.nanoseconds() - start
+        let cpu = MonotonicClock.processCPUNanoseconds() - startCPU
         let operations = Double(iterations * workers.count * workload.operationsPerIteration)
         return Sample(wall: Double(elapsed) / operations, cpu: Double(cpu) / operations)
     }

@@ -1,3 +1,5 @@
+import PushSealPlatform
+
 /// A runtime diagnostic in the style of age: a short message, then actionable hints.
 ///
 /// ```
@@ -40,7 +42,7 @@ public enum CLIError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// An I/O error with its own hints, plus any the caller adds.
-    public static func io(_ error: IOError, hints: String...) -> CLIError {
+    package static func io(_ error: IOError, hints: String...) -> CLIError {
         .failure(Diagnostic(error.description, hints: error.hints + hints))
     }
 

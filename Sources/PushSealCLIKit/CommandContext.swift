@@ -1,3 +1,5 @@
+import PushSealPlatform
+
 /// What a command's run function works with: its parsed arguments, buffered standard output,
 /// and helpers for input and diagnostics that already produce the tool's standard messages.
 public struct CommandContext: Sendable {

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// A command-line tool: a root command (normally a group of subcommands) and a version.
 /// ``main(arguments:)`` resolves the command line, prints help, version or errors, runs the

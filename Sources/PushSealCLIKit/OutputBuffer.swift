@@ -1,3 +1,5 @@
+import PushSealPlatform
+
 /// Buffered standard output: commands append, the tool writes once at the end (one `write(2)`
 /// for typical outputs), or earlier when the buffer grows past ``flushThreshold``.
 public struct OutputBuffer: Sendable {
@@ -9,7 +11,7 @@ public struct OutputBuffer: Sendable {
     /// The descriptor written to.
     public let descriptor: Int32
     /// The first write failure, reported at the final flush.
-    public private(set) var failure: IOError?
+    package private(set) var failure: IOError?
 
     /// A buffer for `descriptor` (standard output by default).
     public init(descriptor: Int32 = 1) {
@@ -33,12 +35,12 @@ public struct OutputBuffer: Sendable {
     }
 
     /// Writes everything pending; throws the first failure seen so far.
-    public mutating func flush() throws(IOError) {
+    package mutating func flush() throws(IOError) {
         if let failure { throw failure }
         guard !pending.isEmpty else { return }
         let path = descriptor == 1 ? nil : "descriptor \(descriptor)"
         let result = pending.withUnsafeBytes { buffer in
-            Result { () throws(IOError) in try StandardStreams.write(buffer, to: descriptor, path: path) }
+            Result { () throws(IOError) in try FileDescriptor.write(buffer, to: descriptor, path: path) }
         }
         // Output may hold secrets (keygen, key export): wipe it rather than leave it in freed memory.
         pending.withUnsafeMutableBytes { buffer in

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// A file or standard input read as it arrives, one `read(2)` at a time: for input of any
 /// length processed line by line (the JSON lines of `pushseal seal --batch` and `pushseal

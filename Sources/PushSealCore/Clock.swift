@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 
 /// A source of the current time in whole seconds since 1970 (UTC). Injected wherever time
 /// matters (freshness, expiry, the duplicate log) so tests control it.

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 
 /// Hedged randomness for secrets and at-rest salts (SPEC §7.4): conversation keys, X25519
 /// private keys (HPKE ephemeral keys, device and provider keys, through ``SecretKey/random(byteCount:)``)

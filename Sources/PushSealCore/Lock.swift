@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 
 /// A plain mutual-exclusion lock over `pthread_mutex_t`, error-checking (as swift-log's lock):
 /// locking it again from the thread that holds it, or unlocking it from another thread, stops

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 
 /// Buffered CSPRNG output for values that are public and only need to be unique and
 /// unpredictable before use: the per-notification salts, drawn through ``drawSalt(into:)``.

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 internal import PushSealCore
 public import PushSealProvider
 
@@ -103,7 +97,7 @@ public final class PushSender {
                 case .finished: exhausted = true
                 }
             }
-            var now = Self.monotonicMilliseconds()
+            var now = MonotonicClock.milliseconds()
             if !waiting.isEmpty {
                 let due = waiting.filter { $0.due <= now }
                 waiting.removeAll { $0.due <= now }
@@ -111,7 +105,7 @@ public final class PushSender {
             }
             if pending.isEmpty && exhausted { return }
             if pending.isEmpty && !inputWaiting { continue }
-            now = Self.monotonicMilliseconds()
+            now = MonotonicClock.milliseconds()
             var wait: UInt64 = 1000
             if let soonest = waiting.lazy.map(\.due).min() { wait = min(wait, soonest > now ? soonest - now : 0) }
             let wake = inputWaiting ? readiness : nil
@@ -287,7 +281,7 @@ public final class PushSender {
         case .configuration:
             stop(service, id, status: nil, reason: ResponseClassifier.transportReason(failure), report: report)
         case .connection:
-            let now = Self.monotonicMilliseconds()
+            let now = MonotonicClock.milliseconds()
             let since = unreachableSince[service] ?? now
             unreachableSince[service] = since
             let elapsed = now - since
@@ -335,7 +329,7 @@ public final class PushSender {
         let ceiling = min(UInt64(options.initialBackoffMilliseconds) << UInt64(max(exponent, 0)), UInt64(options.maximumBackoffMilliseconds))
         var delay = ceiling / 2 + (ceiling > 1 ? UInt64.random(in: 0...(ceiling - ceiling / 2)) : ceiling)
         if let retryAfter { delay = max(delay, UInt64(retryAfter) * 1000) }
-        waiting.append((Self.monotonicMilliseconds() + delay, id))
+        waiting.append((MonotonicClock.milliseconds() + delay, id))
     }
 
     private func finish(
@@ -346,12 +340,6 @@ public final class PushSender {
         report(DeliveryReport(
             tag: entry.notification.tag, outcome: outcome, status: status, reason: reason, identifier: identifier,
             attempts: entry.attempts, retryAfter: retryAfter, timestamp: timestamp))
-    }
-
-    static func monotonicMilliseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1000 + UInt64(now.tv_nsec) / 1_000_000
     }
 }
 

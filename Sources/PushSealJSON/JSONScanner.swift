@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 
 /// Validation without building values: the same grammar, UTF-8, escape and depth rules as
 /// ``JSONParser`` (the same `JSONReader` primitives), but strings and numbers are only checked and

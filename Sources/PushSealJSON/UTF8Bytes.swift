@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 
 /// Byte-exact string comparison (never Swift's Unicode canonical equivalence), fast: lengths
 /// first (O(1) for native strings), then one `memcmp` of the contiguous UTF-8.

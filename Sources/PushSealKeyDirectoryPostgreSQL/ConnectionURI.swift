@@ -1,4 +1,4 @@
-import PushSealKeyStore
+import PushSealKeyDirectory
 
 /// A PostgreSQL connection URI (`postgresql://…` or `postgres://…`), handed to libpq as it is
 /// (TLS parameters such as `sslmode`, `sslrootcert`, `sslcert` included), and its redacted form
@@ -13,10 +13,10 @@ public struct ConnectionURI: Sendable, CustomStringConvertible {
         text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
     }
 
-    /// A URI; `KeyStoreError.invalidArgument(_:)` unless it starts with `postgresql://` or
+    /// A URI; `KeyDirectoryError.invalidArgument(_:)` unless it starts with `postgresql://` or
     /// `postgres://` (libpq checks the rest when connecting, reported as
-    /// `KeyStoreError.serverUnavailable(_:)` without the password).
-    public init(_ text: String) throws(KeyStoreError) {
+    /// `KeyDirectoryError.serverUnavailable(_:)` without the password).
+    public init(_ text: String) throws(KeyDirectoryError) {
         guard Self.isConnectionURI(text) else {
             throw .invalidArgument("a key directory connection URI starts with postgresql:// or postgres://")
         }

@@ -1,5 +1,5 @@
 import PushSealCore
-import PushSealKeyStore
+import PushSealKeyDirectory
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -26,7 +26,7 @@ public final class KeyDirectoryListener: @unchecked Sendable {
 
     /// Starts listening at `uri` (the directory's URI). Returns at once; the first connection is
     /// made on the listener's thread (see ``waitUntilListening(seconds:)``).
-    public init(uri: String, options: PostgreSQLKeyDirectory.Options = .init(), onChange: @escaping @Sendable (String?) -> Void) throws(KeyStoreError) {
+    public init(uri: String, options: PostgreSQLKeyDirectory.Options = .init(), onChange: @escaping @Sendable (String?) -> Void) throws(KeyDirectoryError) {
         self.uri = try ConnectionURI(uri)
         self.options = options
         self.onChange = onChange
@@ -80,7 +80,7 @@ public final class KeyDirectoryListener: @unchecked Sendable {
         var connectedBefore = false
         while !isStopped {
             let connection: PostgreSQLConnection
-            do throws(KeyStoreError) {
+            do throws(KeyDirectoryError) {
                 connection = try PostgreSQLKeyDirectory.connect(uri, options)
                 try connection.execute("LISTEN \(PostgreSQLKeyDirectory.notificationChannel)")
             } catch {
@@ -107,7 +107,7 @@ public final class KeyDirectoryListener: @unchecked Sendable {
             var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
             let ready = poll(&descriptor, 1, 100)
             if ready < 0, errno != EINTR { return }
-            do throws(KeyStoreError) {
+            do throws(KeyDirectoryError) {
                 for notification in try connection.notifications() {
                     onChange(notification.payload.isEmpty ? nil : notification.payload)
                 }

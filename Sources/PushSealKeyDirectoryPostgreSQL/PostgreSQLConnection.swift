@@ -1,4 +1,4 @@
-import PushSealKeyStore
+import PushSealKeyDirectory
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -58,8 +58,8 @@ final class PostgreSQLConnection {
     private let uri: ConnectionURI
 
     /// Connects (libpq's `connect_timeout` defaults to `connectTimeoutSeconds` unless the URI
-    /// sets it). `KeyStoreError.serverUnavailable(_:)` with libpq's reason, password redacted.
-    init(_ uri: ConnectionURI, connectTimeoutSeconds: Int) throws(KeyStoreError) {
+    /// sets it). `KeyDirectoryError.serverUnavailable(_:)` with libpq's reason, password redacted.
+    init(_ uri: ConnectionURI, connectTimeoutSeconds: Int) throws(KeyDirectoryError) {
         self.uri = uri
         // connect_timeout first: the URI (expanded from dbname) overrides it when it sets one.
         let keywords = ["connect_timeout", "fallback_application_name", "client_encoding", "dbname"]
@@ -88,7 +88,7 @@ final class PostgreSQLConnection {
 
     /// Runs `sql` with `parameters` (`$1`, `$2`, …) and returns its rows (none for a command).
     @discardableResult
-    func execute(_ sql: String, _ parameters: [Value] = []) throws(KeyStoreError) -> Rows {
+    func execute(_ sql: String, _ parameters: [Value] = []) throws(KeyDirectoryError) -> Rows {
         let types = parameters.map(\.type)
         let encoded = parameters.map(\.encoded)
         let lengths = encoded.map { Int32($0?.count ?? 0) }
@@ -130,7 +130,7 @@ final class PostgreSQLConnection {
     }
 
     /// The error of a failed statement: lost connection, or the server's SQLSTATE and message.
-    private func failure(_ result: OpaquePointer?) -> KeyStoreError {
+    private func failure(_ result: OpaquePointer?) -> KeyDirectoryError {
         if !isOpen {
             return .serverUnavailable("the connection to \(uri) was lost: \(uri.redact(Self.trimmed(PQerrorMessage(handle))))")
         }
@@ -142,8 +142,8 @@ final class PostgreSQLConnection {
     }
 
     /// Reads what the server sent and returns the pending notifications' (channel, payload);
-    /// `KeyStoreError.serverUnavailable(_:)` when the connection is gone.
-    func notifications() throws(KeyStoreError) -> [(channel: String, payload: String)] {
+    /// `KeyDirectoryError.serverUnavailable(_:)` when the connection is gone.
+    func notifications() throws(KeyDirectoryError) -> [(channel: String, payload: String)] {
         guard PQconsumeInput(handle) == 1, isOpen else {
             throw .serverUnavailable("the connection to \(uri) was lost: \(uri.redact(Self.trimmed(PQerrorMessage(handle))))")
         }

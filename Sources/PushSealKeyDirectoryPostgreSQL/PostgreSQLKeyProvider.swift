@@ -1,6 +1,5 @@
 public import PushSealCore
-public import PushSealKeyStore
-public import PushSealProvider
+public import PushSealKeyDirectory
 
 /// The provider's current keys from a shared PostgreSQL key directory: a `CachingKeyProvider`
 /// invalidated by a ``KeyDirectoryListener``.
@@ -18,7 +17,7 @@ public final class PostgreSQLKeyProvider: CurrentKeyProvider, Sendable {
 
     /// Caches `directory`'s current keys for at most `timeToLive` seconds and listens for changes
     /// on a dedicated connection to the same server.
-    public init(directory: PostgreSQLKeyDirectory, timeToLive: Double = 5) throws(KeyStoreError) {
+    public init(directory: PostgreSQLKeyDirectory, timeToLive: Double = 5) throws(KeyDirectoryError) {
         let cache = CachingKeyProvider(directory: directory, timeToLive: timeToLive)
         self.cache = cache
         self.listener = try KeyDirectoryListener(uri: directory.uri.text, options: directory.options) { conversation in

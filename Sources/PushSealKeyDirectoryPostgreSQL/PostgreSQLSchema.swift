@@ -1,5 +1,5 @@
 import PushSealCore
-import PushSealKeyStore
+import PushSealKeyDirectory
 
 /// The key directory's tables on PostgreSQL, their version and migrations (Docs/KEY-STORE.md).
 ///
@@ -83,7 +83,7 @@ enum PostgreSQLSchema {
         var verifier: [UInt8]?
     }
 
-    static func read(_ connection: PostgreSQLConnection) throws(KeyStoreError) -> State {
+    static func read(_ connection: PostgreSQLConnection) throws(KeyDirectoryError) -> State {
         let exists = try connection.execute("SELECT CASE WHEN to_regclass('pushseal_schema_version') IS NULL THEN 0::int8 ELSE 1::int8 END")
         guard exists.int64(0, 0) == 1 else { return State(version: 0, verifier: nil) }
         let version = try connection.execute("SELECT version::int8 FROM pushseal_schema_version")
@@ -96,7 +96,7 @@ enum PostgreSQLSchema {
 
     /// Brings the schema from `state.version` to ``currentVersion`` (the epoch records of version
     /// 2 tagged under `masterKey`); stores `verifier` when the tables are created. Inside the transaction holding ``migrationLock``.
-    static func migrate(_ connection: PostgreSQLConnection, from state: State, verifier: [UInt8]?, masterKey: SecretKey) throws(KeyStoreError) {
+    static func migrate(_ connection: PostgreSQLConnection, from state: State, verifier: [UInt8]?, masterKey: SecretKey) throws(KeyDirectoryError) {
         var version = state.version
         while version < currentVersion {
             for statement in steps[Int(version)] { try connection.execute(statement) }

@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealKeyDirectory
 
 /// Adding many keys at once (benchmark fixtures; package access only).
 extension KeyStore {
@@ -22,10 +23,10 @@ extension KeyStore {
     /// Adds every item in one write transaction with one prepared statement, exactly as
     /// ``add(_:conversation:epoch:label:notAfter:)`` would add them one by one (same sealing, same
     /// rows), but with one journal write and sync instead of one per item. All or nothing:
-    /// ``KeyStoreError/duplicateItem`` (nothing added) when any kid or (conversation, epoch) exists.
-    package func addAll(_ items: [NewItem], label: String? = nil) throws(KeyStoreError) {
+    /// `KeyDirectoryError.duplicateItem` (nothing added) when any kid or (conversation, epoch) exists.
+    package func addAll(_ items: [NewItem], label: String? = nil) throws(KeyDirectoryError) {
         for item in items {
-            try Self.check(conversation: item.conversation)
+            try KeyDirectoryLimits.check(conversation: item.conversation)
             guard item.epoch >= 0 else { throw .invalidArgument("epoch \(item.epoch) is negative") }
         }
         let createdAt = clock()
@@ -35,18 +36,18 @@ extension KeyStore {
         }
         let recordKey = epochRecordKey
         do {
-            try session(.write) { connection throws(KeyStoreError) in
+            try write(.conversations) { transaction throws(KeyDirectoryError) in
+                let connection = transaction.connection
                 // Checked before the rows go in (they are all this call's; the records follow).
                 var seen: Set<[UInt8]> = []
                 for item in items where seen.insert(Array(item.conversation.utf8)).inserted {
-                    let conversation = Array(item.conversation.utf8)
-                    if try Self.epochRecord(conversation, connection, recordKey: recordKey) == nil {
-                        try Self.refuseMissingEpochRecord(conversation, excluding: nil, connection)
+                    if try transaction.checkedEpochRecord(item.conversation, recordKey: recordKey) == nil {
+                        try transaction.refuseMissingEpochRecord(item.conversation, excluding: nil)
                     }
                 }
                 try connection.withStatement(
                     "INSERT INTO keys (kid, conversation, epoch, label, created_at, not_after, sealed) VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6)"
-                ) { statement throws(KeyStoreError) in
+                ) { statement throws(KeyDirectoryError) in
                     for (index, item) in items.enumerated() {
                         try statement.bind(1, blob: item.key.id.bytes)
                         try statement.bind(2, text: item.conversation)
@@ -60,15 +61,11 @@ extension KeyStore {
                 }
                 for item in items {
                     let added = KeyItem(keyID: item.key.id, conversation: item.conversation, epoch: item.epoch, label: label, createdAt: createdAt, notAfter: nil)
-                    try Self.advanceEpochRecord(for: added, connection, recordKey: recordKey, checked: true)
+                    try transaction.advanceEpochRecord(for: added, recordKey: recordKey, checked: true)
                 }
             }
         } catch let error {
-            if case let .sqlite(_, extended, _) = error,
-               extended == SQLiteConnection.constraintPrimaryKey || extended == SQLiteConnection.constraintUnique {
-                throw .duplicateItem
-            }
-            throw error
+            throw SQLiteKeyDirectoryTransaction.duplicate(error)
         }
     }
 }

@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealKeyDirectory
 
 /// The device's per-conversation bundle record (file format 5, SPEC §16.5 step 9, Docs/KEY-STORE.md
 /// §3.6): the high-water epoch H installed from a bundle, its since time S_H, and the purge
@@ -22,12 +23,12 @@ extension KeyStore {
     }
 
     /// The conversation's bundle record, checked; nil when there is none.
-    /// ``KeyStoreError/corruptedItem(_:)`` (with a zero id) when its tag does not verify.
+    /// `KeyDirectoryError.corruptedItem(_:)` (with a zero id) when its tag does not verify.
     static func bundleRecord(
         _ conversation: [UInt8], _ connection: SQLiteConnection, recordKey: SecretKey
-    ) throws(KeyStoreError) -> KeyBundleConversationRecord? {
+    ) throws(KeyDirectoryError) -> KeyBundleConversationRecord? {
         let found = try connection.withStatement("SELECT \(bundleRecordColumns) FROM bundle_records WHERE conversation = ?1") {
-            statement throws(KeyStoreError) -> (KeyBundleConversationRecord, [UInt8])? in
+            statement throws(KeyDirectoryError) -> (KeyBundleConversationRecord, [UInt8])? in
             try statement.bind(1, textBytes: conversation)
             guard try statement.step() else { return nil }
             return (KeyBundleConversationRecord(highWater: statement.int64(1), highWaterSince: statement.int64(2), purgedThrough: statement.int64(3)),
@@ -43,10 +44,10 @@ extension KeyStore {
 
     static func writeBundleRecord(
         _ conversation: [UInt8], _ record: KeyBundleConversationRecord, _ connection: SQLiteConnection, recordKey: SecretKey
-    ) throws(KeyStoreError) {
+    ) throws(KeyDirectoryError) {
         try connection.withStatement(
             "INSERT OR REPLACE INTO bundle_records (\(bundleRecordColumns)) VALUES (?1, ?2, ?3, ?4, ?5)"
-        ) { statement throws(KeyStoreError) in
+        ) { statement throws(KeyDirectoryError) in
             try statement.bind(1, textBytes: conversation)
             try statement.bind(2, record.highWater)
             try statement.bind(3, record.highWaterSince)
@@ -59,10 +60,10 @@ extension KeyStore {
     /// The record a conversation without one starts from: its newest stored epoch as H (keys
     /// added with `store add` or installed before format 5), that row's created time as S_H (an
     /// upper bound of its since time), no tombstone.
-    static func initialBundleRecord(_ conversation: [UInt8], _ connection: SQLiteConnection) throws(KeyStoreError) -> KeyBundleConversationRecord {
+    static func initialBundleRecord(_ conversation: [UInt8], _ connection: SQLiteConnection) throws(KeyDirectoryError) -> KeyBundleConversationRecord {
         try connection.withStatement(
             "SELECT epoch, created_at FROM keys WHERE conversation = ?1 ORDER BY epoch DESC LIMIT 1"
-        ) { statement throws(KeyStoreError) in
+        ) { statement throws(KeyDirectoryError) in
             try statement.bind(1, textBytes: conversation)
             guard try statement.step() else { return KeyBundleConversationRecord() }
             return KeyBundleConversationRecord(highWater: statement.int64(0), highWaterSince: statement.int64(1), purgedThrough: 0)
@@ -73,8 +74,8 @@ extension KeyStore {
     /// (``initialBundleRecord(_:_:)``). On any other store (a key directory): every epoch it holds
     /// is marked shared — its K may have gone out in format-1 bundles, so it must never be the
     /// root of per-device keys (``isSharedEpoch(conversation:epoch:)``; rotate to continue).
-    static func createBundleRecords(_ connection: SQLiteConnection, masterKey: SecretKey) throws(KeyStoreError) {
-        let isDevice = try connection.withStatement("SELECT 1 FROM identities WHERE kind = 'device' LIMIT 1") { statement throws(KeyStoreError) in
+    static func createBundleRecords(_ connection: SQLiteConnection, masterKey: SecretKey) throws(KeyDirectoryError) {
+        let isDevice = try connection.withStatement("SELECT 1 FROM identities WHERE kind = 'device' LIMIT 1") { statement throws(KeyDirectoryError) in
             try statement.step()
         }
         guard isDevice else {
@@ -82,7 +83,7 @@ extension KeyStore {
             return
         }
         let recordKey = ItemSealing.epochRecordKey(masterKey: masterKey)
-        let conversations = try connection.withStatement("SELECT DISTINCT conversation FROM keys") { statement throws(KeyStoreError) in
+        let conversations = try connection.withStatement("SELECT DISTINCT conversation FROM keys") { statement throws(KeyDirectoryError) in
             var all: [[UInt8]] = []
             while try statement.step() { all.append(statement.textBytes(0)) }
             return all
@@ -95,10 +96,10 @@ extension KeyStore {
     /// Whether epoch `epoch` of `conversation` was created before per-device keys (file format 5):
     /// its K may be known to every member that got a format-1 bundle, so per-device sealing refuses
     /// it (SPEC §16.9: rotate the conversation, and seal the new epoch per device).
-    public func isSharedEpoch(conversation: String, epoch: Int64) throws(KeyStoreError) -> Bool {
-        try Self.check(conversation: conversation)
-        return try session(.read) { connection throws(KeyStoreError) in
-            try connection.withStatement("SELECT 1 FROM shared_epochs WHERE conversation = ?1 AND epoch = ?2") { statement throws(KeyStoreError) in
+    public func isSharedEpoch(conversation: String, epoch: Int64) throws(KeyDirectoryError) -> Bool {
+        try KeyDirectoryLimits.check(conversation: conversation)
+        return try session(.read) { connection throws(KeyDirectoryError) in
+            try connection.withStatement("SELECT 1 FROM shared_epochs WHERE conversation = ?1 AND epoch = ?2") { statement throws(KeyDirectoryError) in
                 try statement.bind(1, text: conversation)
                 try statement.bind(2, epoch)
                 return try statement.step()
@@ -110,10 +111,10 @@ extension KeyStore {
     /// (cid, epoch) raises that conversation's tombstone P to at least the epoch, so a replayed
     /// bundle of a purged epoch is `epoch_purged` for ever. Only conversations with a record
     /// (device stores) are touched.
-    static func recordPurgeTombstones(before cutoff: Int64, _ connection: SQLiteConnection, recordKey: SecretKey) throws(KeyStoreError) {
+    static func recordPurgeTombstones(before cutoff: Int64, _ connection: SQLiteConnection, recordKey: SecretKey) throws(KeyDirectoryError) {
         let purged = try connection.withStatement(
             "SELECT conversation, max(epoch) FROM keys WHERE not_after IS NOT NULL AND not_after < ?1 GROUP BY conversation"
-        ) { statement throws(KeyStoreError) -> [([UInt8], Int64)] in
+        ) { statement throws(KeyDirectoryError) -> [([UInt8], Int64)] in
             try statement.bind(1, cutoff)
             var all: [([UInt8], Int64)] = []
             while try statement.step() { all.append((statement.textBytes(0), statement.int64(1))) }
@@ -124,37 +125,6 @@ extension KeyStore {
             guard epoch > record.purgedThrough else { continue }
             record.purgedThrough = epoch
             try writeBundleRecord(conversation, record, connection, recordKey: recordKey)
-        }
-    }
-
-    /// Gives every epoch of `conversation` below `epoch` the not-after time `min(its own, at)`
-    /// (resealing each row, since its not-after time is bound into it).
-    static func retireEpochs(
-        of conversation: String, below epoch: Int64, at retireAt: Int64, _ connection: SQLiteConnection, masterKey: SecretKey
-    ) throws(KeyStoreError) {
-        let rows = try connection.withStatement(
-            "SELECT \(Row.columns) FROM keys WHERE conversation = ?1 AND epoch < ?2 AND (not_after IS NULL OR not_after > ?3)"
-        ) { statement throws(KeyStoreError) -> [Row] in
-            try statement.bind(1, text: conversation)
-            try statement.bind(2, epoch)
-            try statement.bind(3, retireAt)
-            var rows: [Row] = []
-            while try statement.step() { rows.append(Row(statement)) }
-            return rows
-        }
-        for row in rows { try setNotAfter(retireAt, of: row, connection, masterKey: masterKey) }
-    }
-
-    /// Re-seals `row` with the not-after time `notAfter` (a tampered row is ``KeyStoreError/corruptedItem(_:)``).
-    static func setNotAfter(_ notAfter: Int64?, of row: Row, _ connection: SQLiteConnection, masterKey: SecretKey) throws(KeyStoreError) {
-        let stored = try unseal(row, masterKey: masterKey)
-        var updated = row
-        updated.notAfter = notAfter
-        try connection.withStatement("UPDATE keys SET not_after = ?2, sealed = ?3 WHERE kid = ?1") { statement throws(KeyStoreError) in
-            try statement.bind(1, blob: row.kid)
-            try statement.bind(2, notAfter)
-            try statement.bind(3, blob: ItemSealing.seal(stored.key, binding: updated.binding, masterKey: masterKey))
-            _ = try statement.step()
         }
     }
 }

@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealKeyDirectory
 
 /// What recording a delivery found (SPEC §10.4).
 public enum DeliveryCheck: Sendable, Equatable {
@@ -23,7 +24,7 @@ extension KeyStore {
     /// would be rejected as stale before the log is consulted).
     public func recordDelivery(
         conversation: String, messageID: String, pruningOlderThan retention: Int64? = nil
-    ) throws(KeyStoreError) -> Bool {
+    ) throws(KeyDirectoryError) -> Bool {
         try recordDelivery(conversation: conversation, messageID: messageID, envelope: nil, pruningOlderThan: retention) != .first
     }
 
@@ -33,12 +34,12 @@ extension KeyStore {
     /// repeat is a plain duplicate.
     public func recordDelivery(
         conversation: String, messageID: String, envelope: [UInt8]?, pruningOlderThan retention: Int64? = nil
-    ) throws(KeyStoreError) -> DeliveryCheck {
+    ) throws(KeyDirectoryError) -> DeliveryCheck {
         if let retention, retention < 0 { throw .invalidArgument("retention \(retention) is negative") }
         let tag = ItemSealing.deliveryTag(conversation: conversation, messageID: messageID, logKey: deliveryLogKey)
         let envelopeTag = envelope.map { ItemSealing.envelopeTag($0, logKey: deliveryLogKey) }
         let now = clock()
-        return try session(.write) { connection throws(KeyStoreError) -> DeliveryCheck in
+        return try session(.write) { connection throws(KeyDirectoryError) -> DeliveryCheck in
             try Self.writeDelivery(tag: tag, envelopeTag: envelopeTag, now: now, pruningOlderThan: retention, connection)
         }
     }
@@ -53,7 +54,7 @@ extension KeyStore {
     public static func recordDelivery(
         conversation: String, messageID: String, pruningOlderThan retention: Int64? = nil,
         directory: String, masterKey source: MasterKeySource, clock: @escaping SecondsClock = systemClock
-    ) throws(KeyStoreError) -> Bool {
+    ) throws(KeyDirectoryError) -> Bool {
         try recordDelivery(
             conversation: conversation, messageID: messageID, envelope: nil, pruningOlderThan: retention, directory: directory,
             masterKey: source, clock: clock) != .first
@@ -64,7 +65,7 @@ extension KeyStore {
     public static func recordDelivery(
         conversation: String, messageID: String, envelope: [UInt8]?, pruningOlderThan retention: Int64? = nil,
         directory: String, masterKey source: MasterKeySource, clock: @escaping SecondsClock = systemClock
-    ) throws(KeyStoreError) -> DeliveryCheck {
+    ) throws(KeyDirectoryError) -> DeliveryCheck {
         if let check = try recordDeliveryInOneTransaction(
             conversation: conversation, messageID: messageID, envelope: envelope, retention: retention, directory: directory,
             source: source, clock: clock) {
@@ -79,7 +80,7 @@ extension KeyStore {
     private static func recordDeliveryInOneTransaction(
         conversation: String, messageID: String, envelope: [UInt8]?, retention: Int64?, directory: String, source: MasterKeySource,
         clock: SecondsClock
-    ) throws(KeyStoreError) -> DeliveryCheck? {
+    ) throws(KeyDirectoryError) -> DeliveryCheck? {
         if let retention, retention < 0 { return nil }
         guard !directory.isEmpty, case .directory = FileSystem.status(directory) else { return nil }
         let path = FileSystem.join(directory, fileName)
@@ -92,12 +93,12 @@ extension KeyStore {
         let envelopeTag = envelope.map { ItemSealing.envelopeTag($0, logKey: logKey) }
         let now = clock()
         do {
-            return try connection.transaction(.write) { () throws(KeyStoreError) -> DeliveryCheck in
+            return try connection.transaction(.write) { () throws(KeyDirectoryError) -> DeliveryCheck in
                 let header = try Schema.readHeader(connection)
                 // Uninitialized, foreign, newer or older (to be migrated by the opening path)
                 // files, and a wrong master key, throw here: the two-step path reports them.
                 try requireCurrent(header, path: path)
-                guard ItemSealing.verify(header.verifier!, masterKey: masterKey) else { throw wrongKey(source) }
+                guard ItemSealing.verify(header.verifier!, masterKey: masterKey) else { throw KeyDirectoryLimits.wrongKey(source) }
                 return try writeDelivery(tag: tag, envelopeTag: envelopeTag, now: now, pruningOlderThan: retention, connection)
             }
         } catch let error {
@@ -111,16 +112,16 @@ extension KeyStore {
     /// a write transaction on `connection`.
     private static func writeDelivery(
         tag: [UInt8], envelopeTag: [UInt8]?, now: Int64, pruningOlderThan retention: Int64?, _ connection: SQLiteConnection
-    ) throws(KeyStoreError) -> DeliveryCheck {
+    ) throws(KeyDirectoryError) -> DeliveryCheck {
         if let retention {
-            try connection.withStatement("DELETE FROM deliveries WHERE seen_at < ?1") { statement throws(KeyStoreError) in
+            try connection.withStatement("DELETE FROM deliveries WHERE seen_at < ?1") { statement throws(KeyDirectoryError) in
                 let (cutoff, overflow) = now.subtractingReportingOverflow(retention)
                 try statement.bind(1, overflow ? Int64.min : cutoff)
                 _ = try statement.step()
             }
         }
         try connection.withStatement("INSERT OR IGNORE INTO deliveries (tag, seen_at, envelope) VALUES (?1, ?2, ?3)") {
-            statement throws(KeyStoreError) in
+            statement throws(KeyDirectoryError) in
             try statement.bind(1, blob: tag)
             try statement.bind(2, now)
             try statement.bind(3, optionalBlob: envelopeTag)
@@ -128,7 +129,7 @@ extension KeyStore {
         }
         if connection.changes == 1 { return .first }
         guard let envelopeTag else { return .duplicate }
-        let recorded = try connection.withStatement("SELECT envelope FROM deliveries WHERE tag = ?1") { statement throws(KeyStoreError) in
+        let recorded = try connection.withStatement("SELECT envelope FROM deliveries WHERE tag = ?1") { statement throws(KeyDirectoryError) in
             try statement.bind(1, blob: tag)
             return try statement.step() && !statement.isNull(0) ? statement.bytes(0) : nil
         }
@@ -139,10 +140,10 @@ extension KeyStore {
     }
 
     /// Whether (conversation, messageID) is in the duplicate log, without recording it.
-    public func hasDelivery(conversation: String, messageID: String) throws(KeyStoreError) -> Bool {
+    public func hasDelivery(conversation: String, messageID: String) throws(KeyDirectoryError) -> Bool {
         let tag = ItemSealing.deliveryTag(conversation: conversation, messageID: messageID, logKey: deliveryLogKey)
-        return try session(.read) { connection throws(KeyStoreError) -> Bool in
-            try connection.withStatement("SELECT 1 FROM deliveries WHERE tag = ?1") { statement throws(KeyStoreError) in
+        return try session(.read) { connection throws(KeyDirectoryError) -> Bool in
+            try connection.withStatement("SELECT 1 FROM deliveries WHERE tag = ?1") { statement throws(KeyDirectoryError) in
                 try statement.bind(1, blob: tag)
                 return try statement.step()
             }
@@ -152,12 +153,12 @@ extension KeyStore {
     /// Deletes duplicate-log entries recorded more than `seconds` ago (`seen_at < now - seconds`);
     /// returns how many. Receivers use their freshness window (maxAge + maxFutureSkew).
     @discardableResult
-    public func pruneDeliveries(olderThan seconds: Int64) throws(KeyStoreError) -> Int {
+    public func pruneDeliveries(olderThan seconds: Int64) throws(KeyDirectoryError) -> Int {
         guard seconds >= 0 else { throw .invalidArgument("age \(seconds) is negative") }
         let (difference, overflow) = clock().subtractingReportingOverflow(seconds)
         let cutoff = overflow ? Int64.min : difference
-        return try session(.write) { connection throws(KeyStoreError) -> Int in
-            try connection.withStatement("DELETE FROM deliveries WHERE seen_at < ?1") { statement throws(KeyStoreError) in
+        return try session(.write) { connection throws(KeyDirectoryError) -> Int in
+            try connection.withStatement("DELETE FROM deliveries WHERE seen_at < ?1") { statement throws(KeyDirectoryError) in
                 try statement.bind(1, cutoff)
                 _ = try statement.step()
             }
@@ -166,9 +167,9 @@ extension KeyStore {
     }
 
     /// Number of entries in the duplicate log.
-    public func deliveryCount() throws(KeyStoreError) -> Int {
-        try session(.read) { connection throws(KeyStoreError) -> Int in
-            try connection.withStatement("SELECT count(*) FROM deliveries") { statement throws(KeyStoreError) in
+    public func deliveryCount() throws(KeyDirectoryError) -> Int {
+        try session(.read) { connection throws(KeyDirectoryError) -> Int in
+            try connection.withStatement("SELECT count(*) FROM deliveries") { statement throws(KeyDirectoryError) in
                 _ = try statement.step()
                 return Int(statement.int64(0))
             }

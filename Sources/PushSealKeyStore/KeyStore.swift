@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealKeyDirectory
 #if canImport(SQLite3)
 internal import SQLite3
 #else
@@ -17,7 +18,7 @@ internal import CSQLite
 /// names the file the connection has open (a store re-created or replaced underneath is reopened)
 /// and that its header is still this store's. Calls may come from any thread (one at a time per
 /// instance, behind a lock) and any number of processes at once. See Docs/KEY-STORE.md.
-public final class KeyStore: Sendable {
+public final class KeyStore: KeyDirectory, KeyDirectoryStorage, Sendable {
     /// The database file's name inside the store directory.
     public static let fileName = "pushseal-keys.sqlite3"
     /// The newest file format version this code reads and writes.
@@ -27,9 +28,9 @@ public final class KeyStore: Sendable {
     public static let lockWaitSeconds = Int(SQLiteConnection.busyWaitMilliseconds / 1000)
     /// How long retired epochs are kept after their retire-by time before ``purgeExpired(gracePeriod:)``
     /// deletes them: 31 days (longer than APNs' 30 days and FCM's 28 days of store-and-forward).
-    public static let defaultGracePeriod: Int64 = 31 * 86_400
+    public static let defaultGracePeriod = KeyDirectoryLimits.defaultGracePeriod
     /// The longest conversation id, in UTF-8 bytes (the content schema's limit for `cid`).
-    public static let maximumConversationByteCount = 256
+    public static let maximumConversationByteCount = KeyDirectoryLimits.maximumConversationByteCount
 
     /// The store directory.
     public let directory: String
@@ -44,7 +45,7 @@ public final class KeyStore: Sendable {
     let deliveryLogKey: SecretKey
     let epochRecordKey: SecretKey
     /// The verifier this instance checked its master key against.
-    private let verifier: [UInt8]
+    let verifier: [UInt8]
     let clock: SecondsClock
     /// The instance's kept connection, behind its lock.
     private let kept: KeptConnection
@@ -54,12 +55,12 @@ public final class KeyStore: Sendable {
     /// is true and they do not exist yet. Without `create`, nothing is ever created.
     ///
     /// Checks the file's format version (migrating an older one), and checks the master key
-    /// against the store's verifier, so a wrong key is ``KeyStoreError/locked(_:)`` here rather
+    /// against the store's verifier, so a wrong key is `KeyDirectoryError.locked(_:)` here rather
     /// than every item looking corrupted later. The connection opened here is kept for the
     /// instance's later calls (see ``KeyStore``).
     public init(
         directory: String, masterKey source: MasterKeySource, create: Bool = false, clock: @escaping SecondsClock = systemClock
-    ) throws(KeyStoreError) {
+    ) throws(KeyDirectoryError) {
         guard !directory.isEmpty else { throw .invalidArgument("the store directory path is empty") }
         let path = FileSystem.join(directory, Self.fileName)
 
@@ -97,7 +98,7 @@ public final class KeyStore: Sendable {
         var keepConnection = false
         defer { if !keepConnection { connection.close() } }
         Self.preferRollbackJournal(connection)
-        let header = try connection.transaction(.read) { () throws(KeyStoreError) in try Schema.readHeader(connection) }
+        let header = try connection.transaction(.read) { () throws(KeyDirectoryError) in try Schema.readHeader(connection) }
         if header.isUninitialized, !create {
             throw .storeNotFound("\(path) exists but was never initialized")
         }
@@ -110,7 +111,7 @@ public final class KeyStore: Sendable {
             if let loadedKey { key = loadedKey } else { key = try source.load(mayCreate: header.isUninitialized) }
             // Initialize or migrate in one write transaction, re-reading the header inside it:
             // another process may have done it in the meantime.
-            (verifier, created) = try connection.transaction(.write) { () throws(KeyStoreError) -> ([UInt8], Bool) in
+            (verifier, created) = try connection.transaction(.write) { () throws(KeyDirectoryError) -> ([UInt8], Bool) in
                 let current = try Schema.readHeader(connection)
                 try Schema.validate(current, path: path)
                 if current.isUninitialized {
@@ -119,7 +120,7 @@ public final class KeyStore: Sendable {
                     return (fresh, true)
                 }
                 let existing = current.verifier!  // present: checked by validate
-                guard ItemSealing.verify(existing, masterKey: key) else { throw Self.wrongKey(source) }
+                guard ItemSealing.verify(existing, masterKey: key) else { throw KeyDirectoryLimits.wrongKey(source) }
                 if current.version < Schema.currentVersion {
                     try Schema.migrate(connection, from: current, verifier: nil, masterKey: key)
                 }
@@ -128,7 +129,7 @@ public final class KeyStore: Sendable {
         } else {
             if let loadedKey { key = loadedKey } else { key = try source.load(mayCreate: false) }
             verifier = header.verifier!  // present: checked by validate
-            guard ItemSealing.verify(verifier, masterKey: key) else { throw Self.wrongKey(source) }
+            guard ItemSealing.verify(verifier, masterKey: key) else { throw KeyDirectoryLimits.wrongKey(source) }
         }
 
         self.directory = directory
@@ -148,119 +149,42 @@ public final class KeyStore: Sendable {
     /// Adds `key` as epoch `epoch` of `conversation` — by default the conversation's next epoch
     /// (its highest + 1; 1 for a conversation without keys), chosen inside the same write
     /// transaction, so processes adding at once get distinct, consecutive epochs without retrying.
-    /// Throws ``KeyStoreError/duplicateItem`` when the store already has this key id or this
+    /// Throws `KeyDirectoryError.duplicateItem` when the store already has this key id or this
     /// (conversation, epoch).
     @discardableResult
     public func add(
         _ key: ConversationKey, conversation: String, epoch: Int64? = nil, label: String? = nil, notAfter: Int64? = nil
-    ) throws(KeyStoreError) -> KeyItem {
-        try Self.check(conversation: conversation)
-        if let epoch, epoch < 0 { throw .invalidArgument("epoch \(epoch) is negative") }
-        let createdAt = clock()
-        let (masterKey, recordKey) = (self.masterKey, self.epochRecordKey)
-        return try session(.write) { connection throws(KeyStoreError) -> KeyItem in
-            let epoch = if let epoch { epoch } else { try Self.nextEpoch(conversation, connection, recordKey: recordKey) }
-            let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: createdAt, notAfter: notAfter)
-            let sealed = ItemSealing.seal(key, binding: .init(item), masterKey: masterKey)
-            try Self.insert(item, sealed: sealed, connection)
-            try Self.advanceEpochRecord(for: item, connection, recordKey: recordKey)
-            return item
-        }
-    }
-
-    /// The conversation's next epoch: its highest + 1 (of its rows, its epoch record and its
-    /// high-water mark, so an epoch removed through the API, or whose rows and record were
-    /// deleted, is never given out again), or 1 when it has none of them. Call
-    /// inside the write transaction that inserts it.
-    static func nextEpoch(_ conversation: String, _ connection: SQLiteConnection, recordKey: SecretKey) throws(KeyStoreError) -> Int64 {
-        let highestRow = try connection.withStatement("SELECT max(epoch) FROM keys WHERE conversation = ?1") { statement throws(KeyStoreError) in
-            try statement.bind(1, text: conversation)
-            _ = try statement.step()
-            return statement.optionalInt64(0)
-        }
-        let recorded = try epochRecord(Array(conversation.utf8), connection, recordKey: recordKey)?.epoch
-        let mark = try epochMark(Array(conversation.utf8), connection, recordKey: recordKey)
-        let highest = [highestRow, recorded, mark].compactMap { $0 }.max()
-        if highest == Int64.max { throw .invalidArgument("conversation \(conversation) is at the last epoch") }
-        return (highest ?? 0) + 1
+    ) throws(KeyDirectoryError) -> KeyItem {
+        try rules.add(key, conversation: conversation, epoch: epoch, label: label, notAfter: notAfter)
     }
 
     /// The key with id `id`, unsealed and checked (whether or not its not-after time passed).
-    /// Throws ``KeyStoreError/itemNotFound`` when absent, ``KeyStoreError/corruptedItem(_:)`` when
+    /// Throws `KeyDirectoryError.itemNotFound` when absent, `KeyDirectoryError.corruptedItem(_:)` when
     /// its row was tampered with.
-    public func key(for id: KeyID) throws(KeyStoreError) -> StoredKey {
-        let row = try session(.read) { connection throws(KeyStoreError) in
-            try Self.fetchRow(connection, kid: id)
-        }
-        guard let row else { throw .itemNotFound }
-        return try Self.unseal(row, masterKey: masterKey)
+    public func key(for id: KeyID) throws(KeyDirectoryError) -> StoredKey {
+        try rules.key(for: id)
     }
 
     /// The conversation's current key: its newest epoch, when that is live now (no not-after
-    /// time, or not-after not yet passed). ``KeyStoreError/itemNotFound`` when the conversation
+    /// time, or not-after not yet passed). `KeyDirectoryError.itemNotFound` when the conversation
     /// has no keys, or its newest epoch is retired or was removed (rotate to continue): never an
     /// older epoch, which a member removed by the rotation may still hold.
     ///
     /// The newest epoch comes from the conversation's authenticated epoch record (file format 3),
     /// not from the rows: a deleted newest row, a rolled-back record or an edited epoch or
-    /// not-after time is ``KeyStoreError/corruptedItem(_:)``; a missing record while rows exist is
-    /// ``KeyStoreError/epochRecordMissing(conversation:)``; a record below the conversation's
+    /// not-after time is `KeyDirectoryError.corruptedItem(_:)`; a missing record while rows exist is
+    /// `KeyDirectoryError.epochRecordMissing(conversation:)`; a record below the conversation's
     /// high-water mark (its rows and record put back from an older copy, file format 7) is
-    /// ``KeyStoreError/rolledBack(conversation:epoch:highWater:)``, and nothing is served.
-    public func currentKey(conversation: String) throws(KeyStoreError) -> StoredKey {
-        try Self.check(conversation: conversation)
-        let now = clock()
-        let (masterKey, recordKey) = (self.masterKey, self.epochRecordKey)
-        let cid = Array(conversation.utf8)
-        let stored = try session(.read) { connection throws(KeyStoreError) -> StoredKey? in
-            let newestRow = try connection.withStatement(
-                "SELECT \(Row.columns) FROM keys WHERE conversation = ?1 ORDER BY epoch DESC LIMIT 1"
-            ) { statement throws(KeyStoreError) -> Row? in
-                try statement.bind(1, textBytes: cid)
-                return try statement.step() ? Row(statement) : nil
-            }
-            guard let record = try Self.epochRecord(cid, connection, recordKey: recordKey) else {
-                // Rows without a record: the record (perhaps with the newest rows) was deleted.
-                // Not the remaining rows' fault, and none of them may be served.
-                if newestRow != nil { throw .epochRecordMissing(conversation: conversation) }
-                return nil
-            }
-            try Self.checkEpochMark(record, conversation: conversation, connection, recordKey: recordKey)
-            if record.removed {
-                // Removed through the API; a row above the removed epoch would have moved the record.
-                if let newestRow, newestRow.epoch > record.epoch, let id = KeyID(bytes: newestRow.kid) { throw .corruptedItem(id) }
-                return nil
-            }
-            // The newest row must be exactly the recorded one: not deleted, not above it.
-            guard let newestRow, newestRow.epoch == record.epoch, newestRow.kid == record.kid else {
-                throw .corruptedItem(record.keyID)
-            }
-            return try Self.unseal(newestRow, masterKey: masterKey)
-        }
-        guard let stored, stored.item.isLive(at: now) else { throw .itemNotFound }
-        return stored
+    /// `KeyDirectoryError.rolledBack(conversation:epoch:highWater:)`, and nothing is served.
+    public func currentKey(conversation: String) throws(KeyDirectoryError) -> StoredKey {
+        try rules.currentKey(conversation: conversation)
     }
 
     /// Metadata of every item (or of one conversation's), ordered by conversation bytes and
     /// epoch. Each row is authenticated (its key is unsealed in zeroing memory and dropped), so
-    /// an edited label, time or epoch is ``KeyStoreError/corruptedItem(_:)``; never returns a secret.
-    public func items(conversation: String? = nil) throws(KeyStoreError) -> [KeyItem] {
-        if let conversation { try Self.check(conversation: conversation) }
-        let rows = try session(.read) { connection throws(KeyStoreError) -> [Row] in
-            let filter = conversation == nil ? "" : " WHERE conversation = ?1"
-            return try connection.withStatement(
-                "SELECT \(Row.columns) FROM keys\(filter) ORDER BY conversation, epoch"
-            ) { statement throws(KeyStoreError) in
-                if let conversation { try statement.bind(1, text: conversation) }
-                var rows: [Row] = []
-                while try statement.step() { rows.append(Row(statement)) }
-                return rows
-            }
-        }
-        var items: [KeyItem] = []
-        items.reserveCapacity(rows.count)
-        for row in rows { items.append(try Self.unseal(row, masterKey: masterKey).item) }
-        return items
+    /// an edited label, time or epoch is `KeyDirectoryError.corruptedItem(_:)`; never returns a secret.
+    public func items(conversation: String? = nil) throws(KeyDirectoryError) -> [KeyItem] {
+        try rules.items(conversation: conversation)
     }
 
     /// Rotates `conversation`: a fresh random key (or `key`, when given) at epoch max + 1 (1 for a
@@ -274,70 +198,34 @@ public final class KeyStore: Sendable {
     /// removed by the rotation cannot forge fresh notifications with the old key (SPEC §10.2).
     ///
     /// Pass `key` to mirror a rotation made elsewhere (a device receiving the provider's new key
-    /// retires its earlier epochs the same way); ``KeyStoreError/duplicateItem`` when the store
+    /// retires its earlier epochs the same way); `KeyDirectoryError.duplicateItem` when the store
     /// already holds that key id, and then nothing changes.
     @discardableResult
-    public func rotate(conversation: String, label: String? = nil, key supplied: ConversationKey? = nil) throws(KeyStoreError) -> StoredKey {
-        try Self.check(conversation: conversation)
-        let now = clock()
-        let key = supplied ?? ConversationKey.generate()
-        let (masterKey, recordKey) = (self.masterKey, self.epochRecordKey)
-        return try session(.write) { connection throws(KeyStoreError) -> StoredKey in
-            let epoch = try Self.nextEpoch(conversation, connection, recordKey: recordKey)
-            try Self.retireEpochs(of: conversation, below: epoch, at: now, connection, masterKey: masterKey)
-            let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: now, notAfter: nil)
-            let sealed = ItemSealing.seal(key, binding: .init(item), masterKey: masterKey)
-            try Self.insert(item, sealed: sealed, connection)
-            try Self.advanceEpochRecord(for: item, connection, recordKey: recordKey)
-            return StoredKey(key: key, item: item)
-        }
+    public func rotate(conversation: String, label: String? = nil, key supplied: ConversationKey? = nil) throws(KeyDirectoryError) -> StoredKey {
+        try rules.rotate(conversation: conversation, label: label, key: supplied)
     }
 
-    /// Removes the item with id `keyID`; ``KeyStoreError/itemNotFound`` when absent. Removing a
+    /// Removes the item with id `keyID`; `KeyDirectoryError.itemNotFound` when absent. Removing a
     /// conversation's newest epoch leaves it without a current key until it is rotated (it never
     /// falls back to an older epoch).
-    public func remove(keyID: KeyID) throws(KeyStoreError) {
-        let recordKey = epochRecordKey
-        let removed = try session(.write) { connection throws(KeyStoreError) -> Int in
-            try connection.withStatement("DELETE FROM keys WHERE kid = ?1") { statement throws(KeyStoreError) in
-                try statement.bind(1, blob: keyID.bytes)
-                _ = try statement.step()
-            }
-            let changes = connection.changes
-            try Self.markRemovedEpochRecords(connection, recordKey: recordKey)
-            return changes
-        }
-        guard removed > 0 else { throw .itemNotFound }
+    public func remove(keyID: KeyID) throws(KeyDirectoryError) {
+        try rules.remove(keyID: keyID)
     }
 
     /// Removes every epoch of `conversation`, its epoch record and its high-water mark (nothing
     /// about it stays in the file: a later rotation starts at epoch 1 again); returns how many
     /// items were removed (0 is fine).
     @discardableResult
-    public func removeConversation(_ conversation: String) throws(KeyStoreError) -> Int {
-        try Self.check(conversation: conversation)
-        return try session(.write) { connection throws(KeyStoreError) -> Int in
-            try connection.withStatement("DELETE FROM keys WHERE conversation = ?1") { statement throws(KeyStoreError) in
-                try statement.bind(1, text: conversation)
-                _ = try statement.step()
-            }
-            let changes = connection.changes
-            for table in ["epochs", "epoch_marks"] {
-                try connection.withStatement("DELETE FROM \(table) WHERE conversation = ?1") { statement throws(KeyStoreError) in
-                    try statement.bind(1, text: conversation)
-                    _ = try statement.step()
-                }
-            }
-            return changes
-        }
+    public func removeConversation(_ conversation: String) throws(KeyDirectoryError) -> Int {
+        try rules.removeConversation(conversation)
     }
 
     /// Logout wipe: removes every key and the whole duplicate log in one transaction; returns the
     /// number of keys removed. With `secure_delete`, the freed pages are zeroed. (For a complete
     /// erase also destroy the master key: see Docs/KEY-STORE.md.)
     @discardableResult
-    public func removeAll() throws(KeyStoreError) -> Int {
-        try session(.write) { connection throws(KeyStoreError) -> Int in
+    public func removeAll() throws(KeyDirectoryError) -> Int {
+        try session(.write) { connection throws(KeyDirectoryError) -> Int in
             try connection.execute("DELETE FROM keys")
             let removed = connection.changes
             try connection.execute("DELETE FROM epochs")
@@ -353,30 +241,30 @@ public final class KeyStore: Sendable {
     /// store-and-forward time, so a notification sent just before a rotation still opens when it
     /// is delivered late. See Docs/KEY-STORE.md for what makes a purge durable.
     @discardableResult
-    public func purgeExpired(gracePeriod: Int64 = KeyStore.defaultGracePeriod) throws(KeyStoreError) -> Int {
-        guard let cutoff = try Self.purgeCutoff(now: clock(), gracePeriod: gracePeriod) else { return 0 }
-        let recordKey = epochRecordKey
-        return try session(.write) { connection throws(KeyStoreError) -> Int in
-            try Self.recordPurgeTombstones(before: cutoff, connection, recordKey: recordKey)
-            try connection.withStatement("DELETE FROM keys WHERE not_after IS NOT NULL AND not_after < ?1") { statement throws(KeyStoreError) in
-                try statement.bind(1, cutoff)
-                _ = try statement.step()
-            }
-            let changes = connection.changes
-            try Self.markRemovedEpochRecords(connection, recordKey: recordKey)
-            return changes
-        }
+    public func purgeExpired(gracePeriod: Int64 = KeyStore.defaultGracePeriod) throws(KeyDirectoryError) -> Int {
+        try rules.purgeExpired(gracePeriod: gracePeriod)
     }
 
     // MARK: - Internals
 
-    /// The not-after time below which `purgeExpired(gracePeriod:)` deletes (`now - gracePeriod`),
-    /// for every key directory; nil when that underflows (nothing is that old).
-    /// ``KeyStoreError/invalidArgument(_:)`` for a negative period.
-    package static func purgeCutoff(now: Int64, gracePeriod: Int64) throws(KeyStoreError) -> Int64? {
-        guard gracePeriod >= 0 else { throw .invalidArgument("grace period \(gracePeriod) is negative") }
-        let (cutoff, overflow) = now.subtractingReportingOverflow(gracePeriod)
-        return overflow ? nil : cutoff
+    /// The rules of every key directory over this store's file.
+    var rules: KeyDirectoryRules<KeyStore> {
+        KeyDirectoryRules(storage: self, masterKey: masterKey, recordKey: epochRecordKey, verifier: verifier, clock: clock)
+    }
+
+    /// The rules' read transaction: one ``session(_:_:)``.
+    package func read<R>(_ body: (SQLiteKeyDirectoryTransaction) throws(KeyDirectoryError) -> R) throws(KeyDirectoryError) -> R {
+        let recordKey = epochRecordKey
+        return try session(.read) { connection throws(KeyDirectoryError) in try body(SQLiteKeyDirectoryTransaction(connection, recordKey: recordKey)) }
+    }
+
+    /// The rules' write transaction: one ``session(_:_:)`` with `BEGIN IMMEDIATE`, which locks the
+    /// whole file whatever the scope.
+    package func write<R>(
+        _ scope: KeyDirectoryWriteScope, _ body: (SQLiteKeyDirectoryTransaction) throws(KeyDirectoryError) -> R
+    ) throws(KeyDirectoryError) -> R {
+        let recordKey = epochRecordKey
+        return try session(.write) { connection throws(KeyDirectoryError) in try body(SQLiteKeyDirectoryTransaction(connection, recordKey: recordKey)) }
     }
 
     /// One call: one transaction on the kept connection that first checks the file is still this
@@ -384,10 +272,15 @@ public final class KeyStore: Sendable {
     /// open (re-created, replaced or removed underneath: reopening then fails as opening would),
     /// and dropped after an SQLite error, a header that is not this store's, or a file in WAL
     /// mode, so that the next call starts from a fresh one.
+    ///
+    /// The header (format version, verifier, journal mode) is checked when the file changed
+    /// since the connection last checked it (``SQLiteConnection/dataVersion()``: a commit by
+    /// any process, this one included); when it did not, SQLite serves the same cached pages
+    /// and the check would read the same values, so it is skipped.
     func session<R>(
-        _ kind: SQLiteConnection.TransactionKind, _ body: (SQLiteConnection) throws(KeyStoreError) -> R
-    ) throws(KeyStoreError) -> R {
-        try kept.lock.withLock { () throws(KeyStoreError) -> R in
+        _ kind: SQLiteConnection.TransactionKind, _ body: (SQLiteConnection) throws(KeyDirectoryError) -> R
+    ) throws(KeyDirectoryError) -> R {
+        try kept.lock.withLock { () throws(KeyDirectoryError) -> R in
             let connection: SQLiteConnection
             if let open = kept.connection, let identity = open.identity, FileSystem.identity(path) == identity {
                 connection = open
@@ -401,26 +294,32 @@ public final class KeyStore: Sendable {
             var notThisStore = false
             var inWAL = false
             defer { if inWAL { kept.drop() } }
-            do throws(KeyStoreError) {
-                return try connection.transaction(kind) { () throws(KeyStoreError) -> R in
-                    let header = try Schema.readHeader(connection)
-                    // A file switched to WAL underneath (known once the header was read): a WAL
-                    // connection holds a lock on the `-shm` file for its whole life, so this one
-                    // is closed after the call.
-                    inWAL = try connection.isInWALMode()
-                    do throws(KeyStoreError) {
-                        try Self.requireCurrent(header, path: path)
-                        let found = header.verifier!
-                        if found != verifier, !ItemSealing.verify(found, masterKey: masterKey) {
-                            throw .locked("the store at \(path) was re-created with another master key")
+            do throws(KeyDirectoryError) {
+                return try connection.transaction(kind) { () throws(KeyDirectoryError) -> R in
+                    let version = try connection.dataVersion()
+                    if version != connection.checkedDataVersion {
+                        connection.checkedDataVersion = nil
+                        let header = try Schema.readHeader(connection)
+                        // A file switched to WAL underneath (known once the header was read): a WAL
+                        // connection holds a lock on the `-shm` file for its whole life, so this one
+                        // is closed after the call.
+                        inWAL = try connection.isInWALMode()
+                        do throws(KeyDirectoryError) {
+                            try Self.requireCurrent(header, path: path)
+                            let found = header.verifier!
+                            if found != verifier, !ItemSealing.verify(found, masterKey: masterKey) {
+                                throw .locked("the store at \(path) was re-created with another master key")
+                            }
+                        } catch {
+                            notThisStore = true
+                            throw error
                         }
-                    } catch {
-                        notThisStore = true
-                        throw error
+                        if !inWAL { connection.checkedDataVersion = version }
                     }
                     return try body(connection)
                 }
             } catch {
+                connection.checkedDataVersion = nil
                 if notThisStore { kept.drop() } else if case .sqlite = error { kept.drop() }
                 throw error
             }
@@ -443,7 +342,7 @@ public final class KeyStore: Sendable {
     }
 
     /// The header must describe an initialized store at the current version.
-    static func requireCurrent(_ header: Schema.Header, path: String) throws(KeyStoreError) {
+    static func requireCurrent(_ header: Schema.Header, path: String) throws(KeyDirectoryError) {
         if header.isUninitialized { throw .storeNotFound("\(path) is not initialized") }
         try Schema.validate(header, path: path)
         guard header.version == Schema.currentVersion else {
@@ -451,17 +350,13 @@ public final class KeyStore: Sendable {
         }
     }
 
-    static func connect(_ path: String) throws(KeyStoreError) -> SQLiteConnection {
+    static func connect(_ path: String) throws(KeyDirectoryError) -> SQLiteConnection {
         try SQLiteConnection(path: path)
-    }
-
-    package static func wrongKey(_ source: MasterKeySource) -> KeyStoreError {
-        .locked("wrong master key: the \(source) does not match this store's master-key verifier")
     }
 
     /// Whether the store directory still has to be created: throws unless it exists or may be
     /// created.
-    private static func directoryIsMissing(_ directory: String, create: Bool) throws(KeyStoreError) -> Bool {
+    private static func directoryIsMissing(_ directory: String, create: Bool) throws(KeyDirectoryError) -> Bool {
         switch FileSystem.status(directory) {
         case .directory:
             return false
@@ -479,8 +374,8 @@ public final class KeyStore: Sendable {
     /// Docs/KEY-STORE.md §4 for why the store uses DELETE mode).
     static func preferRollbackJournal(_ connection: SQLiteConnection) {
         guard !connection.isReadOnly else { return }
-        try? connection.whileBusy { () throws(KeyStoreError) in
-            let mode = try connection.withStatement("PRAGMA journal_mode") { statement throws(KeyStoreError) -> String? in
+        try? connection.whileBusy { () throws(KeyDirectoryError) in
+            let mode = try connection.withStatement("PRAGMA journal_mode") { statement throws(KeyDirectoryError) -> String? in
                 try statement.step() ? statement.optionalText(0) : nil
             }
             if let mode, mode.lowercased() == "wal" {
@@ -489,98 +384,19 @@ public final class KeyStore: Sendable {
         }
     }
 
-    package static func check(conversation: String) throws(KeyStoreError) {
-        let count = conversation.utf8.count
-        guard count >= 1, count <= maximumConversationByteCount else {
-            throw .invalidArgument("a conversation id must be 1 to \(maximumConversationByteCount) UTF-8 bytes, not \(count)")
-        }
-    }
+    /// One `keys` row as stored (the model's row type).
+    typealias Row = KeyDirectoryRow
+}
 
-    static func insert(_ item: KeyItem, sealed: [UInt8], _ connection: SQLiteConnection) throws(KeyStoreError) {
-        do {
-            try connection.withStatement(
-                "INSERT INTO keys (kid, conversation, epoch, label, created_at, not_after, sealed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
-            ) { statement throws(KeyStoreError) in
-                try statement.bind(1, blob: item.keyID.bytes)
-                try statement.bind(2, text: item.conversation)
-                try statement.bind(3, item.epoch)
-                try statement.bind(4, text: item.label)
-                try statement.bind(5, item.createdAt)
-                try statement.bind(6, item.notAfter)
-                try statement.bind(7, blob: sealed)
-                _ = try statement.step()
-            }
-        } catch let error {
-            if case let .sqlite(_, extended, _) = error,
-               extended == SQLiteConnection.constraintPrimaryKey || extended == SQLiteConnection.constraintUnique {
-                throw .duplicateItem
-            }
-            throw error
-        }
-    }
-
-    static func fetchRow(_ connection: SQLiteConnection, kid: KeyID) throws(KeyStoreError) -> Row? {
-        try connection.withStatement("SELECT \(Row.columns) FROM keys WHERE kid = ?1") { statement throws(KeyStoreError) in
-            try statement.bind(1, blob: kid.bytes)
-            return try statement.step() ? Row(statement) : nil
-        }
-    }
-
-    package static func unseal(_ row: Row, masterKey: SecretKey) throws(KeyStoreError) -> StoredKey {
-        let item = try row.item()
-        guard let key = ItemSealing.unseal(row.sealed, binding: row.binding, masterKey: masterKey)
-        else { throw .corruptedItem(item.keyID) }
-        return StoredKey(key: key, item: item)
-    }
-
-    /// One `keys` row as stored (conversation and label as their exact bytes, for the
-    /// associated data); the PostgreSQL directory's `pushseal_keys` rows too.
-    package struct Row {
-        package static let columns = "kid, conversation, epoch, label, created_at, not_after, sealed"
-
-        package var kid: [UInt8]
-        package var conversation: [UInt8]
-        package var epoch: Int64
-        package var label: [UInt8]?
-        package var createdAt: Int64
-        package var notAfter: Int64?
-        package var sealed: [UInt8]
-
-        /// A row from its columns.
-        package init(
-            kid: [UInt8], conversation: [UInt8], epoch: Int64, label: [UInt8]?, createdAt: Int64, notAfter: Int64?, sealed: [UInt8]
-        ) {
-            self.kid = kid
-            self.conversation = conversation
-            self.epoch = epoch
-            self.label = label
-            self.createdAt = createdAt
-            self.notAfter = notAfter
-            self.sealed = sealed
-        }
-
-        init(_ statement: SQLiteStatement) {
-            kid = statement.bytes(0)
-            conversation = statement.textBytes(1)
-            epoch = statement.int64(2)
-            label = statement.isNull(3) ? nil : statement.textBytes(3)
-            createdAt = statement.int64(4)
-            notAfter = statement.optionalInt64(5)
-            sealed = statement.bytes(6)
-        }
-
-        /// What the row's sealed key is bound to: every other column.
-        package var binding: ItemSealing.Binding {
-            .init(keyID: kid, conversation: conversation, epoch: epoch, createdAt: createdAt, notAfter: notAfter, label: label)
-        }
-
-        func item() throws(KeyStoreError) -> KeyItem {
-            guard let keyID = KeyID(bytes: kid) else {
-                throw .invalidStore("a row has a key id of \(kid.count) bytes")
-            }
-            return KeyItem(
-                keyID: keyID, conversation: String(decoding: conversation, as: UTF8.self), epoch: epoch,
-                label: label.map { String(decoding: $0, as: UTF8.self) }, createdAt: createdAt, notAfter: notAfter)
-        }
+extension KeyDirectoryRow {
+    /// A row from a `keys` statement.
+    init(_ statement: SQLiteStatement) {
+        self.init(
+            kid: statement.bytes(0), conversation: statement.textBytes(1), epoch: statement.int64(2),
+            label: statement.isNull(3) ? nil : statement.textBytes(3), createdAt: statement.int64(4),
+            notAfter: statement.optionalInt64(5), sealed: statement.bytes(6))
     }
 }
+
+/// The store's file-system calls (shared with the master-key files, module PushSealKeyDirectory).
+typealias FileSystem = StoreFileSystem

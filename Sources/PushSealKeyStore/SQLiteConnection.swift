@@ -1,3 +1,4 @@
+import PushSealKeyDirectory
 #if canImport(SQLite3)
 internal import SQLite3
 #else
@@ -38,11 +39,15 @@ final class SQLiteConnection {
     private var statements: [(sql: String, handle: OpaquePointer, inUse: Bool)] = []
     /// The file this connection opened (stat'ed just before opening it), nil when unknown.
     let identity: FileSystem.Identity?
+    /// The file's ``dataVersion()`` when a call on this connection last found the header to be
+    /// this store's; nil before the first check and after any failed call. Set and read by
+    /// ``KeyStore`` (its session), with its lock held.
+    var checkedDataVersion: UInt32?
 
     /// Opens the existing database file at `path` read-write (SQLite falls back to read-only
     /// when the file is not writable). Never creates the file: creation is done by the caller
     /// with an exclusive 0600 `open`.
-    init(path: String) throws(KeyStoreError) {
+    init(path: String) throws(KeyDirectoryError) {
         busyDeadline = Self.monotonicMilliseconds() + Int64(Self.busyWaitMilliseconds)
         identity = FileSystem.identity(path)
         var db: OpaquePointer?
@@ -75,7 +80,7 @@ final class SQLiteConnection {
             // pruned duplicate-log entries do not linger in the file's free pages.
             // synchronous=FULL: a committed transaction survives power loss (rollback journal).
             // Pragmas read the schema, so they wait for locks too: under the same busy wait.
-            try whileBusy { () throws(KeyStoreError) in
+            try whileBusy { () throws(KeyDirectoryError) in
                 try execute("PRAGMA secure_delete = ON; PRAGMA synchronous = FULL; PRAGMA cell_size_check = ON; PRAGMA temp_store = MEMORY")
             }
         } catch {
@@ -116,15 +121,38 @@ final class SQLiteConnection {
     }
 
     /// Runs SQL without results (one or more statements).
-    func execute(_ sql: String) throws(KeyStoreError) {
+    func execute(_ sql: String) throws(KeyDirectoryError) {
         guard let db = handle else { throw Self.closedError }
         let status = sqlite3_exec(db, sql, nil, nil, nil)
         guard status == SQLITE_OK else { throw Self.error(status, db: db) }
     }
 
+    /// The statement that starts a read transaction (see ``dataVersion()``): the header's first
+    /// field, the statement the header check also runs first.
+    private static let startReadingSQL = "PRAGMA application_id"
+
+    /// The data version of the file as the current transaction sees it
+    /// (`SQLITE_FCNTL_DATA_VERSION`). SQLite changes it whenever it drops its page cache because
+    /// the file changed — it compares the file change counter (header bytes 24–39) when a
+    /// transaction takes its shared lock, so any commit by another connection or process is
+    /// seen — and when this connection commits. An unchanged value therefore means this
+    /// connection reads exactly the pages (page 1, the schema, the meta table) it read last time.
+    ///
+    /// Runs the header's first statement first: a deferred `BEGIN` takes no lock and reads
+    /// nothing, and the value is only current once the transaction has read the file. Call
+    /// inside a transaction.
+    func dataVersion() throws(KeyDirectoryError) -> UInt32 {
+        guard let db = handle else { throw Self.closedError }
+        try withStatement(Self.startReadingSQL) { statement throws(KeyDirectoryError) in _ = try statement.step() }
+        var version: UInt32 = 0
+        let status = sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, &version)
+        guard status == SQLITE_OK else { throw Self.error(status, db: db) }
+        return version
+    }
+
     /// The integer value of `PRAGMA name` (for header fields: application_id, user_version).
-    func integerPragma(_ name: StaticString) throws(KeyStoreError) -> Int64 {
-        try withStatement("PRAGMA \(name)") { statement throws(KeyStoreError) in
+    func integerPragma(_ name: StaticString) throws(KeyDirectoryError) -> Int64 {
+        try withStatement("PRAGMA \(name)") { statement throws(KeyDirectoryError) in
             _ = try statement.step()
             return statement.int64(0)
         }
@@ -134,10 +162,12 @@ final class SQLiteConnection {
     /// reused — and resets it and clears its bindings whatever happens (a statement left
     /// unreset would keep its read transaction open). A statement in use (a nested call with the
     /// same SQL) is not shared: the nested one is prepared for that use only.
-    func withStatement<R>(_ sql: String, _ body: (SQLiteStatement) throws(KeyStoreError) -> R) throws(KeyStoreError) -> R {
+    func withStatement<R>(_ sql: String, _ body: (SQLiteStatement) throws(KeyDirectoryError) -> R) throws(KeyDirectoryError) -> R {
         guard let db = handle else { throw Self.closedError }
         let raw: OpaquePointer
-        var cachedIndex = statements.firstIndex { !$0.inUse && $0.sql == sql }
+        // The byte count first (O(1) for native strings): most kept statements differ in length.
+        let byteCount = sql.utf8.count
+        var cachedIndex = statements.firstIndex { !$0.inUse && $0.sql.utf8.count == byteCount && $0.sql == sql }
         if let index = cachedIndex {
             raw = statements[index].handle
             statements[index].inUse = true
@@ -167,16 +197,16 @@ final class SQLiteConnection {
     }
 
     /// Whether the file is in WAL mode (someone switched it; the store itself never does).
-    func isInWALMode() throws(KeyStoreError) -> Bool {
-        try withStatement("PRAGMA journal_mode") { statement throws(KeyStoreError) -> Bool in
+    func isInWALMode() throws(KeyDirectoryError) -> Bool {
+        try withStatement("PRAGMA journal_mode") { statement throws(KeyDirectoryError) -> Bool in
             guard try statement.step() else { return false }
             return statement.textBytes(0) == Array("wal".utf8)
         }
     }
 
     /// Runs one SQL statement without results through its kept prepared statement.
-    private func run(_ sql: String) throws(KeyStoreError) {
-        try withStatement(sql) { statement throws(KeyStoreError) in _ = try statement.step() }
+    private func run(_ sql: String) throws(KeyDirectoryError) {
+        try withStatement(sql) { statement throws(KeyDirectoryError) in _ = try statement.step() }
     }
 
     /// The kind of transaction: deferred (reads) or immediate (writes: the write lock is
@@ -191,9 +221,9 @@ final class SQLiteConnection {
     /// `SQLITE_BUSY` — at `BEGIN IMMEDIATE`, in a statement or at `COMMIT` — rolls the
     /// transaction back and runs it again, within the connection's busy wait
     /// (``whileBusy(_:)``). `body` must therefore have no effects outside the transaction.
-    func transaction<R>(_ kind: TransactionKind, _ body: () throws(KeyStoreError) -> R) throws(KeyStoreError) -> R {
-        try whileBusy { () throws(KeyStoreError) -> R in
-            do throws(KeyStoreError) {
+    func transaction<R>(_ kind: TransactionKind, _ body: () throws(KeyDirectoryError) -> R) throws(KeyDirectoryError) -> R {
+        try whileBusy { () throws(KeyDirectoryError) -> R in
+            do throws(KeyDirectoryError) {
                 try run(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
                 let result = try body()
                 try run("COMMIT")
@@ -212,7 +242,7 @@ final class SQLiteConnection {
     /// still surfaces (SQLite returns it without waiting when waiting could deadlock) is retried
     /// after a short random pause, so that retrying processes do not collide again in lock step.
     /// When the bound is used up, the busy error reaches the caller saying how long it waited.
-    func whileBusy<R>(_ body: () throws(KeyStoreError) -> R) throws(KeyStoreError) -> R {
+    func whileBusy<R>(_ body: () throws(KeyDirectoryError) -> R) throws(KeyDirectoryError) -> R {
         while true {
             let remaining = busyDeadline - Self.monotonicMilliseconds()
             if let db = handle { sqlite3_busy_timeout(db, Int32(clamping: max(remaining, 1))) }
@@ -242,15 +272,15 @@ final class SQLiteConnection {
         _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
     }
 
-    private static func isBusy(_ error: KeyStoreError) -> Bool {
+    private static func isBusy(_ error: KeyDirectoryError) -> Bool {
         guard case let .sqlite(code, _, _) = error else { return false }
         return code == SQLITE_BUSY || code == SQLITE_LOCKED
     }
 
-    private static let closedError = KeyStoreError.sqlite(code: SQLITE_MISUSE, extendedCode: SQLITE_MISUSE, message: "connection is closed")
+    private static let closedError = KeyDirectoryError.sqlite(code: SQLITE_MISUSE, extendedCode: SQLITE_MISUSE, message: "connection is closed")
 
     /// The error for `status`, with SQLite's extended code and message when a handle exists.
-    static func error(_ status: Int32, db: OpaquePointer?) -> KeyStoreError {
+    static func error(_ status: Int32, db: OpaquePointer?) -> KeyDirectoryError {
         let extended = db.map { sqlite3_extended_errcode($0) } ?? status
         let message: String
         if let db, let text = sqlite3_errmsg(db) {
@@ -272,27 +302,27 @@ struct SQLiteStatement {
     let db: OpaquePointer
 
     /// Binds an integer to the 1-based parameter `index`.
-    func bind(_ index: Int32, _ value: Int64) throws(KeyStoreError) {
+    func bind(_ index: Int32, _ value: Int64) throws(KeyDirectoryError) {
         try check(sqlite3_bind_int64(handle, index, value))
     }
 
     /// Binds an integer or NULL.
-    func bind(_ index: Int32, _ value: Int64?) throws(KeyStoreError) {
+    func bind(_ index: Int32, _ value: Int64?) throws(KeyDirectoryError) {
         if let value { try bind(index, value) } else { try check(sqlite3_bind_null(handle, index)) }
     }
 
     /// Binds the UTF-8 bytes of `value` as TEXT (exact bytes, embedded NULs included).
-    func bind(_ index: Int32, text value: String) throws(KeyStoreError) {
+    func bind(_ index: Int32, text value: String) throws(KeyDirectoryError) {
         try bind(index, textBytes: Array(value.utf8))
     }
 
     /// Binds a string or NULL.
-    func bind(_ index: Int32, text value: String?) throws(KeyStoreError) {
+    func bind(_ index: Int32, text value: String?) throws(KeyDirectoryError) {
         if let value { try bind(index, text: value) } else { try check(sqlite3_bind_null(handle, index)) }
     }
 
     /// Binds raw bytes as TEXT.
-    func bind(_ index: Int32, textBytes bytes: [UInt8]) throws(KeyStoreError) {
+    func bind(_ index: Int32, textBytes bytes: [UInt8]) throws(KeyDirectoryError) {
         let status = bytes.withUnsafeBufferPointer { buffer -> Int32 in
             // A nil pointer would bind NULL: bind an empty string explicitly.
             guard let base = buffer.baseAddress, buffer.count > 0 else {
@@ -306,12 +336,12 @@ struct SQLiteStatement {
     }
 
     /// Binds bytes as a BLOB, or NULL.
-    func bind(_ index: Int32, optionalBlob bytes: [UInt8]?) throws(KeyStoreError) {
+    func bind(_ index: Int32, optionalBlob bytes: [UInt8]?) throws(KeyDirectoryError) {
         if let bytes { try bind(index, blob: bytes) } else { try check(sqlite3_bind_null(handle, index)) }
     }
 
     /// Binds bytes as a BLOB.
-    func bind(_ index: Int32, blob bytes: [UInt8]) throws(KeyStoreError) {
+    func bind(_ index: Int32, blob bytes: [UInt8]) throws(KeyDirectoryError) {
         let status = bytes.withUnsafeBytes { buffer -> Int32 in
             guard let base = buffer.baseAddress, buffer.count > 0 else {
                 return sqlite3_bind_zeroblob(handle, index, 0)
@@ -322,7 +352,7 @@ struct SQLiteStatement {
     }
 
     /// Advances: true when a row is available, false when the statement is done.
-    func step() throws(KeyStoreError) -> Bool {
+    func step() throws(KeyDirectoryError) -> Bool {
         let status = sqlite3_step(handle)
         switch status {
         case SQLITE_ROW: return true
@@ -372,7 +402,7 @@ struct SQLiteStatement {
         isNull(index) ? nil : String(decoding: textBytes(index), as: UTF8.self)
     }
 
-    private func check(_ status: Int32) throws(KeyStoreError) {
+    private func check(_ status: Int32) throws(KeyDirectoryError) {
         guard status == SQLITE_OK else { throw SQLiteConnection.error(status, db: db) }
     }
 }

@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealKeyDirectory
 
 /// The store's file format: identification, version, migrations.
 ///
@@ -131,7 +132,7 @@ enum Schema {
     }
 
     /// Reads the header. Must run inside a transaction on `connection`.
-    static func readHeader(_ connection: SQLiteConnection) throws(KeyStoreError) -> Header {
+    static func readHeader(_ connection: SQLiteConnection) throws(KeyDirectoryError) -> Header {
         // Plain PRAGMA statements: compiling the pragma_* table-valued functions inside a SELECT
         // cost about five times as much (a cold lookup opens a connection and reads this header).
         let applicationID = try connection.integerPragma("application_id")
@@ -139,7 +140,7 @@ enum Schema {
         var header = Header(applicationID: applicationID, version: version, objectCount: 0, verifier: nil)
         if applicationID == 0, version == 0 {
             // Only a file that says nothing about itself needs the count (empty vs foreign).
-            header.objectCount = try connection.withStatement("SELECT count(*) FROM sqlite_master") { statement throws(KeyStoreError) in
+            header.objectCount = try connection.withStatement("SELECT count(*) FROM sqlite_master") { statement throws(KeyDirectoryError) in
                 _ = try statement.step()
                 return statement.int64(0)
             }
@@ -151,15 +152,15 @@ enum Schema {
     }
 
     /// The verifier row, nil when absent.
-    static func readVerifier(_ connection: SQLiteConnection) throws(KeyStoreError) -> [UInt8]? {
-        try connection.withStatement("SELECT value FROM meta WHERE name = 'verifier'") { statement throws(KeyStoreError) in
+    static func readVerifier(_ connection: SQLiteConnection) throws(KeyDirectoryError) -> [UInt8]? {
+        try connection.withStatement("SELECT value FROM meta WHERE name = 'verifier'") { statement throws(KeyDirectoryError) in
             try statement.step() ? statement.bytes(0) : nil
         }
     }
 
     /// Checks that `header` describes a key store this code can use as it is (or migrate).
     /// `path` is for messages.
-    static func validate(_ header: Header, path: String) throws(KeyStoreError) {
+    static func validate(_ header: Header, path: String) throws(KeyDirectoryError) {
         if header.isUninitialized { return }
         guard header.isKeyStore else {
             throw .invalidStore("\(path) is an SQLite database of another application (application_id \(header.applicationID))")
@@ -183,7 +184,7 @@ enum Schema {
     /// header was re-read in that same transaction.
     static func migrate(
         _ connection: SQLiteConnection, from header: Header, verifier: [UInt8]?, masterKey: SecretKey
-    ) throws(KeyStoreError) {
+    ) throws(KeyDirectoryError) {
         var version = header.version
         while version < currentVersion {
             if !steps[Int(version)].isEmpty { try connection.execute(steps[Int(version)]) }
@@ -196,7 +197,7 @@ enum Schema {
         }
         if header.isUninitialized {
             guard let verifier else { throw .invalidStore("cannot initialize a store without a master key") }
-            try connection.withStatement("INSERT INTO meta (name, value) VALUES ('verifier', ?1)") { statement throws(KeyStoreError) in
+            try connection.withStatement("INSERT INTO meta (name, value) VALUES ('verifier', ?1)") { statement throws(KeyDirectoryError) in
                 try statement.bind(1, blob: verifier)
                 _ = try statement.step()
             }
@@ -208,14 +209,14 @@ enum Schema {
     /// Version 1 -> 2: every row whose key unseals under format 1 (kid, epoch and conversation
     /// bound) is sealed again under format 2 (every column bound), with its columns as they are.
     /// A row that does not unseal is left as it is: format 2 refuses its format-1 blob, so it
-    /// stays ``KeyStoreError/corruptedItem(_:)``.
-    static func resealVersion1Items(_ connection: SQLiteConnection, masterKey: SecretKey) throws(KeyStoreError) {
-        let rows = try connection.withStatement("SELECT \(KeyStore.Row.columns) FROM keys") { statement throws(KeyStoreError) in
+    /// stays `KeyDirectoryError.corruptedItem(_:)`.
+    static func resealVersion1Items(_ connection: SQLiteConnection, masterKey: SecretKey) throws(KeyDirectoryError) {
+        let rows = try connection.withStatement("SELECT \(KeyStore.Row.columns) FROM keys") { statement throws(KeyDirectoryError) in
             var rows: [KeyStore.Row] = []
             while try statement.step() { rows.append(KeyStore.Row(statement)) }
             return rows
         }
-        try connection.withStatement("UPDATE keys SET sealed = ?2 WHERE kid = ?1") { statement throws(KeyStoreError) in
+        try connection.withStatement("UPDATE keys SET sealed = ?2 WHERE kid = ?1") { statement throws(KeyDirectoryError) in
             for row in rows {
                 guard let key = ItemSealing.unsealVersion1(row.sealed, binding: row.binding, masterKey: masterKey) else { continue }
                 try statement.bind(1, blob: row.kid)

@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealKeyDirectory
 
 /// The store's at-rest values with caller-chosen salts, for the key-store test vectors
 /// (Vectors/pushseal-v1-store.json) that a port keeping its own store checks. Never for storage:

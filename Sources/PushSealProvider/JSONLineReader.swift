@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 
 /// One line of a JSON-lines stream, without its `\n`.
 public enum JSONLine: Sendable, Equatable {

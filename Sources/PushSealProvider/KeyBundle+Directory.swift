@@ -1,5 +1,5 @@
 public import PushSealCore
-public import PushSealKeyStore
+public import PushSealKeyDirectory
 
 /// A key bundle sealed for one device from a key directory
 /// (`KeyBundle.seal(from:conversation:epoch:providerKeyID:device:now:lifetime:)`),
@@ -35,7 +35,7 @@ public enum DeviceBundleError: Error, Sendable, Equatable, CustomStringConvertib
     /// `now + lifetime` runs past `Int64.max`.
     case invalidLifetime(Int64)
     /// The directory could not be read.
-    case directory(KeyStoreError)
+    case directory(KeyDirectoryError)
     /// The bundle could not be sealed (a field out of range, a bad device key).
     case sealing(KeyBundleSealingError)
 
@@ -76,7 +76,7 @@ extension KeyBundle {
         from directory: any KeyDirectory, conversation: String, epoch: Int64? = nil, providerKeyID: KeyID? = nil,
         device: DeviceRegistration, now: Int64, lifetime: Int64 = KeyBundle.defaultLifetime
     ) throws(DeviceBundleError) -> DeviceBundle {
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             try directory.requireSealable(deviceKeyID: device.deviceKeyID)
         } catch .itemNotFound {
             throw .deviceNotRegistered(device.deviceKeyID)
@@ -87,7 +87,7 @@ extension KeyBundle {
         }
         let (stored, isCurrent) = try conversationKey(in: directory, conversation: conversation, epoch: epoch)
         let provider: IdentityKeyPair
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             provider = try directory.providerKey(id: providerKeyID)
         } catch .itemNotFound {
             throw .noProviderKey(providerKeyID)
@@ -95,8 +95,8 @@ extension KeyBundle {
             throw .directory(error)
         }
         let shared: Bool
-        do throws(KeyStoreError) {
-            shared = try (directory as? KeyStore)?.isSharedEpoch(conversation: conversation, epoch: stored.item.epoch) ?? false
+        do throws(KeyDirectoryError) {
+            shared = try directory.isSharedEpoch(conversation: conversation, epoch: stored.item.epoch)
         } catch {
             throw .directory(error)
         }
@@ -121,14 +121,14 @@ extension KeyBundle {
         in directory: any KeyDirectory, conversation: String, epoch: Int64?
     ) throws(DeviceBundleError) -> (StoredKey, isCurrent: Bool) {
         let items: [KeyItem]
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             items = try directory.items(conversation: conversation)
         } catch {
             throw .directory(error)
         }
         guard !items.isEmpty else { throw .noKeys(conversation: conversation) }
         let current: StoredKey?
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             current = try directory.currentKey(conversation: conversation)
         } catch .itemNotFound {
             current = nil
@@ -140,7 +140,7 @@ extension KeyBundle {
                 throw .noSuchEpoch(conversation: conversation, epoch: epoch, epochs: items.map(\.epoch))
             }
             let stored: StoredKey
-            do throws(KeyStoreError) {
+            do throws(KeyDirectoryError) {
                 stored = try directory.key(for: item.keyID)
             } catch {
                 throw .directory(error)

@@ -1,5 +1,6 @@
 import Dispatch
 public import PushSealCore
+internal import PushSealPlatform
 
 extension KeyBundle {
     /// Seals epoch `epoch` of a conversation to many devices at once (a rotation's fan-out), on
@@ -11,7 +12,7 @@ extension KeyBundle {
         provider: IdentityKeyPair, devices: [DeviceRegistration], maximumThreads: Int? = nil
     ) -> [Result<KeyBundle, KeyBundleSealingError>] {
         let count = devices.count
-        let threads = max(1, min(maximumThreads ?? NotificationSealer.activeProcessorCount, count))
+        let threads = max(1, min(maximumThreads ?? Processors.onlineCount, count))
         var results = [Result<KeyBundle, KeyBundleSealingError>](
             repeating: .failure(.invalidField("not sealed")), count: count)
         // Claims, not one fixed share per thread (NotificationSealer's batch does the same): with

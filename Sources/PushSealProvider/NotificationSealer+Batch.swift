@@ -1,19 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 import Dispatch
 public import PushSealCore
 
+public import PushSealKeyDirectory
 /// One notification of a batch: the content, its key (or nil to ask the batch's key provider for
 /// the current key of `content.conversationID`), and its transport options.
 public struct BatchItem<Options: TransportOptions>: Sendable {
     /// The content to seal.
     public var content: NotificationContent
-    /// The key to seal under; nil to use the batch's ``CurrentKeyProvider``.
+    /// The key to seal under; nil to use the batch's `CurrentKeyProvider`.
     public var key: ConversationKey?
     /// ``APNsOptions`` or ``FCMOptions`` for this notification.
     public var options: Options
@@ -103,7 +98,7 @@ extension NotificationSealer {
         let count = items.count
         guard count > 0 else { return }
         let claimSizes = Self.batchClaimSizes
-        let threads = min(Self.activeProcessorCount, (count + claimSizes.lowerBound - 1) / claimSizes.lowerBound)
+        let threads = min(Processors.onlineCount, (count + claimSizes.lowerBound - 1) / claimSizes.lowerBound)
         let claims = BatchClaims(count: count, threads: threads, claimSizes: claimSizes)
         items.withUnsafeBufferPointer { input in
             nonisolated(unsafe) let input = UnsafePointer(input.baseAddress!)
@@ -139,15 +134,6 @@ extension NotificationSealer {
                 }
             }
         }
-    }
-
-    /// Number of online processors.
-    static var activeProcessorCount: Int {
-        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        #else
-        1
-        #endif
     }
 }
 

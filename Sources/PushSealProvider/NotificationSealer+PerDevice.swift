@@ -1,5 +1,6 @@
 import Dispatch
 public import PushSealCore
+internal import PushSealPlatform
 
 /// Device keys K_d = `ConversationKey.deviceKey(for:)`, cached per (epoch key, device): the
 /// provider seals every notification under the recipient device's key, and deriving it costs
@@ -70,7 +71,7 @@ extension NotificationSealer {
         let count = devices.count
         guard count > 0 else { return [] }
         let claimSizes = Self.batchClaimSizes
-        let threads = min(Self.activeProcessorCount, (count + claimSizes.lowerBound - 1) / claimSizes.lowerBound)
+        let threads = min(Processors.onlineCount, (count + claimSizes.lowerBound - 1) / claimSizes.lowerBound)
         let claims = BatchClaims(count: count, threads: threads, claimSizes: claimSizes)
         var results = [Result<Options.SealedRequest, ProviderError>](repeating: .failure(.internalInconsistency("not sealed")), count: count)
         results.withUnsafeMutableBufferPointer { output in

@@ -1,5 +1,6 @@
 public import PushSealCore
 
+public import PushSealKeyDirectory
 /// Seals notification contents into APNs and FCM payloads that always fit.
 ///
 /// ```swift

@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 
 /// The device key store as the receiver's key source: the store file in a directory shared by the
@@ -54,7 +55,7 @@ public struct KeyStoreKeySource: ReceiverKeySource {
     }
 
     private func record(conversation: String, messageID: String, envelope: [UInt8]?) -> DeliveryRecord {
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             // Opening the store and recording, in one connection when the store is current.
             let check = try KeyStore.recordDelivery(
                 conversation: conversation, messageID: messageID, envelope: envelope, pruningOlderThan: duplicateLogRetention,
@@ -72,7 +73,7 @@ public struct KeyStoreKeySource: ReceiverKeySource {
     /// Installs the bundle into the store (its device key, pinned provider keys and conversation
     /// records decide) when it carries the envelope's key; a store that cannot be opened is `store_locked`.
     public func installKeyBundle(_ bundle: KeyBundle, envelopeKeyID: KeyID) -> KeyBundleOutcome {
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             let store = try KeyStore(directory: directory, masterKey: masterKey, clock: clock)
             return KeyBundleOutcome(Result { () throws(KeyBundleError) in try store.install(bundle, expectedKeyID: envelopeKeyID) })
         } catch {

@@ -1,6 +1,7 @@
 import PushSealJSON
 import PushSealCore
 
+import PushSealKeyDirectory
 /// The key bundle vectors, format 2 (Vectors/pushseal-v1-bundles.json, SPEC §16.8): every key is
 /// derived from a fixed seed with RFC 9180 DeriveKeyPair, so the file regenerates byte for byte.
 /// Each case gives the provider's conversation key K, the device key K_d derived from it, the

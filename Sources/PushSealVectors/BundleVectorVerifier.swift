@@ -1,6 +1,7 @@
 import PushSealJSON
 import PushSealCore
 
+import PushSealKeyDirectory
 /// Runs a bundle vector file (`pushseal_v1_bundle_test_schema`, format 2) through the Swift
 /// implementation: key pairs, ids and the device key K_d are re-derived, every bundle is checked
 /// on the device side against the case's pinned keys, clock, envelope kid, stored keys and

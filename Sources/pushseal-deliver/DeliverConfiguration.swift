@@ -2,6 +2,7 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealDelivery
 import PushSealJSON
+import PushSealPlatform
 
 /// The first line `pushseal send` writes to this helper: what to deliver with, as JSON
 /// (file paths, ids, URLs and limits; never key material).

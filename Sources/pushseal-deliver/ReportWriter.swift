@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 import PushSealCLIKit
 import PushSealCore
 import PushSealDelivery
@@ -25,7 +19,7 @@ struct ReportWriter {
     private let showsProgress = isatty(2) == 1 && isatty(1) != 1
     /// A progress line is on the terminal without its newline.
     private var progressOpen = false
-    private let started = monotonicSeconds()
+    private let started = MonotonicClock.seconds()
     private var lastProgress = 0.0
     /// `--json-summary`: a last stdout line of counts per outcome.
     var jsonSummary = false
@@ -107,7 +101,7 @@ struct ReportWriter {
         pending.append(contentsOf: bytes)
         if pending.count >= 32 * 1024 { flush() }
         if showsProgress {
-            let now = monotonicSeconds()
+            let now = MonotonicClock.seconds()
             if now - lastProgress >= 0.5 {
                 lastProgress = now
                 progress(now: now, final: false)
@@ -121,7 +115,7 @@ struct ReportWriter {
         if !writeFailed && !pending.isEmpty {
             let failure: IOError? = pending.withUnsafeBytes { buffer in
                 do throws(IOError) {
-                    try StandardStreams.write(buffer, to: 1)
+                    try FileDescriptor.write(buffer, to: 1)
                     return nil
                 } catch {
                     return error
@@ -170,17 +164,11 @@ struct ReportWriter {
             pending.append(contentsOf: writer.bytes)
         }
         flush()
-        if showsProgress { progress(now: monotonicSeconds(), final: true) }
+        if showsProgress { progress(now: MonotonicClock.seconds(), final: true) }
         guard notDelivered > 0 else { return }
         let parts = Self.outcomeNames.filter { !Self.successes.contains($0) }.compactMap { name in
             counts[name].map { "\(name) \($0)" }
         }
         message("pushseal: note: \(notDelivered) of \(total) notifications not delivered (\(parts.joined(separator: ", ")))\n")
     }
-}
-
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }

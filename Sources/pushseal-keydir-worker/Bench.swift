@@ -1,12 +1,7 @@
 import PushSealCore
-import PushSealKeyStore
 import PushSealProvider
 import PushSealKeyDirectoryPostgreSQL
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// `bench`: the PostgreSQL directory's figures, each against a baseline in the same run:
 ///
@@ -19,11 +14,6 @@ import Darwin
 ///   rotations.conc  N processes rotating one conversation at once: rotations/s, and the check
 ///                   that the epochs are 1...total with one current
 enum Bench {
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
 
     static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
@@ -44,15 +34,15 @@ enum Bench {
         var memoryBest = 0.0, cachedBest = 0.0, directBest = 0.0
         let perRound = 2000
         for _ in 0..<7 {
-            var start = now()
+            var start = MonotonicClock.seconds()
             for _ in 0..<perRound { _ = try sealer.seal(content, with: key, options: options) }
-            directBest = max(directBest, Double(perRound) / (now() - start))
-            start = now()
+            directBest = max(directBest, Double(perRound) / (MonotonicClock.seconds() - start))
+            start = MonotonicClock.seconds()
             for _ in 0..<perRound { _ = try sealer.seal(content, keyProvider: inMemory, options: options) }
-            memoryBest = max(memoryBest, Double(perRound) / (now() - start))
-            start = now()
+            memoryBest = max(memoryBest, Double(perRound) / (MonotonicClock.seconds() - start))
+            start = MonotonicClock.seconds()
             for _ in 0..<perRound { _ = try sealer.seal(content, keyProvider: provider, options: options) }
-            cachedBest = max(cachedBest, Double(perRound) / (now() - start))
+            cachedBest = max(cachedBest, Double(perRound) / (MonotonicClock.seconds() - start))
         }
         emit("seal.direct \(Int(directBest)) seals/s (seal(_:with:), no key provider)")
         emit("seal.memory \(Int(memoryBest)) seals/s (key in memory: FixedKeyProvider)")
@@ -61,16 +51,16 @@ enum Bench {
         // lookup.cold
         var lookups: [Double] = []
         for _ in 0..<200 {
-            let start = now()
+            let start = MonotonicClock.seconds()
             _ = try directory.currentKey(conversation: conversation)
-            lookups.append(now() - start)
+            lookups.append(MonotonicClock.seconds() - start)
         }
         var connects: [Double] = []
         for _ in 0..<20 {
-            let start = now()
+            let start = MonotonicClock.seconds()
             let fresh = try PostgreSQLKeyDirectory(uri: uri, masterKey: .bytes(master))
             _ = try fresh.currentKey(conversation: conversation)
-            connects.append(now() - start)
+            connects.append(MonotonicClock.seconds() - start)
         }
         emit("lookup.cold \(Int(median(lookups) * 1e6)) us median (pooled connection); \(Int(median(connects) * 1e3)) ms with a new connection and schema check")
 
@@ -80,11 +70,11 @@ enum Bench {
         guard watcher.readLine()?.hasPrefix("ready") == true else { fail("the watching process did not start") }
         var latencies: [Double] = []
         for _ in 0..<20 {
-            let start = now()
+            let start = MonotonicClock.seconds()
             let rotated = try directory.rotate(conversation: conversation)
-            let committed = now()
+            let committed = MonotonicClock.seconds()
             guard watcher.readLine() == "kid \(rotated.item.keyID)" else { fail("the watching process missed a rotation") }
-            latencies.append(now() - committed)
+            latencies.append(MonotonicClock.seconds() - committed)
             _ = start
         }
         emit("rotation.use \(String(median(latencies) * 1e3).prefix(6)) ms median, \(String(latencies.max()! * 1e3).prefix(6)) ms max after commit (20 rotations, TTL 60 s: by notification)")
@@ -92,7 +82,7 @@ enum Bench {
         // rotations.conc
         let shared = conversation + "-conc"
         let processes = 4, each = 50
-        let start = now()
+        let start = MonotonicClock.seconds()
         let rotators = try (0..<processes).map { _ in
             try Spawned(worker, ["rotate", "--uri", uri, "--key-hex", hex(master), "--conversation", shared, "--count", String(each)])
         }
@@ -104,7 +94,7 @@ enum Bench {
             }
             rotator.wait()
         }
-        let elapsed = now() - start
+        let elapsed = MonotonicClock.seconds() - start
         let items = try directory.items(conversation: shared)
         let consistent = epochs.sorted() == Array(1...Int64(processes * each)) && items.map(\.epoch) == Array(1...Int64(processes * each))
             && items.filter { $0.notAfter == nil }.count == 1
@@ -125,14 +115,7 @@ final class Spawned {
         guard pipe(&pipes) == 0 else { fail("pipe failed") }
         _ = fcntl(pipes[0], F_SETFD, FD_CLOEXEC)
         _ = fcntl(pipes[1], F_SETFD, FD_CLOEXEC)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipes[1], 1)
-        let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { for arg in argv { free(arg) } }
-        var child = pid_t()
-        let status = posix_spawn(&child, program, &actions, nil, argv, environ)
+        let (child, status) = ProcessSpawner.spawn([program] + arguments, descriptors: [(pipes[1], 1)])
         close(pipes[1])
         guard status == 0 else { fail("cannot start \(program): error \(status)") }
         pid = child
@@ -156,13 +139,12 @@ final class Spawned {
     }
 
     func kill() {
-        _ = Glibc.kill(pid, SIGKILL)
+        ProcessSpawner.send(SIGKILL, to: pid)
         wait()
     }
 
     func wait() {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        ProcessSpawner.wait(for: pid)
     }
 }
 

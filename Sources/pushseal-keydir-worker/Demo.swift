@@ -1,12 +1,9 @@
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealProvider
 import PushSealKeyDirectoryPostgreSQL
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// `demo --uri URI --out DIR`: the provider side of `pushseal demo` on a shared PostgreSQL key
 /// directory, as two backend nodes would run it (scripts/demo.sh --postgres):
@@ -69,12 +66,12 @@ enum Demo {
         emit("node B     sealed payload-1.json for the device under epoch 1 (key from its cache) and bundle-1.txt (provider key and registration from PostgreSQL)")
 
         let second = try nodeA.rotate(conversation: "conv-demo")
-        let committed = Bench.now()
+        let committed = MonotonicClock.seconds()
         while try nodeB.currentKey(conversation: "conv-demo") != second.key {
-            guard Bench.now() - committed < 5 else { fail("node B did not see the rotation within its 5 s time to live") }
+            guard MonotonicClock.seconds() - committed < 5 else { fail("node B did not see the rotation within its 5 s time to live") }
             usleep(200)
         }
-        emit("node A     rotated conv-demo to epoch \(second.item.epoch); node B used it \(String((Bench.now() - committed) * 1000).prefix(5)) ms after the commit (LISTEN/NOTIFY)")
+        emit("node A     rotated conv-demo to epoch \(second.item.epoch); node B used it \(String((MonotonicClock.seconds() - committed) * 1000).prefix(5)) ms after the commit (LISTEN/NOTIFY)")
         var later = content
         later.messageID = "m_2"
         later.body = "Sealed on node B under epoch 2"
@@ -83,9 +80,6 @@ enum Demo {
     }
 
     static func write(_ path: String, _ bytes: [UInt8]) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { fail("cannot write \(path)") }
-        defer { close(fd) }
-        guard bytes.withUnsafeBytes({ Glibc.write(fd, $0.baseAddress, $0.count) }) == bytes.count else { fail("cannot write \(path)") }
+        guard (try? FileSystem.writeFile(bytes, to: path, permissions: 0o600)) != nil else { fail("cannot write \(path)") }
     }
 }

@@ -14,13 +14,9 @@
 // Every line goes out with one write(2) right after the operation returned. Errors: "error
 // CASE details" on stderr, exit 1.
 import PushSealCore
-import PushSealKeyStore
+import PushSealKeyDirectory
 import PushSealKeyDirectoryPostgreSQL
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 func emit(_ line: String, to fd: Int32 = 1) {
     let bytes = Array((line + "\n").utf8)
@@ -79,7 +75,7 @@ enum Worker {
         }
         guard let uri = options["uri"], let hex = options["key-hex"], let key = hexBytes(hex), let conversation = options["conversation"]
         else { fail("--uri, --key-hex and --conversation are required") }
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             let directory = try PostgreSQLKeyDirectory(uri: uri, masterKey: .bytes(key), create: true)
             switch command {
             case "rotate":
@@ -116,10 +112,10 @@ enum Worker {
 }
 
 extension PostgreSQLKeyProvider {
-    func currentKeyID(_ conversation: String) throws(KeyStoreError) -> KeyID {
+    func currentKeyID(_ conversation: String) throws(KeyDirectoryError) -> KeyID {
         do {
             return try currentKey(conversation: conversation).id
-        } catch let error as KeyStoreError {
+        } catch let error as KeyDirectoryError {
             throw error
         } catch {
             fail("\(error)")

@@ -17,14 +17,9 @@
 // Every line goes out with one write(2) right after the operation returned, so a test that
 // kills the process knows that everything it read had been committed.
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 func emit(_ line: String, to fd: Int32 = 1) {
     var bytes = Array((line + "\n").utf8)
@@ -42,7 +37,7 @@ func fail(_ message: String) -> Never {
 }
 
 /// A compact, parseable form of an error: its case name and payload.
-func code(_ error: KeyStoreError) -> String {
+func code(_ error: KeyDirectoryError) -> String {
     switch error {
     case let .locked(why): "locked \(why)"
     case .itemNotFound: "itemNotFound"
@@ -96,7 +91,7 @@ func run() {
     if flags.contains("--as-nobody"), geteuid() == 0 {
         // Permission tests run as root in CI: drop to nobody so file modes are enforced.
         guard setgroups(0, nil) == 0, setgid(65534) == 0, setuid(65534) == 0, geteuid() == 65534 else {
-            fail("cannot drop privileges: \(String(cString: strerror(errno)))")
+            fail("cannot drop privileges: \(Errno.message(errno))")
         }
     }
 
@@ -118,7 +113,7 @@ func run() {
         }
     }
 
-    func attempt<R>(_ what: String, _ body: () throws(KeyStoreError) -> R) -> R {
+    func attempt<R>(_ what: String, _ body: () throws(KeyDirectoryError) -> R) -> R {
         do {
             return try body()
         } catch {
@@ -146,28 +141,28 @@ func run() {
         let own = "w\(id)"
         for round in 0..<iterations {
             let key = ConversationKey.generate()
-            _ = attempt("add") { () throws(KeyStoreError) in try store.add(key, conversation: own, epoch: Int64(round), label: "worker \(id)") }
+            _ = attempt("add") { () throws(KeyDirectoryError) in try store.add(key, conversation: own, epoch: Int64(round), label: "worker \(id)") }
             emit("add \(key.id)")
 
-            let rotated = attempt("rotate") { () throws(KeyStoreError) in try store.rotate(conversation: "shared") }
+            let rotated = attempt("rotate") { () throws(KeyDirectoryError) in try store.rotate(conversation: "shared") }
             emit("rot \(rotated.item.keyID) \(rotated.item.epoch)")
 
-            let found = attempt("key(for:)") { () throws(KeyStoreError) in try store.key(for: key.id) }
+            let found = attempt("key(for:)") { () throws(KeyDirectoryError) in try store.key(for: key.id) }
             guard found.key == key, found.item.conversation.utf8.elementsEqual(own.utf8), found.item.epoch == Int64(round) else {
                 fail("key(for:) returned another key")
             }
-            let mine = attempt("key(for: rotated)") { () throws(KeyStoreError) in try store.key(for: rotated.item.keyID) }
+            let mine = attempt("key(for: rotated)") { () throws(KeyDirectoryError) in try store.key(for: rotated.item.keyID) }
             guard mine.key == rotated.key else { fail("rotated key changed") }
-            let current = attempt("currentKey") { () throws(KeyStoreError) in try store.currentKey(conversation: "shared") }
+            let current = attempt("currentKey") { () throws(KeyDirectoryError) in try store.currentKey(conversation: "shared") }
             guard current.item.epoch >= rotated.item.epoch else { fail("current epoch went backwards") }
 
-            let seen = attempt("recordDelivery dup") { () throws(KeyStoreError) in try store.recordDelivery(conversation: "dup", messageID: "m\(round)") }
+            let seen = attempt("recordDelivery dup") { () throws(KeyDirectoryError) in try store.recordDelivery(conversation: "dup", messageID: "m\(round)") }
             if !seen { emit("new m\(round)") }
-            let first = attempt("recordDelivery own") { () throws(KeyStoreError) in try store.recordDelivery(conversation: own, messageID: "m\(round)") }
-            let second = attempt("recordDelivery own again") { () throws(KeyStoreError) in try store.recordDelivery(conversation: own, messageID: "m\(round)") }
+            let first = attempt("recordDelivery own") { () throws(KeyDirectoryError) in try store.recordDelivery(conversation: own, messageID: "m\(round)") }
+            let second = attempt("recordDelivery own again") { () throws(KeyDirectoryError) in try store.recordDelivery(conversation: own, messageID: "m\(round)") }
             guard !first, second else { fail("own delivery: first \(first), second \(second)") }
 
-            let mineCount = attempt("items") { () throws(KeyStoreError) in try store.items(conversation: own).count }
+            let mineCount = attempt("items") { () throws(KeyDirectoryError) in try store.items(conversation: own).count }
             guard mineCount == round + 1 else { fail("conversation \(own) has \(mineCount) items after \(round + 1) adds") }
         }
         emit("done")
@@ -176,7 +171,7 @@ func run() {
         let conversation = option("--conversation")
         let store = openStore()
         while true {
-            let rotated = attempt("rotate") { () throws(KeyStoreError) in try store.rotate(conversation: conversation) }
+            let rotated = attempt("rotate") { () throws(KeyDirectoryError) in try store.rotate(conversation: conversation) }
             emit("\(rotated.item.keyID) \(rotated.item.epoch)")
         }
 

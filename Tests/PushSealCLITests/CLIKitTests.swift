@@ -1,6 +1,7 @@
 import Foundation
 import PushSealCLIKit
 import Testing
+import PushSealPlatform
 
 /// In-process tests of the framework pieces that the executable tests exercise only indirectly.
 @Suite struct EditDistanceTests {

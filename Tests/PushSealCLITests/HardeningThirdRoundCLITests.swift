@@ -5,11 +5,7 @@ import PushSealJSON
 import PushSealKeyStore
 import PushSealTestSupport
 import Testing
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// The defects of issue 29's hostile trial, through the command line (THREAT-MODEL.md §7.21).
 @Suite("Hostile trial, third round (CLI)")
@@ -297,9 +293,8 @@ struct HardeningThirdRoundCLITests {
             close(child.output)
             close(child.errors)
             usleep(UInt32.random(in: 0..<40_000, using: &generator))
-            kill(child.pid, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
+            ProcessSpawner.send(SIGKILL, to: child.pid)
+            ProcessSpawner.wait(for: child.pid)
             // The next open: with the old key, or with the new one if the rotation committed.
             var list = try sandbox.store("list", "s", ["--json", "--master-key-file", current])
             if list.status != 0, FileManager.default.fileExists(atPath: next) {

@@ -2,13 +2,8 @@ import Dispatch
 import Foundation
 @_spi(Vectors) import PushSealCore
 import Synchronization
-import PushSealBench
 import Testing
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// The defects of issue 16's hostile trial, through the command line (THREAT-MODEL.md §7).
 @Suite("Hostile trial, second round (CLI)")
@@ -56,7 +51,7 @@ struct HostileTrialCLITests {
             var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
             #expect(pipe(&toChild) == 0 && pipe(&fromChild) == 0)
             for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            let (pid, status) = spawnProcess([executable] + arguments, descriptors: [(toChild[0], 0), (fromChild[1], 1)])
+            let (pid, status) = ProcessSpawner.spawn([executable] + arguments, descriptors: [(toChild[0], 0), (fromChild[1], 1)])
             close(toChild[0])
             close(fromChild[1])
             try #require(status == 0, "posix_spawn: \(status)")
@@ -79,11 +74,11 @@ struct HostileTrialCLITests {
         /// Reads one line, waiting at most `timeout` seconds; nil on timeout or end of output.
         func readLine(timeout: Double) -> String? {
             var line: [UInt8] = []
-            let deadline = monotonicSeconds() + timeout
+            let deadline = MonotonicClock.seconds() + timeout
             var byte: UInt8 = 0
             while true {
                 var poller = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
-                let left = Int32(max(0, (deadline - monotonicSeconds()) * 1000))
+                let left = Int32(max(0, (deadline - MonotonicClock.seconds()) * 1000))
                 guard poll(&poller, 1, left) == 1 else { return nil }
                 guard read(output, &byte, 1) == 1 else { return nil }
                 if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
@@ -105,8 +100,7 @@ struct HostileTrialCLITests {
         /// Waits for the exit; the exit status.
         func wait() -> Int32 {
             close(output)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            let status = ProcessSpawner.wait(for: pid)
             return (status >> 8) & 0xFF
         }
     }
@@ -267,9 +261,8 @@ struct HostileTrialCLITests {
             close(child.output)
             close(child.errors)
             usleep(UInt32.random(in: 0..<12_000))
-            kill(child.pid, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
+            ProcessSpawner.send(SIGKILL, to: child.pid)
+            ProcessSpawner.wait(for: child.pid)
         }
         for store in 0..<4 {
             let directory = sandbox.path("k\(store)")
@@ -280,11 +273,4 @@ struct HostileTrialCLITests {
             }
         }
     }
-}
-
-/// Monotonic seconds (deadlines only).
-private func monotonicSeconds() -> Double {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }

@@ -1,5 +1,6 @@
 @testable import PushSealCommands
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import Testing
 

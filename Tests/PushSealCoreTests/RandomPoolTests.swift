@@ -1,10 +1,6 @@
 @testable import PushSealCore
 import Testing
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 @Suite struct RandomPoolTests {
     static func draw(_ count: Int = 24) -> [UInt8] {

@@ -1,5 +1,5 @@
 import PushSealCore
-import PushSealKeyStore
+import PushSealKeyDirectory
 import PushSealProvider
 import PushSealKeyDirectoryPostgreSQL
 import Testing
@@ -45,7 +45,7 @@ struct CacheTests {
         cache.invalidateAll()
         #expect(cache.count == 0)
         // A directory error is thrown as it is, and nothing is cached.
-        #expect(throws: KeyStoreError.itemNotFound) { try cache.currentKey(conversation: "nobody") }
+        #expect(throws: KeyDirectoryError.itemNotFound) { try cache.currentKey(conversation: "nobody") }
         #expect(cache.count == 0)
         #expect(try cache.currentKey(conversation: "c") == third)
         #expect(cache.count == 1)
@@ -74,14 +74,14 @@ struct CacheTests {
             """)
         #expect(try directory.currentKey(conversation: "c").key == first, "the server alone cannot tell")
         cache.invalidate(conversation: "c")
-        #expect(throws: KeyStoreError.rolledBack(conversation: "c", epoch: 1, highWater: 2)) { try cache.currentKey(conversation: "c") }
+        #expect(throws: KeyDirectoryError.rolledBack(conversation: "c", epoch: 1, highWater: 2)) { try cache.currentKey(conversation: "c") }
         time.value = 100
-        #expect(throws: KeyStoreError.rolledBack(conversation: "c", epoch: 1, highWater: 2)) { try cache.currentKey(conversation: "c") }
+        #expect(throws: KeyDirectoryError.rolledBack(conversation: "c", epoch: 1, highWater: 2)) { try cache.currentKey(conversation: "c") }
         #expect(cache.count == 0, "nothing cached under the rolled-back epoch")
         // The rolled-back server gives epoch 2 out again, with another key: refused too.
         let reissued = try directory.rotate(conversation: "c")
         #expect(reissued.item.epoch == 2 && reissued.key != second)
-        #expect(throws: KeyStoreError.rolledBack(conversation: "c", epoch: 2, highWater: 2)) { try cache.currentKey(conversation: "c") }
+        #expect(throws: KeyDirectoryError.rolledBack(conversation: "c", epoch: 2, highWater: 2)) { try cache.currentKey(conversation: "c") }
         // Only an epoch above the one this node used is taken.
         let next = try directory.rotate(conversation: "c")
         #expect(try cache.currentKey(conversation: "c") == next.key)

@@ -1,5 +1,5 @@
 import PushSealCore
-import PushSealKeyStore
+import PushSealKeyDirectory
 import PushSealKeyDirectoryPostgreSQL
 import Testing
 
@@ -141,7 +141,7 @@ struct DirectoryAPITests {
         try TestServer.psql(f.uri, "UPDATE pushseal_keys SET label = NULL WHERE kid = '\\x\(TestServer.hex(other.key.id.bytes))'::bytea")
 
         let rotation = try f.directory.rotateMasterKey(to: .bytes(newKey))
-        #expect(rotation == KeyStore.MasterKeyRotation(resealedKeys: 3, resealedIdentities: 0, clearedDeliveries: 0))
+        #expect(rotation == MasterKeyRotation(resealedKeys: 3, resealedIdentities: 0, clearedDeliveries: 0))
         // The old key no longer opens the directory; the new one opens every key and record.
         guard case .locked? = directoryError({ _ = try PostgreSQLKeyDirectory(uri: f.uri, masterKey: .bytes(f.master)) }) else {
             Issue.record("the old master key still opens the directory")

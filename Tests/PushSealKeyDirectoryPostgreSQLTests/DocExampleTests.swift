@@ -1,7 +1,7 @@
 import PushSealCore
-import PushSealKeyStore
 import PushSealProvider
 import PushSealKeyDirectoryPostgreSQL
+import PushSealKeyStore
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import PushSealCore
-import PushSealKeyStore
+import PushSealKeyDirectory
 import PushSealKeyDirectoryPostgreSQL
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import PushSealCore
-import PushSealKeyStore
+import PushSealKeyDirectory
 import PushSealProvider
 import PushSealKeyDirectoryPostgreSQL
 import Testing

@@ -1,5 +1,4 @@
 import PushSealCore
-import PushSealKeyStore
 import PushSealKeyDirectoryPostgreSQL
 import Testing
 

@@ -1,5 +1,5 @@
 import PushSealCore
-import PushSealKeyStore
+import PushSealKeyDirectory
 import PushSealKeyDirectoryPostgreSQL
 import Testing
 #if canImport(Glibc)
@@ -147,15 +147,15 @@ final class ChildProcess {
     }
 }
 
-/// The `KeyStoreError` `body` throws, nil when it throws none.
-func directoryError(_ body: () throws -> Void) -> KeyStoreError? {
+/// The `KeyDirectoryError` `body` throws, nil when it throws none.
+func directoryError(_ body: () throws -> Void) -> KeyDirectoryError? {
     do {
         try body()
         return nil
-    } catch let error as KeyStoreError {
+    } catch let error as KeyDirectoryError {
         return error
     } catch {
-        Issue.record("not a KeyStoreError: \(error)")
+        Issue.record("not a KeyDirectoryError: \(error)")
         return nil
     }
 }

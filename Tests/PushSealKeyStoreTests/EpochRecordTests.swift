@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealKeyDirectory
 @testable import PushSealKeyStore
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PushSealCore
+@testable import PushSealKeyDirectory
 @testable import PushSealKeyStore
 import Testing
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import PushSealCore
+@testable import PushSealKeyDirectory
 @testable import PushSealKeyStore
 import Synchronization
 import Testing

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import Testing
 #if canImport(Glibc)
@@ -40,6 +41,30 @@ struct KeptConnectionTests {
         _ = try store.rotate(conversation: "c")
         _ = try replaceByRename(dir, masterKey: .bytes(.random()))
         let error = storeError { try store.items() }
+        #expect(error?.lockedReason?.contains("re-created with another master key") == true, "\(String(describing: error))")
+    }
+
+    /// A call skips the header check only while the file is unchanged since the connection last
+    /// checked it: a change in place by another connection after reads (nothing written by the
+    /// instance itself since) is still caught.
+    @Test func aHeaderChangedInPlaceAfterReadsIsDetected() throws {
+        let dir = TemporaryDirectory()
+        let store = try makeStore(dir)
+        let key = try store.rotate(conversation: "c")
+        for _ in 0..<3 { #expect(try store.key(for: key.item.keyID).key == key.key) }
+        try RawDatabase(dir.database).execute("PRAGMA user_version = 9")
+        #expect(storeError { try store.key(for: key.item.keyID) } == .unsupportedFileVersion(found: 9, supported: 8))
+        try RawDatabase(dir.database).execute("PRAGMA user_version = 8")
+        #expect(try store.key(for: key.item.keyID).key == key.key)
+
+        // Another master key's verifier written in place.
+        let other = TemporaryDirectory()
+        _ = try KeyStore(directory: other.store, masterKey: .bytes(.random()), create: true)
+        let foreign = try RawDatabase(other.database).column("SELECT value FROM meta WHERE name = 'verifier'")[0]
+        for _ in 0..<3 { #expect(try store.key(for: key.item.keyID).key == key.key) }
+        let hex = foreign.map { String(format: "%02x", $0) }.joined()
+        try RawDatabase(dir.database).execute("UPDATE meta SET value = X'\(hex)' WHERE name = 'verifier'")
+        let error = storeError { try store.key(for: key.item.keyID) }
         #expect(error?.lockedReason?.contains("re-created with another master key") == true, "\(String(describing: error))")
     }
 

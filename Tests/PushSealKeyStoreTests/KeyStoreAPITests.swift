@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import Synchronization
 import Testing
@@ -321,7 +322,7 @@ struct KeyStoreAPITests {
                 for round in 0..<6 {
                     let key = ConversationKey.generate()
                     try store.add(key, conversation: "t\(thread)", epoch: Int64(round))
-                    guard try store.key(for: key.id).key == key else { throw KeyStoreError.invalidStore("mismatch") }
+                    guard try store.key(for: key.id).key == key else { throw KeyDirectoryError.invalidStore("mismatch") }
                     _ = try store.rotate(conversation: "shared")
                     _ = try store.recordDelivery(conversation: "shared", messageID: "\(round)")
                 }

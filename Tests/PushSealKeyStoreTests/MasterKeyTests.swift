@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import Synchronization
 import Testing

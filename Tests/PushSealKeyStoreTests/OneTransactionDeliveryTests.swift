@@ -1,4 +1,5 @@
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import Testing
 #if canImport(Glibc)
@@ -92,7 +93,7 @@ struct StoreFileTests {
         try store.add(key, conversation: "c", epoch: 1)
         try RawDatabase(dir.database).execute("PRAGMA user_version = 9")
 
-        let expected = KeyStoreError.unsupportedFileVersion(found: 9, supported: 8)
+        let expected = KeyDirectoryError.unsupportedFileVersion(found: 9, supported: 8)
         #expect(storeError { try reopen(dir) } == expected)
         #expect(storeError { try makeStore(dir) } == expected)
         // An instance opened before the upgrade stops too, instead of writing an old format.

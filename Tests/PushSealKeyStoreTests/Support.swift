@@ -5,6 +5,7 @@ import CSQLite
 #endif
 import Foundation
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import Synchronization
 import Testing
@@ -81,13 +82,13 @@ func reopen(_ directory: TemporaryDirectory, clock: ManualClock? = nil) throws -
     try KeyStore(directory: directory.store, masterKey: .keyFile(path: directory.keyFile), clock: clock?.clock ?? systemClock)
 }
 
-/// Runs `body` and returns the KeyStoreError it threw (nil if it did not throw). Any other
+/// Runs `body` and returns the KeyDirectoryError it threw (nil if it did not throw). Any other
 /// error type is a test failure.
-func storeError<R>(_ body: () throws -> R, sourceLocation: SourceLocation = #_sourceLocation) -> KeyStoreError? {
+func storeError<R>(_ body: () throws -> R, sourceLocation: SourceLocation = #_sourceLocation) -> KeyDirectoryError? {
     do {
         _ = try body()
         return nil
-    } catch let error as KeyStoreError {
+    } catch let error as KeyDirectoryError {
         return error
     } catch {
         Issue.record("unexpected error type: \(error)", sourceLocation: sourceLocation)
@@ -95,7 +96,7 @@ func storeError<R>(_ body: () throws -> R, sourceLocation: SourceLocation = #_so
     }
 }
 
-extension KeyStoreError {
+extension KeyDirectoryError {
     /// The message of a `.locked` error, nil for other cases.
     var lockedReason: String? {
         if case let .locked(why) = self { return why }

@@ -1,7 +1,9 @@
 import PushSealTestSupport
 import Testing
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealJSON
+import PushSealPlatform
 @_spi(Vectors) @testable import PushSealProvider
 
 @Suite("Salts, determinism and the batch API")
@@ -286,7 +288,7 @@ struct DeterminismAndBatchTests {
         let calls = provider.lock.withLock { provider.calls }
         #expect(Set(calls.keys) == ["a", "b", "unknown"])
         for (conversation, count) in calls {
-            #expect(count >= 1 && count <= NotificationSealer.activeProcessorCount, "\(conversation): \(count) lookups")
+            #expect(count >= 1 && count <= Processors.onlineCount, "\(conversation): \(count) lookups")
         }
     }
 

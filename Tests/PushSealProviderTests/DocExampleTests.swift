@@ -1,5 +1,6 @@
 import Foundation
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealProvider
 import Testing
 

@@ -1,5 +1,6 @@
 import Testing
 import PushSealCore
+import PushSealKeyDirectory
 @_spi(Vectors) import PushSealProvider
 
 @Suite("Input validation: every failure is a typed error")

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Vectors) import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealReceiver
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealReceiver
 import Testing

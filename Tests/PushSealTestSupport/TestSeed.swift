@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// The seed of a randomized test, printed and accepted: `PUSHSEAL_TEST_SEED` (decimal, or hex
 /// with `0x`) when it is set, otherwise a fresh one. Every randomized test draws from a

@@ -1,6 +1,7 @@
 import Foundation
 import PushSealCore
 import PushSealJSON
+import PushSealKeyDirectory
 @testable import PushSealKeyStore
 import PushSealVectors
 import Testing

@@ -1,11 +1,5 @@
 #if !FUZZING
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 import FuzzSupport
 
 /// Ordinary build: replays corpus files through the target (`FuzzProviderSizing FILE|DIR...`).

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// Checks a property of the code under fuzzing. On violation it prints `message` to stderr and
 /// traps, so libFuzzer records the input as a crash (and the replay executable exits abnormally).

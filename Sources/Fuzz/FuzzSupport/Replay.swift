@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// The entry point of a fuzz target's ordinary (non-fuzzing) build: runs `testOneInput` on every
 /// file named on the command line (directories are walked one level deep, as a corpus directory
@@ -47,34 +41,21 @@ public enum FuzzReplay {
     /// The regular files at `path`: the file itself, or the files directly inside a directory
     /// (sorted, hidden files skipped). Nil when `path` cannot be read.
     static func inputFiles(at path: String) -> [String]? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { return [path] }
-        guard let directory = opendir(path) else { return nil }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            // Read in place (copying `d_name` reads 256 bytes past a short dirent record).
-            let name = String(cString: (UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!).assumingMemoryBound(to: CChar.self))
-            guard !name.hasPrefix(".") else { continue }
-            let full = path + "/" + name
-            var entryInfo = stat()
-            if stat(full, &entryInfo) == 0, (entryInfo.st_mode & S_IFMT) == S_IFREG { names.append(full) }
+        switch FileSystem.status(path) {
+        case .missing, .failed: return nil
+        case .directory: break
+        case .regularFile, .other: return [path]
         }
-        return names.sorted()
+        guard let names = FileSystem.entries(of: path) else { return nil }
+        return names.filter { !$0.hasPrefix(".") }.map { path + "/" + $0 }.filter {
+            if case .regularFile = FileSystem.status($0) { return true }
+            return false
+        }.sorted()
     }
 
+    /// The whole file at `path` (up to 1 GiB), or nil.
     static func readFile(_ path: String) -> [UInt8]? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let read = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-            bytes.append(contentsOf: chunk[0..<read])
-            if read < chunk.count { break }
-        }
-        return ferror(file) == 0 ? bytes : nil
+        try? FileSystem.readFile(at: path, limit: 1 << 30)
     }
 
     static func printError(_ message: String) {

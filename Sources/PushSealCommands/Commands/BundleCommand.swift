@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealProvider
 import PushSealJSON
@@ -96,7 +97,7 @@ enum BundleCommand {
         guard let value = try context.arguments[Self.registration] else { return nil }
         let registration: DeviceRegistration
         if let id = KeyID(base64URL: value) {
-            do throws(KeyStoreError) {
+            do throws(KeyDirectoryError) {
                 registration = try directory.registeredDevice(id: id).registration
             } catch .itemNotFound {
                 throw .failure(

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealJSON
 
@@ -54,10 +55,10 @@ enum DeviceCommand {
 
     static func runInit(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments)
-        let store = try StoreCommand.run(location) { () throws(KeyStoreError) in
+        let store = try StoreCommand.run(location) { () throws(KeyDirectoryError) in
             try KeyStore(directory: location.directory, masterKey: .keyFile(path: location.masterKeyFile, createIfMissing: true), create: true)
         }
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             let registration = try store.createDeviceKey()
             context.write(registration.json + "\n")
             return .success
@@ -74,7 +75,7 @@ enum DeviceCommand {
         let location = try StoreCommand.location(context.arguments)
         let store = try StoreCommand.open(location)
         let registration: DeviceRegistration
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             registration = try store.deviceRegistration()
         } catch .itemNotFound {
             throw .failure(
@@ -84,7 +85,7 @@ enum DeviceCommand {
         } catch {
             throw KeyStoreDiagnostics.error(error, location: location)
         }
-        let pinned = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.pinnedProviderKeys() }
+        let pinned = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.pinnedProviderKeys() }
         if context.arguments[CommonOptions.json] {
             var writer = JSONWriter()
             writer.appendRaw("{\"registration\":")
@@ -121,7 +122,7 @@ enum DeviceCommand {
         let publicKey = try context.arguments[Self.providerKey]
         let store = try StoreCommand.open(location)
         let id: KeyID
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             id = try store.pinProviderKey(publicKey)
         } catch let .invalidArgument(why) {
             throw .failure(

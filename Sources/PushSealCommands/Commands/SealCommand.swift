@@ -1,8 +1,10 @@
 import PushSealCLIKit
 @_spi(Vectors) import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 @_spi(Vectors) import PushSealProvider
 import PushSealJSON
+import PushSealPlatform
 
 /// `pushseal seal`: content JSON in, the exact APNs or FCM payload out.
 enum SealCommand {
@@ -241,7 +243,7 @@ enum SealCommand {
             if case let .store(location) = options.keySource {
                 directory = ShellQuoting.quote(location.displayName)
                 // A key store failure other than "no key" gets the store's own hints (rollback, tampering, locked).
-                if let error = error as? KeyStoreError, error != .itemNotFound {
+                if let error = error as? KeyDirectoryError, error != .itemNotFound {
                     throw .failure(Diagnostic(
                         "no key for conversation '\(item.content.conversationID)': \(error)",
                         hints: KeyStoreDiagnostics.hints(for: error, location: location)))

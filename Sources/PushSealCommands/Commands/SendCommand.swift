@@ -3,6 +3,7 @@ import PushSealCore
 import PushSealKeyStore
 import PushSealProvider
 import PushSealJSON
+import PushSealPlatform
 
 /// `pushseal send`: JSON lines in (device token, transport, content or an already sealed
 /// payload), each sealed here and delivered by the `pushseal-deliver` helper over HTTP/2;

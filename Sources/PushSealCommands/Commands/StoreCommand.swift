@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealJSON
 
@@ -179,7 +180,7 @@ enum StoreCommand {
     static func open(_ location: Location, clock: @escaping SecondsClock = systemClock) throws(CLIError) -> KeyStore {
         // Never a URI as a path (it would create `./postgresql:/…`).
         if location.isConnectionURI { throw uriRefusal(option: location.option) }
-        return try run(location) { () throws(KeyStoreError) in
+        return try run(location) { () throws(KeyDirectoryError) in
             try KeyStore(directory: location.directory, masterKey: .keyFile(path: location.masterKeyFile), clock: clock)
         }
     }
@@ -198,12 +199,12 @@ enum StoreCommand {
         -> (directory: any KeyDirectory, created: Bool)
     {
         guard let backend = PostgreSQLCompanion.backend else { try PostgreSQLCompanion.replaceProcess() }
-        return try run(location) { () throws(KeyStoreError) in try backend.open(location.directory, location.masterKeyFile, create, clock) }
+        return try run(location) { () throws(KeyDirectoryError) in try backend.open(location.directory, location.masterKeyFile, create, clock) }
     }
 
-    /// Runs `body`, turning a ``KeyStoreError`` into the tool's diagnostic for `location`.
-    static func run<R>(_ location: Location, _ body: () throws(KeyStoreError) -> R) throws(CLIError) -> R {
-        do throws(KeyStoreError) {
+    /// Runs `body`, turning a `KeyDirectoryError` into the tool's diagnostic for `location`.
+    static func run<R>(_ location: Location, _ body: () throws(KeyDirectoryError) -> R) throws(CLIError) -> R {
+        do throws(KeyDirectoryError) {
             return try body()
         } catch {
             throw KeyStoreDiagnostics.error(error, location: location)

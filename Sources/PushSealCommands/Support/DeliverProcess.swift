@@ -1,11 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import PushSealBench
+import PushSealPlatform
 import PushSealCLIKit
 
 /// The `pushseal-deliver` helper that `pushseal send` streams its sealed requests to. It sits
@@ -28,13 +21,13 @@ struct DeliverProcess {
             Self.executableName, neededBy: "'pushseal send'",
             hints: "build or install both products: swift build --product pushseal --product \(Self.executableName)")
         var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw .failure("cannot create a pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&pipeEnds) == 0 else { throw .failure("cannot create a pipe: \(Errno.message(errno))") }
         _ = fcntl(pipeEnds[1], F_SETFD, FD_CLOEXEC)
-        let (child, status) = spawnProcess([path], descriptors: [(pipeEnds[0], 0)])
+        let (child, status) = ProcessSpawner.spawn([path], descriptors: [(pipeEnds[0], 0)])
         close(pipeEnds[0])
         guard status == 0 else {
             close(pipeEnds[1])
-            throw .failure("cannot start \(path): \(String(cString: strerror(status)))")
+            throw .failure("cannot start \(path): \(Errno.message(status))")
         }
         signal(SIGPIPE, SIG_IGN)
         pid = child
@@ -74,8 +67,7 @@ struct DeliverProcess {
     mutating func finish() -> ExitCode {
         flush()
         close(input)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let status = ProcessSpawner.wait(for: pid)
         let exited = status & 0x7F == 0
         return ExitCode(rawValue: exited ? (status >> 8) & 0xFF : 1)
     }

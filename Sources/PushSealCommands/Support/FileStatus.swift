@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// What is at a path (following symbolic links), for store diagnostics and `store init`'s report.
 enum FileStatus: Equatable {
@@ -27,7 +21,7 @@ enum FileStatus: Equatable {
             if code == ENOENT || code == ENOTDIR {
                 self = .missing
             } else {
-                self = .inaccessible(String(cString: strerror(code)))
+                self = .inaccessible(Errno.message(code))
             }
             return
         }

@@ -1,11 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import PushSealBench
+import PushSealPlatform
 import PushSealCLIKit
 
 /// The helper executables `pushseal` runs from its own directory for what its static build
@@ -14,7 +7,7 @@ enum HelperExecutable {
     /// The path of `name` next to the running `pushseal`; when it is missing, an error saying that
     /// `user` needs it, with `hints` (how to build it).
     static func path(_ name: String, neededBy user: String, hints: String...) throws(CLIError) -> String {
-        guard let me = currentExecutablePath() else { throw .failure("cannot find the pushseal executable's directory") }
+        guard let me = ProcessSpawner.currentExecutablePath() else { throw .failure("cannot find the pushseal executable's directory") }
         let path = FileSystem.directoryName(of: me) + "/" + name
         guard access(path, X_OK) == 0 else {
             throw .failure(Diagnostic("\(user) needs \(name) next to pushseal (\(path) is missing)", hints: hints))

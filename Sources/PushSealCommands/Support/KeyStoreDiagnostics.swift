@@ -1,8 +1,10 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealPlatform
 
-/// Every ``KeyStoreError`` as `pushseal: error: …` with hints that say what to do (exit 1).
+/// Every `KeyDirectoryError` as `pushseal: error: …` with hints that say what to do (exit 1).
 ///
 /// The message is the store's own one-line description (never secret material); the hints are
 /// built from the error and the command line (`--dir`, `--master-key-file`), and for a locked
@@ -12,18 +14,18 @@ enum KeyStoreDiagnostics {
     static let sqliteResultCodes = "https://www.sqlite.org/rescode.html"
 
     /// The diagnostic for `error` on the store at `location`.
-    static func error(_ error: KeyStoreError, location: StoreCommand.Location) -> CLIError {
+    static func error(_ error: KeyDirectoryError, location: StoreCommand.Location) -> CLIError {
         .failure(Diagnostic(error.description, hints: hints(for: error, location: location)))
     }
 
     /// No key with id `kid` in the store (a lookup or removal by `--kid`): the message names the
-    /// id, the hints are those of ``KeyStoreError/itemNotFound``.
+    /// id, the hints are those of `KeyDirectoryError.itemNotFound`.
     static func noSuchKey(_ kid: KeyID, location: StoreCommand.Location) -> CLIError {
         .failure(Diagnostic("no key with id \(kid) in the store", hints: hints(for: .itemNotFound, location: location)))
     }
 
     /// What to do about `error`.
-    static func hints(for error: KeyStoreError, location: StoreCommand.Location) -> [String] {
+    static func hints(for error: KeyDirectoryError, location: StoreCommand.Location) -> [String] {
         let options = location.commandLineOptions
         switch error {
         case let .locked(why):

@@ -1,11 +1,5 @@
 import PushSealCLIKit
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// Where a store directory's master key file is by default: `<dir>.master.key`, beside the
 /// directory and not inside it, so a copy of the directory (a backup, Docs/KEY-STORE.md §5) does
@@ -61,7 +55,7 @@ enum MasterKeyPlacement {
             }
             return file
         }
-        let why = String(cString: strerror(errno))
+        let why = Errno.message(errno)
         note("the master key file \(legacy) is inside the store directory, so a copy of the directory holds its key; "
              + "it could not be moved to \(file) (\(why)): move it there (mv \(ShellQuoting.quote(legacy)) \(ShellQuoting.quote(file))) "
              + "or name it with --master-key-file")

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealProvider
 
@@ -19,7 +20,7 @@ enum PerDeviceSealing {
             return deviceKeyID
         }
         let outcome: Result<Void, ProviderError>
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             try deviceKeys.directory.requireSealable(deviceKeyID: deviceKeyID)
             outcome = .success(())
         } catch .itemNotFound {
@@ -56,9 +57,9 @@ final class DeviceKeys: Sendable {
     func key(conversation: String, device: KeyID) throws(ProviderError) -> ConversationKey {
         let stored: StoredKey
         let shared: Bool
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             stored = try directory.currentKey(conversation: conversation)
-            shared = try (directory as? KeyStore)?.isSharedEpoch(conversation: conversation, epoch: stored.item.epoch) ?? false
+            shared = try directory.isSharedEpoch(conversation: conversation, epoch: stored.item.epoch)
         } catch {
             throw .keyUnavailable(conversation: conversation, detail: "\(error)")
         }

@@ -1,11 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import PushSealBench
+import PushSealPlatform
 import PushSealCLIKit
 
 /// `pushseal bench --postgres URI`: the PostgreSQL key directory's figures, measured by the
@@ -20,13 +13,13 @@ enum PostgreSQLBenchProcess {
             executableName, neededBy: "'pushseal bench --postgres'",
             hints: "build both: swift build -c release --product pushseal --product \(executableName)")
         var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw .failure("cannot create a pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&pipeEnds) == 0 else { throw .failure("cannot create a pipe: \(Errno.message(errno))") }
         _ = fcntl(pipeEnds[0], F_SETFD, FD_CLOEXEC)
-        let (child, status) = spawnProcess([path, "bench", "--uri", uri], descriptors: [(pipeEnds[1], 1)])
+        let (child, status) = ProcessSpawner.spawn([path, "bench", "--uri", uri], descriptors: [(pipeEnds[1], 1)])
         close(pipeEnds[1])
         guard status == 0 else {
             close(pipeEnds[0])
-            throw .failure("cannot start \(path): \(String(cString: strerror(status)))")
+            throw .failure("cannot start \(path): \(Errno.message(status))")
         }
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
@@ -37,8 +30,7 @@ enum PostgreSQLBenchProcess {
             output += chunk[..<count]
         }
         close(pipeEnds[0])
-        var exit: Int32 = 0
-        while waitpid(child, &exit, 0) < 0, errno == EINTR {}
+        let exit = ProcessSpawner.wait(for: child)
         // The helper's own diagnostic ("error …", password redacted) went to our stderr.
         guard exit == 0 else { throw .failure("the PostgreSQL figures failed (\(executableName) exit status \(exit >> 8))") }
         return output

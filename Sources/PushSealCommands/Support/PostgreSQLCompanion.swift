@@ -1,12 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 
 /// Provider key directories on PostgreSQL, chosen by a connection URI for `--dir` / `--store`.
@@ -25,14 +20,14 @@ package enum PostgreSQLCompanion {
     package struct Backend: Sendable {
         /// Opens (with `create`, creating the schema and the master key file when missing) the
         /// directory at `uri` under the key in `masterKeyFile`; whether it created the schema.
-        package var open: @Sendable (_ uri: String, _ masterKeyFile: String, _ create: Bool, _ clock: @escaping SecondsClock) throws(KeyStoreError)
+        package var open: @Sendable (_ uri: String, _ masterKeyFile: String, _ create: Bool, _ clock: @escaping SecondsClock) throws(KeyDirectoryError)
             -> (directory: any KeyDirectory, created: Bool)
         /// The URI with its password replaced by `***`.
         package var redacted: @Sendable (_ uri: String) -> String
 
         /// A backend from its two functions.
         package init(
-            open: @escaping @Sendable (String, String, Bool, @escaping SecondsClock) throws(KeyStoreError) -> (directory: any KeyDirectory, created: Bool),
+            open: @escaping @Sendable (String, String, Bool, @escaping SecondsClock) throws(KeyDirectoryError) -> (directory: any KeyDirectory, created: Bool),
             redacted: @escaping @Sendable (String) -> String
         ) {
             self.open = open
@@ -69,7 +64,7 @@ package enum PostgreSQLCompanion {
         let reason = path.withCString { (cPath) -> String in
             arguments[0] = UnsafeMutablePointer(mutating: cPath)
             execv(cPath, arguments)
-            return String(cString: strerror(errno))
+            return Errno.message(errno)
         }
         throw .failure("cannot start \(path): \(reason)")
     }

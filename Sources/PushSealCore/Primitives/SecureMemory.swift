@@ -1,11 +1,5 @@
 #if canImport(CryptoKit) || canImport(Crypto)
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+internal import PushSealPlatform
 #else
 internal import CSodium
 #endif

@@ -1,9 +1,5 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 import Foundation
 import PushSealCore
 import Testing
@@ -114,10 +110,9 @@ func runPushSeal(
             close(input)
         }
     }
-    let watchdog = DispatchWorkItem { kill(child.pid, SIGKILL) }
+    let watchdog = DispatchWorkItem { ProcessSpawner.send(SIGKILL, to: child.pid) }
     DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-    var raw: Int32 = 0
-    while waitpid(child.pid, &raw, 0) < 0 && errno == EINTR {}
+    let raw = ProcessSpawner.wait(for: child.pid)
     watchdog.cancel()
     group.wait()
     close(child.output)
@@ -147,7 +142,7 @@ struct ChildPipes {
         func closeOnExecPipe() throws -> (read: Int32, write: Int32) {
             var fds: [Int32] = [0, 0]
             guard pipe(&fds) == 0, fcntl(fds[0], F_SETFD, FD_CLOEXEC) == 0, fcntl(fds[1], F_SETFD, FD_CLOEXEC) == 0 else {
-                throw RunPushSealError(description: "pipe: \(String(cString: strerror(errno)))")
+                throw RunPushSealError(description: "pipe: \(Errno.message(errno))")
             }
             return (fds[0], fds[1])
         }
@@ -155,24 +150,15 @@ struct ChildPipes {
         let input = feedsInput ? try closeOnExecPipe() : nil
         let nullInput = feedsInput ? -1 : open("/dev/null", O_RDONLY | O_CLOEXEC)
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
         // dup2 clears close-on-exec on the child's 0, 1 and 2 only.
-        posix_spawn_file_actions_adddup2(&actions, input?.read ?? nullInput, 0)
-        posix_spawn_file_actions_adddup2(&actions, output.write, 1)
-        posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
-        defer { for pointer in envp ?? [] { free(pointer) } }
-        var pid = pid_t()
-        let status = envp.map { envp in posix_spawn(&pid, path, &actions, nil, argv, envp) } ?? posix_spawn(&pid, path, &actions, nil, argv, environ)
+        let (pid, status) = ProcessSpawner.spawn(
+            [path] + arguments, descriptors: [(input?.read ?? nullInput, 0), (output.write, 1), (errors.write, 2)],
+            environment: environment.map { $0.map { "\($0.key)=\($0.value)" } })
 
         for descriptor in [output.write, errors.write, input?.read ?? -1, nullInput] where descriptor >= 0 { close(descriptor) }
         guard status == 0 else {
             for descriptor in [output.read, errors.read, input?.write ?? -1] where descriptor >= 0 { close(descriptor) }
-            throw RunPushSealError(description: "cannot start \(path): \(String(cString: strerror(status)))")
+            throw RunPushSealError(description: "cannot start \(path): \(Errno.message(status))")
         }
         return ChildPipes(pid: pid, input: input?.write, output: output.read, errors: errors.read)
     }

@@ -1,9 +1,11 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealProvider
 import PushSealReceiver
 import PushSealJSON
+import PushSealPlatform
 
 /// The walk-through: stores, provisioning, sealing and opening, fallbacks — through the library
 /// APIs (`KeyStore`, `NotificationSealer`, `Receiver` over `KeyStoreKeySource`), on the frozen
@@ -102,7 +104,7 @@ struct DemoRun {
 
     private mutating func createStore(_ name: String, title: String, directory: String, masterKey: String) throws(CLIError) -> KeyStore {
         var step = DemoStep(name, section: .stores, title: title)
-        let store = try Self.perform("creating the store '\(directory)'") { () throws(KeyStoreError) in
+        let store = try Self.perform("creating the store '\(directory)'") { () throws(KeyDirectoryError) in
             try KeyStore(
                 directory: workspace.path(directory), masterKey: .keyFile(path: workspace.path(masterKey), createIfMissing: true),
                 create: true, clock: clock)
@@ -111,7 +113,7 @@ struct DemoRun {
         step.expect("storeFile", "created", FileSystem.exists(workspace.path(file)) ? "created" : "missing")
         step.expect("storeFileMode", "0600", Self.octal(workspace.permissions(of: file)))
         step.expect("masterKeyMode", "0600", Self.octal(workspace.permissions(of: masterKey)))
-        step.expect("keys", 0, Int64(try Self.perform("listing '\(directory)'") { () throws(KeyStoreError) in try store.items().count }))
+        step.expect("keys", 0, Int64(try Self.perform("listing '\(directory)'") { () throws(KeyDirectoryError) in try store.items().count }))
         step.files = [file, masterKey]
         step.row("store", "\(file) (SQLite, mode \(Self.octal(workspace.permissions(of: file)) ?? "?"))")
         step.row("master key", "\(masterKey) (32 random bytes, mode \(Self.octal(workspace.permissions(of: masterKey)) ?? "?"), kept outside the store directory)")
@@ -126,7 +128,7 @@ struct DemoRun {
     private mutating func provision(_ conversation: DemoConversation, stepName: String) throws(CLIError) {
         let (provider, device) = (self.provider!, self.device!)
         var step = DemoStep(stepName, section: .provisioning, title: conversation.name)
-        let generated = try Self.perform("generating a key for \(conversation.id)") { () throws(KeyStoreError) in
+        let generated = try Self.perform("generating a key for \(conversation.id)") { () throws(KeyDirectoryError) in
             try provider.rotate(conversation: conversation.id, label: conversation.name)
         }
         try handOver(generated.item.keyID, from: provider, to: device, label: conversation.name)
@@ -144,16 +146,16 @@ struct DemoRun {
     private mutating func rotate(_ conversation: DemoConversation) throws(CLIError) {
         let (provider, device) = (self.provider!, self.device!)
         var step = DemoStep("rotate-alice-bob", section: .notifications, title: "Key rotation: \(conversation.name) moves to epoch 2")
-        let rotated = try Self.perform("rotating \(conversation.id)") { () throws(KeyStoreError) in
+        let rotated = try Self.perform("rotating \(conversation.id)") { () throws(KeyDirectoryError) in
             try provider.rotate(conversation: conversation.id, label: conversation.name)
         }
-        let providerItems = try Self.perform("listing the provider's keys") { () throws(KeyStoreError) in
+        let providerItems = try Self.perform("listing the provider's keys") { () throws(KeyDirectoryError) in
             try provider.items(conversation: conversation.id)
         }
-        let current = try Self.perform("reading the current key") { () throws(KeyStoreError) in
+        let current = try Self.perform("reading the current key") { () throws(KeyDirectoryError) in
             try provider.currentKey(conversation: conversation.id)
         }
-        let deviceItems = try Self.perform("listing the device's keys") { () throws(KeyStoreError) in
+        let deviceItems = try Self.perform("listing the device's keys") { () throws(KeyDirectoryError) in
             try device.items(conversation: conversation.id)
         }
         let retiring = providerItems.first { $0.epoch == 1 }
@@ -176,9 +178,9 @@ struct DemoRun {
     private mutating func enrollDevice() throws(CLIError) {
         let (provider, device) = (self.provider!, self.device!)
         var step = DemoStep("enroll-device", section: .provisioning, title: "Device identity: device key, provider key, pinning")
-        let providerKey = try Self.perform("creating the provider key") { () throws(KeyStoreError) in try provider.createProviderKey() }
-        let registration = try Self.perform("creating the device key") { () throws(KeyStoreError) in try device.createDeviceKey() }
-        let pinned = try Self.perform("pinning the provider key") { () throws(KeyStoreError) in try device.pinProviderKey(providerKey.publicKey) }
+        let providerKey = try Self.perform("creating the provider key") { () throws(KeyDirectoryError) in try provider.createProviderKey() }
+        let registration = try Self.perform("creating the device key") { () throws(KeyDirectoryError) in try device.createDeviceKey() }
+        let pinned = try Self.perform("pinning the provider key") { () throws(KeyDirectoryError) in try device.pinProviderKey(providerKey.publicKey) }
         step.expect("pinnedProviderKeyId", providerKey.id.base64URL, pinned.base64URL)
         step.expect("registrationChecks", true, (try? DeviceRegistration(json: Array(registration.json.utf8))) == registration)
         step.row("provider", "provider key \(providerKey.id) (X25519; the private half sealed in the key directory)")
@@ -195,7 +197,7 @@ struct DemoRun {
     /// travels in clear; the app's API carries these bytes (out of band).
     @discardableResult
     private mutating func handOver(_ id: KeyID, from provider: KeyStore, to device: KeyStore, label: String) throws(CLIError) -> KeyBundle {
-        let exported = try Self.perform("reading key \(id)") { () throws(KeyStoreError) in try provider.key(for: id) }
+        let exported = try Self.perform("reading key \(id)") { () throws(KeyDirectoryError) in try provider.key(for: id) }
         let bundle = try bundle(for: exported)
         let installation = try Self.perform("installing the bundle of key \(id)") { () throws(KeyBundleError) in try device.install(bundle) }
         guard installation == .installed else { throw .failure("demo stopped: the bundle of key \(id) was \(installation.rawValue)") }
@@ -209,7 +211,7 @@ struct DemoRun {
     /// given; negative: already expired).
     private func bundle(for stored: StoredKey, lifetime: Int64 = KeyBundle.defaultLifetime) throws(CLIError) -> KeyBundle {
         let (provider, device) = (self.provider!, self.device!)
-        let registration = try Self.perform("reading the device registration") { () throws(KeyStoreError) in try device.deviceRegistration() }
+        let registration = try Self.perform("reading the device registration") { () throws(KeyDirectoryError) in try device.deviceRegistration() }
         return try Self.perform("sealing a key bundle") { () throws(DeviceBundleError) in
             try KeyBundle.seal(
                 from: provider, conversation: stored.item.conversation, epoch: stored.item.epoch, device: registration, now: now,
@@ -220,7 +222,7 @@ struct DemoRun {
     /// The device's own key K_d of the provider's key K (SPEC §4.4).
     private func deviceKey(of key: ConversationKey) throws(CLIError) -> ConversationKey {
         let device = self.device!
-        let registration = try Self.perform("reading the device registration") { () throws(KeyStoreError) in try device.deviceRegistration() }
+        let registration = try Self.perform("reading the device registration") { () throws(KeyDirectoryError) in try device.deviceRegistration() }
         return key.deviceKey(for: registration.deviceKeyID)
     }
 
@@ -229,7 +231,7 @@ struct DemoRun {
     private func checkDevice(holds provided: StoredKey, _ step: inout DemoStep) throws(CLIError) {
         let device = self.device!
         let expected = try deviceKey(of: provided.key)
-        let held = try Self.perform("reading key \(expected.id) on the device") { () throws(KeyStoreError) in
+        let held = try Self.perform("reading key \(expected.id) on the device") { () throws(KeyDirectoryError) in
             try device.key(for: expected.id)
         }
         step.expect("conversation", provided.item.conversation, held.item.conversation)
@@ -248,7 +250,7 @@ struct DemoRun {
     ) throws(CLIError) -> Sealed {
         let (provider, sealer) = (self.provider!, self.sealer!)
         // Sealed for the device: under its own key K_d of the conversation's current key K.
-        let current = try Self.perform("reading the current key") { () throws(KeyStoreError) in
+        let current = try Self.perform("reading the current key") { () throws(KeyDirectoryError) in
             try provider.currentKey(conversation: notification.content.conversationID)
         }
         let sealingKey = try deviceKey(of: current.key)
@@ -387,7 +389,7 @@ struct DemoRun {
         step.expect("keyBundle", expected.keyBundle, result.keyBundle?.code)
         var usedEpoch: Int64?
         if let epoch = expected.epoch {
-            let items = try Self.perform("listing the device's keys") { () throws(KeyStoreError) in try device.items() }
+            let items = try Self.perform("listing the device's keys") { () throws(KeyDirectoryError) in try device.items() }
             usedEpoch = items.first { $0.keyID == result.keyID }?.epoch
             step.expect("epoch", epoch, usedEpoch)
         }
@@ -458,13 +460,13 @@ struct DemoRun {
         var step = DemoStep(name, section: .fallbacks, title: forged
             ? "Forged key bundle: sealed with an attacker's key, naming the pinned provider key"
             : "Expired key bundle: a key whose not-after time has passed")
-        let attackerKey = try Self.perform("generating a key") { () throws(KeyStoreError) in try provider.rotate(conversation: "conversation:attack") }
-        let before = try Self.perform("listing the device's keys") { () throws(KeyStoreError) in try device.items().count }
+        let attackerKey = try Self.perform("generating a key") { () throws(KeyDirectoryError) in try provider.rotate(conversation: "conversation:attack") }
+        let before = try Self.perform("listing the device's keys") { () throws(KeyDirectoryError) in try device.items().count }
         var bundle: KeyBundle
         if forged {
             let attacker = IdentityKeyPair.generate()
-            let pinned = try Self.perform("reading the provider key") { () throws(KeyStoreError) in try provider.providerKey() }
-            let registration = try Self.perform("reading the device registration") { () throws(KeyStoreError) in try device.deviceRegistration() }
+            let pinned = try Self.perform("reading the provider key") { () throws(KeyDirectoryError) in try provider.providerKey() }
+            let registration = try Self.perform("reading the device registration") { () throws(KeyDirectoryError) in try device.deviceRegistration() }
             // Sealed with the attacker's own key pair, then its header made to name the pinned
             // provider key (the header is the bundle's associated data; nothing else changes).
             let sealed = try Self.perform("forging a bundle") { () throws(KeyBundleSealingError) in
@@ -485,7 +487,7 @@ struct DemoRun {
             reason = error.reason.rawValue
             step.row("why", error.description)
         }
-        let after = try Self.perform("listing the device's keys") { () throws(KeyStoreError) in try device.items().count }
+        let after = try Self.perform("listing the device's keys") { () throws(KeyDirectoryError) in try device.items().count }
         step.expect("reason", forged ? KeyBundleReason.bundleAuthenticationFailed.rawValue : KeyBundleReason.bundleExpired.rawValue, reason)
         step.expect("installedKeys", Int64(before), Int64(after))
         step.row("device", "refused: \(reason); nothing installed (\(after) keys, as before)")
@@ -502,9 +504,9 @@ struct DemoRun {
         var step = DemoStep(
             "removed-member-forgery", section: .fallbacks,
             title: "A member removed by the rotation forges with the old key, an hour later")
-        let items = try Self.perform("listing the provider's keys") { () throws(KeyStoreError) in try provider.items(conversation: conversation.id) }
+        let items = try Self.perform("listing the provider's keys") { () throws(KeyDirectoryError) in try provider.items(conversation: conversation.id) }
         guard let retired = items.first(where: { $0.epoch == 1 }) else { throw .failure("epoch 1 of \(conversation.id) is missing") }
-        let oldKey = try Self.perform("reading key \(retired.keyID)") { () throws(KeyStoreError) in try provider.key(for: retired.keyID) }
+        let oldKey = try Self.perform("reading key \(retired.keyID)") { () throws(KeyDirectoryError) in try provider.key(for: retired.keyID) }
         let tablet = IdentityKeyPair.generate().deviceKeyID  // the removed member's own device
         let tabletKey = oldKey.key.deviceKey(for: tablet)
         let later = now + 3_600
@@ -549,11 +551,11 @@ struct DemoRun {
     private mutating func logoutWipe() throws(CLIError) {
         let device = self.device!
         var step = DemoStep("logout-wipe", section: .fallbacks, title: "Logout: the device wipes its store and replaces its device key")
-        let before = try Self.perform("reading the device registration") { () throws(KeyStoreError) in try device.deviceRegistration() }
-        let (removed, registration) = try Self.perform("wiping the device store") { () throws(KeyStoreError) in try device.wipeDevice() }
+        let before = try Self.perform("reading the device registration") { () throws(KeyDirectoryError) in try device.deviceRegistration() }
+        let (removed, registration) = try Self.perform("wiping the device store") { () throws(KeyDirectoryError) in try device.wipeDevice() }
         step.expect("deviceKeyReplaced", true, registration != before)
-        let remaining = try Self.perform("listing the device's keys") { () throws(KeyStoreError) in try device.items().count }
-        let deliveries = try Self.perform("counting the duplicate log") { () throws(KeyStoreError) in try device.deliveryCount() }
+        let remaining = try Self.perform("listing the device's keys") { () throws(KeyDirectoryError) in try device.items().count }
+        let deliveries = try Self.perform("counting the duplicate log") { () throws(KeyDirectoryError) in try device.deliveryCount() }
         step.expect("removedKeys", Int64(deviceKeyCount), Int64(removed))
         step.expect("remainingKeys", 0, Int64(remaining))
         step.expect("duplicateLogEntries", 0, Int64(deliveries))

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 import PushSealCLIKit
 
 /// The directory the demo works in: a fresh `mkdtemp` directory that is removed at the end, or
@@ -47,8 +41,8 @@ struct DemoWorkspace {
             guard FileSystem.isDirectory(path) else {
                 throw .failure("'\(path)' exists and is not a directory", hints: "pass a new or empty directory to '--dir'")
             }
-            guard let entries = entryNames(of: path) else {
-                throw .failure("cannot read the directory '\(path)': \(IOError.systemMessage(errno))")
+            guard let entries = FileSystem.entries(of: path) else {
+                throw .failure("cannot read the directory '\(path)': \(Errno.message(errno))")
             }
             guard entries.isEmpty else {
                 throw .failure(
@@ -63,7 +57,7 @@ struct DemoWorkspace {
 
     /// `root/relative`.
     func path(_ relative: String) -> String {
-        root.hasSuffix("/") ? root + relative : root + "/" + relative
+        FileSystem.join(root, relative)
     }
 
     /// Creates `payloads/`.
@@ -99,34 +93,6 @@ struct DemoWorkspace {
     @discardableResult
     func removeIfTemporary() -> Bool {
         guard isTemporary else { return true }
-        return Self.removeTree(root)
-    }
-
-    // MARK: POSIX helpers
-
-    /// The names in a directory, without `.` and `..`; nil when it cannot be read.
-    static func entryNames(of directory: String) -> [String]? {
-        guard let stream = opendir(directory) else { return nil }
-        defer { closedir(stream) }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            // Read in place (copying `d_name` reads 256 bytes past a short dirent record).
-            let name = String(cString: (UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!).assumingMemoryBound(to: CChar.self))
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
-
-    /// Removes `path` recursively without following symbolic links (a link is removed, never
-    /// its target).
-    static func removeTree(_ path: String) -> Bool {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return errno == ENOENT }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { return unlink(path) == 0 }
-        var removedAll = true
-        for name in entryNames(of: path) ?? [] where !removeTree(path + "/" + name) {
-            removedAll = false
-        }
-        return rmdir(path) == 0 && removedAll
+        return FileSystem.removeTree(root)
     }
 }

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 
 /// `pushseal store add`.
@@ -43,7 +44,7 @@ enum StoreAddCommand {
         let key = try ArgumentDecoding.conversationKey(context) ?? ConversationKey.generate()
 
         let store = try StoreCommand.openDirectory(location, clock: StoreCommand.clock(now))
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             // Without --epoch the store picks the next epoch in its write transaction.
             let item = try store.add(key, conversation: conversation, epoch: givenEpoch, label: label, notAfter: notAfter)
             if let notAfter, notAfter < (now ?? systemClock()) {
@@ -63,7 +64,7 @@ enum StoreAddCommand {
     private static func duplicate(
         key kid: KeyID, conversation: String, epoch: Int64?, store: any KeyDirectory, location: StoreCommand.Location
     ) throws(CLIError) -> CLIError {
-        let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: nil) }
+        let items = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.items(conversation: nil) }
         if let existing = items.first(where: { $0.keyID == kid }) {
             return .failure(
                 "the store already holds this key (kid \(kid)) as epoch \(existing.epoch) of conversation \(JSONText.quoted(existing.conversation))",

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealJSON
 
@@ -59,7 +60,7 @@ enum StoreDeviceCommand {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
         guard let registration = try BundleCommand.registrationFromFile(context) else { throw .usage("'--registration <file>' is required.") }
         let directory = try StoreCommand.openDirectory(location)
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             context.write(line(try directory.registerDevice(registration)))
         } catch let .invalidArgument(why) {
             throw .failure(why, hints: "the device makes a new device key with a logout wipe (pushseal store remove --all on its store), then registers that")
@@ -72,7 +73,7 @@ enum StoreDeviceCommand {
     static func runList(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
         let directory = try StoreCommand.openDirectory(location)
-        for device in try StoreCommand.run(location, { () throws(KeyStoreError) in try directory.registeredDevices() }) {
+        for device in try StoreCommand.run(location, { () throws(KeyDirectoryError) in try directory.registeredDevices() }) {
             context.write(line(device))
         }
         return .success
@@ -82,7 +83,7 @@ enum StoreDeviceCommand {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
         let id = try context.arguments[Self.id]
         let directory = try StoreCommand.openDirectory(location)
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             context.write(line(try directory.revokeDevice(id: id)))
         } catch .itemNotFound {
             throw .failure("no registered device with id \(id) in \(location.displayName)",

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealJSON
 
@@ -52,17 +53,17 @@ enum StoreGetCommand {
                     hints: "drop --conversation to export it anyway, or check the key id")
             }
         } else if let conversation, let epoch {
-            let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
+            let items = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.items(conversation: conversation) }
             guard let item = items.first(where: { $0.epoch == epoch }) else {
                 throw noSuchEpoch(epoch, conversation: conversation, items: items, location: location)
             }
             stored = try fetch(item.keyID, store: store, location: location)
         } else {
             let conversation = conversation!
-            do throws(KeyStoreError) {
+            do throws(KeyDirectoryError) {
                 stored = try store.currentKey(conversation: conversation)
             } catch .itemNotFound {
-                let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
+                let items = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.items(conversation: conversation) }
                 throw noCurrentKey(conversation, items: items, location: location)
             } catch {
                 throw KeyStoreDiagnostics.error(error, location: location)
@@ -85,7 +86,7 @@ enum StoreGetCommand {
 
     /// The key with id `kid`; a missing one is reported with the id.
     private static func fetch(_ kid: KeyID, store: any KeyDirectory, location: StoreCommand.Location) throws(CLIError) -> StoredKey {
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             return try store.key(for: kid)
         } catch .itemNotFound {
             throw KeyStoreDiagnostics.noSuchKey(kid, location: location)

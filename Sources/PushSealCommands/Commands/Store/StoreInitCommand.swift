@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealJSON
 
@@ -35,7 +36,7 @@ enum StoreInitCommand {
         let storeExisted = if case let .file(size, _) = FileStatus(location.databaseFile) { size > 0 } else { false }
         let keyFileExisted = FileStatus(location.masterKeyFile) != .missing
         let store: KeyStore
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             store = try KeyStore(
                 directory: location.directory,
                 masterKey: .keyFile(path: location.masterKeyFile, createIfMissing: true),

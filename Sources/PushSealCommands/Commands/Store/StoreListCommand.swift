@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealJSON
 
@@ -44,7 +45,7 @@ enum StoreListCommand {
         let conversation = try arguments[Self.conversation]
         let now = try arguments[CommonOptions.now] ?? systemClock()
         let store = try StoreCommand.openDirectory(location, clock: { now })
-        let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
+        let items = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.items(conversation: conversation) }
         let list = entries(items, now: now, current: currentKeyIDs(items, store: store, context: &context))
 
         if arguments[CommonOptions.json] {
@@ -69,7 +70,7 @@ enum StoreListCommand {
         var previous: [UInt8]?
         for item in items where previous.map({ !$0.elementsEqual(item.conversation.utf8) }) ?? true {
             previous = Array(item.conversation.utf8)
-            do throws(KeyStoreError) {
+            do throws(KeyDirectoryError) {
                 current.insert(try store.currentKey(conversation: item.conversation).item.keyID)
             } catch .itemNotFound {
                 continue

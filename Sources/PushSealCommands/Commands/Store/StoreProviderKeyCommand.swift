@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealJSON
 
@@ -80,7 +81,7 @@ enum StoreProviderKeyCommand {
 
     /// The directory's current provider key id, nil when it has none (a warning when it is missing).
     private static func current(_ directory: any KeyDirectory, _ context: inout CommandContext) -> KeyID? {
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             return try directory.providerKey(id: nil).providerKeyID
         } catch .itemNotFound {
             return nil
@@ -93,9 +94,9 @@ enum StoreProviderKeyCommand {
     static func runCreate(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
         let directory = try StoreCommand.openDirectory(location)
-        let info = try StoreCommand.run(location) { () throws(KeyStoreError) in try directory.createProviderKey() }
+        let info = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try directory.createProviderKey() }
         if context.arguments[Self.promote] {
-            try StoreCommand.run(location) { () throws(KeyStoreError) in try directory.promoteProviderKey(id: info.id) }
+            try StoreCommand.run(location) { () throws(KeyDirectoryError) in try directory.promoteProviderKey(id: info.id) }
         }
         let isCurrent = current(directory, &context) == info.id
         context.write(line(info, current: isCurrent))
@@ -110,14 +111,14 @@ enum StoreProviderKeyCommand {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
         let id = try context.arguments[Self.id]
         let directory = try StoreCommand.openDirectory(location)
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             try directory.promoteProviderKey(id: id)
         } catch .itemNotFound {
             throw noProviderKey(id, in: location)
         } catch {
             throw KeyStoreDiagnostics.error(error, location: location)
         }
-        let keys = try StoreCommand.run(location) { () throws(KeyStoreError) in try directory.providerKeys() }
+        let keys = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try directory.providerKeys() }
         for info in keys where info.id == id { context.write(line(info, current: true)) }
         return .success
     }
@@ -125,7 +126,7 @@ enum StoreProviderKeyCommand {
     static func runList(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
         let directory = try StoreCommand.openDirectory(location)
-        let keys = try StoreCommand.run(location) { () throws(KeyStoreError) in try directory.providerKeys() }
+        let keys = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try directory.providerKeys() }
         // Current is what `bundle seal` uses (the recorded key), never merely the newest row.
         let current = current(directory, &context)
         for info in keys { context.write(line(info, current: info.id == current)) }
@@ -136,7 +137,7 @@ enum StoreProviderKeyCommand {
         let location = try StoreCommand.location(context.arguments, acceptsURI: true)
         let id = try context.arguments[Self.id]
         let directory = try StoreCommand.openDirectory(location)
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             try directory.removeProviderKey(id: id)
         } catch .itemNotFound {
             throw noProviderKey(id, in: location)

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealJSON
 
@@ -56,11 +57,11 @@ enum StorePurgeCommand {
             throw .usage("'--prune-duplicate-log' prunes a device store's duplicate log; a PostgreSQL key directory has none.")
         }
         let store = try StoreCommand.openDirectory(location, clock: StoreCommand.clock(now))
-        let removed = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.purgeExpired(gracePeriod: grace) }
+        let removed = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.purgeExpired(gracePeriod: grace) }
         var pruned: Int?
         if pruneLog, let store = store as? KeyStore {
             let (window, overflow) = maxAge.addingReportingOverflow(maxSkew)
-            pruned = try StoreCommand.run(location) { () throws(KeyStoreError) in
+            pruned = try StoreCommand.run(location) { () throws(KeyDirectoryError) in
                 try store.pruneDeliveries(olderThan: overflow ? Int64.max : window)
             }
         }

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealJSON
 
@@ -62,7 +63,7 @@ enum StoreRemoveCommand {
         let removed: Int
         var newRegistration: DeviceRegistration?
         if all {
-            removed = try StoreCommand.run(location) { () throws(KeyStoreError) -> Int in
+            removed = try StoreCommand.run(location) { () throws(KeyDirectoryError) -> Int in
                 guard let store = store as? KeyStore else { return 0 }
                 // A device store: the logout wipe also replaces the device key (SPEC §16.5).
                 guard (try? store.deviceRegistration()) != nil else { return try store.removeAll() }
@@ -72,7 +73,7 @@ enum StoreRemoveCommand {
             }
         } else if let kid {
             if let conversation {
-                let stored = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
+                let stored = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.items(conversation: conversation) }
                 guard stored.contains(where: { $0.keyID == kid }) else {
                     throw .failure(
                         "conversation \(JSONText.quoted(conversation)) has no key with id \(kid)",
@@ -82,7 +83,7 @@ enum StoreRemoveCommand {
             try remove(kid, store: store, location: location)
             removed = 1
         } else if let conversation, let epoch {
-            let items = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.items(conversation: conversation) }
+            let items = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.items(conversation: conversation) }
             guard let item = items.first(where: { $0.epoch == epoch }) else {
                 let epochs = items.map { String($0.epoch) }.joined(separator: ", ")
                 throw .failure(
@@ -94,7 +95,7 @@ enum StoreRemoveCommand {
             removed = 1
         } else {
             let conversation = conversation!
-            removed = try StoreCommand.run(location) { () throws(KeyStoreError) in try store.removeConversation(conversation) }
+            removed = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.removeConversation(conversation) }
             if removed == 0 { context.note("conversation \(JSONText.quoted(conversation)) had no keys; nothing removed") }
         }
 
@@ -113,7 +114,7 @@ enum StoreRemoveCommand {
     }
 
     private static func remove(_ kid: KeyID, store: any KeyDirectory, location: StoreCommand.Location) throws(CLIError) {
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             try store.remove(keyID: kid)
         } catch .itemNotFound {
             throw KeyStoreDiagnostics.noSuchKey(kid, location: location)

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 
 /// `pushseal store rotate`.
@@ -36,7 +37,7 @@ enum StoreRotateCommand {
         let label = try arguments[StoreCommand.label]
 
         let store = try StoreCommand.openDirectory(location, clock: StoreCommand.clock(now))
-        do throws(KeyStoreError) {
+        do throws(KeyDirectoryError) {
             let rotated = try store.rotate(conversation: conversation, label: label, key: key)
             StoreCommand.writeItemSummary(rotated.item, to: &context)
             return .success

@@ -1,5 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealJSON
 
@@ -44,7 +45,7 @@ enum StoreRotateMasterCommand {
             throw arguments.invalidValue(Self.newMasterKeyFile, reason: "it is the store's current master key file")
         }
         let store = try StoreCommand.openDirectory(location)
-        let rotation = try StoreCommand.run(location) { () throws(KeyStoreError) in
+        let rotation = try StoreCommand.run(location) { () throws(KeyDirectoryError) in
             try store.rotateMasterKey(to: .keyFile(path: newKeyFile, createIfMissing: true))
         }
         context.note(

@@ -25,7 +25,7 @@ enum KeychainAccessibility: Sendable, Equatable {
         /// Change its class to ``KeychainAccessibility/required`` (`SecItemUpdate`) first; refuse
         /// the key if that fails.
         case migrate
-        /// Do not use it: the reason, for ``KeyStoreError/locked(_:)``.
+        /// Do not use it: the reason, for ``KeyDirectoryError/locked(_:)``.
         case refuse(String)
     }
 

@@ -1,14 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A failed file or stream operation, worded for a person: what could not be done, to which
 /// file, and the system's reason.
-public enum IOError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum IOError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `open(2)` failed.
     case cannotOpen(path: String, errno: Int32)
     /// `read(2)` or `fstat(2)` failed; path nil means standard input.
@@ -22,28 +14,23 @@ public enum IOError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The destination exists and the write was asked not to replace it.
     case alreadyExists(path: String)
 
-    /// The system's message for `errno` (`strerror`).
-    public static func systemMessage(_ code: Int32) -> String {
-        String(cString: strerror(code))
-    }
-
     /// `'path'`, or the stream's name.
     static func name(_ path: String?, stream: String) -> String {
         path.map { "'\($0)'" } ?? stream
     }
 
     /// Human-readable sizes: `16 MiB`, `4096 bytes`.
-    public static func formatSize(_ bytes: Int) -> String {
+    package static func formatSize(_ bytes: Int) -> String {
         if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
         if bytes >= 1 << 10 && bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
         return "\(bytes) bytes"
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
-        case let .cannotOpen(path, code): "cannot open '\(path)': \(Self.systemMessage(code))"
-        case let .cannotRead(path, code): "cannot read \(Self.name(path, stream: "standard input")): \(Self.systemMessage(code))"
-        case let .cannotWrite(path, code): "cannot write \(Self.name(path, stream: "standard output")): \(Self.systemMessage(code))"
+        case let .cannotOpen(path, code): "cannot open '\(path)': \(Errno.message(code))"
+        case let .cannotRead(path, code): "cannot read \(Self.name(path, stream: "standard input")): \(Errno.message(code))"
+        case let .cannotWrite(path, code): "cannot write \(Self.name(path, stream: "standard output")): \(Errno.message(code))"
         case let .isDirectory(path): "'\(path)' is a directory, not a file"
         case let .tooLarge(path, limit): "\(Self.name(path, stream: "standard input")) is larger than \(Self.formatSize(limit))"
         case let .alreadyExists(path): "'\(path)' already exists"
@@ -51,10 +38,10 @@ public enum IOError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Actionable next steps, when there is an obvious one.
-    public var hints: [String] {
+    package var hints: [String] {
         switch self {
         case let .cannotOpen(path, code) where code == ENOENT && !path.hasPrefix("/"):
-            ["relative paths are resolved from the current directory, \(Self.currentDirectory() ?? "?")"]
+            ["relative paths are resolved from the current directory, \(FileSystem.currentDirectory() ?? "?")"]
         case let .cannotOpen(_, code) where code == EACCES, let .cannotWrite(_, code) where code == EACCES:
             ["check the file's and its directory's permissions"]
         case .tooLarge:
@@ -64,11 +51,5 @@ public enum IOError: Error, Sendable, Equatable, CustomStringConvertible {
         default:
             []
         }
-    }
-
-    static func currentDirectory() -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return nil }
-        return FileSystem.string(fromCString: buffer)
     }
 }

@@ -1,10 +1,5 @@
 public import PushSealCore
-public import PushSealKeyStore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 
 /// Current keys from a `KeyDirectory` (the SQLite store or a shared PostgreSQL directory),
 /// cached unsealed in memory for at most ``timeToLive`` seconds each.
@@ -37,7 +32,7 @@ public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
     private var generation: UInt64 = 0
     private let now: @Sendable () -> Double
 
-    /// A cache in front of `directory`; entries live `timeToLive` seconds (default 5).
+    /// A cache in front of `directory`; entries live ``timeToLive`` seconds (default 5).
     public convenience init(directory: any KeyDirectory, timeToLive: Double = 5) {
         self.init(directory: directory, timeToLive: timeToLive, now: CachingKeyProvider.monotonicSeconds)
     }
@@ -50,10 +45,10 @@ public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
     }
 
     /// The current key of `conversation`: the cached one while fresh, else the directory's
-    /// (its `KeyStoreError` is thrown as it is, and nothing is cached). A directory answer below
+    /// (its `KeyDirectoryError` is thrown as it is, and nothing is cached). A directory answer below
     /// the highest epoch this cache already handed out for the conversation, or another key for
     /// that epoch (its rows and epoch record rolled back on the server, perhaps rotated since), is
-    /// `KeyStoreError.rolledBack(conversation:epoch:highWater:)`:
+    /// `KeyDirectoryError.rolledBack(conversation:epoch:highWater:)`:
     /// never sealed under. The mark lives as long as this instance (a fresh node cannot tell).
     public func currentKey(conversation: String) throws -> ConversationKey {
         let id = Array(conversation.utf8)
@@ -82,7 +77,7 @@ public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
             if generation == started { entries[id] = Entry(key: stored.key, expires: expires) }
             return nil
         }
-        if let mark { throw KeyStoreError.rolledBack(conversation: conversation, epoch: stored.item.epoch, highWater: mark) }
+        if let mark { throw KeyDirectoryError.rolledBack(conversation: conversation, epoch: stored.item.epoch, highWater: mark) }
         return stored.key
     }
 
@@ -105,9 +100,5 @@ public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
     /// How many conversations are cached now.
     public var count: Int { lock.withLock { entries.count } }
 
-    @Sendable static func monotonicSeconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+    @Sendable static func monotonicSeconds() -> Double { MonotonicClock.seconds() }
 }

@@ -1,7 +1,7 @@
 import PushSealCore
-import PushSealKeyStore
+import PushSealKeyDirectory
 
-/// The provider's key directory as a ``CurrentKeyProvider``: each conversation's current key
+/// The provider's key directory as a `CurrentKeyProvider`: each conversation's current key
 /// (its highest live epoch) from a `KeyStore` of the PushSealKeyStore module.
 ///
 /// Every lookup is one short read transaction on the store file; a backend sealing at a high rate
@@ -15,7 +15,7 @@ public struct KeyStoreKeyProvider: CurrentKeyProvider {
         self.store = store
     }
 
-    /// The current key of `conversation`; throws the store's `KeyStoreError` (item not found,
+    /// The current key of `conversation`; throws the store's `KeyDirectoryError` (item not found,
     /// locked, corrupted, …), which the sealer reports as `keyUnavailable`.
     public func currentKey(conversation: String) throws -> ConversationKey {
         try store.currentKey(conversation: conversation).key

@@ -35,7 +35,7 @@ public struct RegisteredDevice: Sendable, Equatable {
         /// Registering `registration` again where `existing` is registered: the same device (the
         /// id is the public key's), so nothing changes, unless it was revoked: a revoked device
         /// key is never registered again (a wiped device makes a new one). Returns `existing`.
-        package static func reRegistration(of existing: RegisteredDevice) throws(KeyStoreError) -> RegisteredDevice {
+        package static func reRegistration(of existing: RegisteredDevice) throws(KeyDirectoryError) -> RegisteredDevice {
             if let revokedAt = existing.revokedAt {
                 throw .invalidArgument(
                     "device \(existing.id) was revoked at \(revokedAt); a revoked device key is not registered again (the device makes a new one with a logout wipe)")
@@ -44,8 +44,8 @@ public struct RegisteredDevice: Sendable, Equatable {
         }
 
         /// A row read back: its id must be its public key's, its tag must authenticate the row.
-        /// ``KeyStoreError/invalidStore(_:)`` otherwise (edited outside the API).
-        package static func checked(_ binding: IdentitySealing.Binding, sealed: [UInt8], masterKey: SecretKey) throws(KeyStoreError) -> RegisteredDevice {
+        /// ``KeyDirectoryError/invalidStore(_:)`` otherwise (edited outside the API).
+        package static func checked(_ binding: IdentitySealing.Binding, sealed: [UInt8], masterKey: SecretKey) throws(KeyDirectoryError) -> RegisteredDevice {
             guard binding.id.count == KeyID.byteCount, binding.publicKey.count == IdentityKeyPair.byteCount,
                   let id = KeyID(bytes: binding.id), id == KeyBundle.deviceKeyID(of: binding.publicKey)
             else { throw .invalidStore("a registered device row's id is not the id of its public key") }
@@ -67,8 +67,8 @@ public struct RegisteredDevice: Sendable, Equatable {
         /// not registered) and whether the directory has any registration at all: a revoked
         /// device never; an unregistered one only while the directory registers no device (a
         /// directory that does not use registrations keeps accepting every id). Throws
-        /// ``KeyStoreError/itemNotFound`` or ``KeyStoreError/invalidArgument(_:)`` saying which.
-        package static func requireSealable(_ deviceKeyID: KeyID, registered: RegisteredDevice?, directoryHasRegistrations: Bool) throws(KeyStoreError) {
+        /// ``KeyDirectoryError/itemNotFound`` or ``KeyDirectoryError/invalidArgument(_:)`` saying which.
+        package static func requireSealable(_ deviceKeyID: KeyID, registered: RegisteredDevice?, directoryHasRegistrations: Bool) throws(KeyDirectoryError) {
             if let registered {
                 if let revokedAt = registered.revokedAt {
                     throw .invalidArgument("device \(deviceKeyID) was revoked at \(revokedAt): nothing is sealed to it")

@@ -13,7 +13,7 @@ enum KeyFile {
     /// Every load first removes the key-file temporaries that killed creators left in the key
     /// file's directory (``removeStaleTemporaries(of:)``): those of this file, and those of a new
     /// key file that a killed `store rotate-master` was creating beside it.
-    static func load(path: String, create: Bool) throws(KeyStoreError) -> SecretKey {
+    static func load(path: String, create: Bool) throws(KeyDirectoryError) -> SecretKey {
         removeStaleTemporaries(of: path)
         switch read(path: path) {
         case let .success(key):
@@ -35,7 +35,7 @@ enum KeyFile {
     private enum ReadResult {
         case success(SecretKey)
         case missing
-        case failure(KeyStoreError)
+        case failure(KeyDirectoryError)
     }
 
     /// Opens with `O_NONBLOCK` (a FIFO or device never blocks the open; the descriptor is
@@ -78,7 +78,7 @@ enum KeyFile {
         guard Int(info.st_size) == MasterKeySource.byteCount else {
             return .failure(.locked("master key file \(path) holds \(info.st_size) bytes; it must hold exactly \(MasterKeySource.byteCount)"))
         }
-        var failure: KeyStoreError?
+        var failure: KeyDirectoryError?
         let storage = SecureBytes(count: MasterKeySource.byteCount) { buffer in
             var done = 0
             while done < buffer.count {
@@ -102,7 +102,7 @@ enum KeyFile {
     /// unique temporary file (O_CREAT|O_EXCL, 0600), is fsynced, and is then hard-linked to
     /// `path`, which fails if `path` exists. When another process wins the race, its key is used.
     /// On file systems without hard links, falls back to O_CREAT|O_EXCL on `path` itself.
-    private static func create(path: String) throws(KeyStoreError) {
+    private static func create(path: String) throws(KeyDirectoryError) {
         let directory = FileSystem.directoryName(of: path)
         let temporary = path + temporaryInfix + "\(getpid())-" + Hex.encode(SystemRandom.bytes(count: 8))
         try writeNewKey(to: temporary)
@@ -166,7 +166,7 @@ enum KeyFile {
         return pid
     }
 
-    private static func writeNewKey(to path: String) throws(KeyStoreError) {
+    private static func writeNewKey(to path: String) throws(KeyDirectoryError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
             throw .locked("cannot create master key file \(path): \(FileSystem.describe(errno))")

@@ -2,8 +2,8 @@ import PushSealCore
 
 /// Where the store master key (32 uniformly random bytes) comes from.
 ///
-/// The master key is only ever read by ``KeyStore``: a source that cannot produce it makes the
-/// store report ``KeyStoreError/locked(_:)``. A source creates a new master key only while a new
+/// The master key is only ever read by a key store or directory (`KeyStore`, `PostgreSQLKeyDirectory`): a source that cannot
+/// produce it makes it report ``KeyDirectoryError/locked(_:)``. A source creates a new master key only while a new
 /// store is being initialized (`KeyStore(…, create: true)` on a missing or empty file), never for
 /// an existing store — a missing key for an existing store is reported, not replaced.
 public struct MasterKeySource: Sendable, CustomStringConvertible {
@@ -66,8 +66,8 @@ public struct MasterKeySource: Sendable, CustomStringConvertible {
     }
 
     /// Produces the master key. `mayCreate` is true only while a new store is being
-    /// initialized. Every failure is ``KeyStoreError/locked(_:)``.
-    package func load(mayCreate: Bool) throws(KeyStoreError) -> SecretKey {
+    /// initialized. Every failure is ``KeyDirectoryError/locked(_:)``.
+    package func load(mayCreate: Bool) throws(KeyDirectoryError) -> SecretKey {
         let key: SecretKey
         switch kind {
         case let .keyFile(path, createIfMissing):

@@ -15,7 +15,7 @@ public struct KeyItem: Sendable, Equatable {
     public let createdAt: Int64
     /// The key's retire-by time: the last second (inclusive) it is live, in seconds since 1970;
     /// nil for no limit. After it the key is no longer current, receivers refuse notifications
-    /// that claim a later sending time (`retired_key`), and ``KeyStore/purgeExpired(gracePeriod:)``
+    /// that claim a later sending time (`retired_key`), and `purgeExpired(gracePeriod:)`
     /// deletes it once the grace period has passed too.
     public let notAfter: Int64?
 
@@ -58,5 +58,5 @@ public enum KeyLookup: Sendable {
     case notFound
     /// The key cannot be produced now: the store is locked or unreadable, the master key is
     /// missing or wrong, or the item is corrupted: `store_locked`. Carries the cause.
-    case unavailable(KeyStoreError)
+    case unavailable(KeyDirectoryError)
 }

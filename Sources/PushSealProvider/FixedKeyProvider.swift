@@ -1,13 +1,5 @@
 public import PushSealCore
-
-/// Where the provider gets a conversation's current key: the key store (which conforms when the
-/// packages are combined), a cache in front of it, or a fixed set of keys.
-public protocol CurrentKeyProvider: Sendable {
-    /// The key that new notifications of `conversation` are sealed under (the highest live
-    /// epoch). Throw when there is none or the source cannot be read; the sealer reports it as
-    /// ``ProviderError/keyUnavailable(conversation:detail:)``.
-    func currentKey(conversation: String) throws -> ConversationKey
-}
+public import PushSealKeyDirectory
 
 /// A fixed map from conversation id (compared by UTF-8 bytes) to its current key.
 public struct FixedKeyProvider: CurrentKeyProvider {

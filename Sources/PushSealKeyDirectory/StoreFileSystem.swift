@@ -6,10 +6,11 @@ import Musl
 import Darwin
 #endif
 
-/// The few POSIX file-system calls the store needs, without Foundation.
-enum FileSystem {
+/// The few POSIX file-system calls the key stores and key files need, without Foundation
+/// (package access: the SQLite store uses them too, as `FileSystem`).
+package enum StoreFileSystem {
     /// What `stat` says about a path.
-    enum Status {
+    package enum Status {
         case directory
         case regularFile(size: Int64, mode: UInt32)
         case other
@@ -19,16 +20,16 @@ enum FileSystem {
     }
 
     /// The calling thread's `errno`.
-    static var lastError: Int32 { errno }
+    package static var lastError: Int32 { errno }
 
     /// `strerror(code)` as a Swift string.
-    static func describe(_ code: Int32) -> String {
+    package static func describe(_ code: Int32) -> String {
         guard let message = strerror(code) else { return "error \(code)" }
         return String(cString: message)
     }
 
     /// Stats `path`, following symbolic links.
-    static func status(_ path: String) -> Status {
+    package static func status(_ path: String) -> Status {
         var info = stat()
         guard stat(path, &info) == 0 else {
             let code = errno
@@ -44,33 +45,33 @@ enum FileSystem {
     /// Which file `path` names (device and inode, following symbolic links); nil when `stat`
     /// fails. A file re-created or replaced at `path` has another identity while a connection to
     /// the old one is open (its inode cannot be reused before it is closed).
-    struct Identity: Equatable {
-        var device: UInt64
-        var inode: UInt64
+    package struct Identity: Equatable {
+        package var device: UInt64
+        package var inode: UInt64
     }
 
     /// The identity of the file at `path`, nil when it cannot be stat'ed.
-    static func identity(_ path: String) -> Identity? {
+    package static func identity(_ path: String) -> Identity? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
     /// What `lstat` says about the last component of a path (symbolic links are not followed).
-    enum LinkStatus {
+    package enum LinkStatus {
         case symbolicLink
         case other
     }
 
     /// `lstat(path)`: whether the path itself is a symbolic link.
-    static func linkStatus(_ path: String) -> LinkStatus {
+    package static func linkStatus(_ path: String) -> LinkStatus {
         var info = stat()
         guard lstat(path, &info) == 0 else { return .other }
         return UInt32(info.st_mode) & 0o170000 == 0o120000 ? .symbolicLink : .other
     }
 
     /// A file type for messages: "a FIFO", "a directory", … (`mode` is `st_mode`).
-    static func typeName(mode: UInt32) -> String {
+    package static func typeName(mode: UInt32) -> String {
         switch mode & 0o170000 {
         case 0o010000: "a FIFO"
         case 0o020000: "a character device"
@@ -83,7 +84,7 @@ enum FileSystem {
     }
 
     /// The names in `directory` (without "." and ".."); empty when it cannot be read.
-    static func entries(of directory: String) -> [String] {
+    package static func entries(of directory: String) -> [String] {
         guard let handle = opendir(directory) else { return [] }
         defer { closedir(handle) }
         var names: [String] = []
@@ -99,19 +100,19 @@ enum FileSystem {
     }
 
     /// Whether a process with id `pid` exists (`kill(pid, 0)`; EPERM means it exists).
-    static func processExists(_ pid: Int32) -> Bool {
+    package static func processExists(_ pid: Int32) -> Bool {
         kill(pid, 0) == 0 || errno == EPERM
     }
 
     /// The last component of `path`.
-    static func baseName(of path: String) -> String {
+    package static func baseName(of path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
         return String(path[path.utf8.index(after: slash)...])
     }
 
     /// Creates `path` and its missing parents with mode 0700 (like `mkdir -p`).
     /// Returns nil on success, or the errno and the component that failed.
-    static func makeDirectories(_ path: String) -> (errno: Int32, path: String)? {
+    package static func makeDirectories(_ path: String) -> (errno: Int32, path: String)? {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/", omittingEmptySubsequences: true) {
             prefix += component
@@ -129,13 +130,13 @@ enum FileSystem {
     }
 
     /// Removes `path` if it is an empty directory (best effort).
-    static func removeEmptyDirectory(_ path: String) {
+    package static func removeEmptyDirectory(_ path: String) {
         _ = rmdir(path)
     }
 
     /// Creates an empty file with mode 0600 unless something already exists at `path`.
     /// Returns nil on success or when the file already exists, else the errno.
-    static func createExclusively(_ path: String) -> Int32? {
+    package static func createExclusively(_ path: String) -> Int32? {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if fd < 0 {
             let code = errno
@@ -147,7 +148,7 @@ enum FileSystem {
     }
 
     /// fsyncs a directory so that a new entry in it is durable. Best effort.
-    static func syncDirectory(_ path: String) {
+    package static func syncDirectory(_ path: String) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return }
         _ = fsync(fd)
@@ -155,19 +156,22 @@ enum FileSystem {
     }
 
     /// The directory part of `path` ("." when there is none).
-    static func directoryName(of path: String) -> String {
+    package static func directoryName(of path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
         if slash == path.utf8.startIndex { return "/" }
         return String(path[..<slash])
     }
 
     /// `directory/name`, without doubling a trailing slash.
-    static func join(_ directory: String, _ name: String) -> String {
+    package static func join(_ directory: String, _ name: String) -> String {
         directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
     /// Sleeps for `microseconds`.
-    static func sleep(microseconds: UInt32) {
+    package static func sleep(microseconds: UInt32) {
         _ = usleep(microseconds)
     }
 }
+
+/// The store's name for its file-system calls.
+typealias FileSystem = StoreFileSystem

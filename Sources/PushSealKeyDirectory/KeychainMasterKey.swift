@@ -16,7 +16,7 @@ import Security
 /// when another process created the item — and handled as ``KeychainAccessibility/decision(for:)``
 /// says: accepted, migrated to the required class with `SecItemUpdate`, or refused.
 enum KeychainMasterKey {
-    static func load(service: String, account: String, accessGroup: String?, create: Bool) throws(KeyStoreError) -> SecretKey {
+    static func load(service: String, account: String, accessGroup: String?, create: Bool) throws(KeyDirectoryError) -> SecretKey {
         let name = "\(service)/\(account)"
         switch copy(service: service, account: account, accessGroup: accessGroup) {
         case let .found(key):
@@ -38,7 +38,7 @@ enum KeychainMasterKey {
     private enum CopyResult {
         case found(SecretKey)
         case notFound
-        case failed(KeyStoreError)
+        case failed(KeyDirectoryError)
     }
 
     private static func baseQuery(service: String, account: String, accessGroup: String?) -> [String: Any] {
@@ -97,7 +97,7 @@ enum KeychainMasterKey {
         }
     }
 
-    private static func add(service: String, account: String, accessGroup: String?) throws(KeyStoreError) {
+    private static func add(service: String, account: String, accessGroup: String?) throws(KeyDirectoryError) {
         var attributes = baseQuery(service: service, account: account, accessGroup: accessGroup)
         attributes[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
         var data = Data(count: MasterKeySource.byteCount)
@@ -129,7 +129,7 @@ enum KeychainMasterKey {
         return known.first { ($0.0 as String) == value }?.1 ?? .unknown(value)
     }
 
-    private static func locked(_ status: OSStatus, doing what: String) -> KeyStoreError {
+    private static func locked(_ status: OSStatus, doing what: String) -> KeyDirectoryError {
         if status == errSecInteractionNotAllowed {
             return .locked("cannot \(what): the keychain is not available (device not unlocked since boot?)")
         }

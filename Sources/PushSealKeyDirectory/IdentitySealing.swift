@@ -18,9 +18,9 @@ import PushSealCore
 /// rows on PostgreSQL (`pushseal_identities`, `pushseal_devices`) are sealed the same way.
 package enum IdentitySealing {
     /// Format tag of a sealed identity.
-    static let format: UInt8 = 0x03
-    static let info: [UInt8] = Array("pushseal v1 store identity".utf8)
-    static let saltByteCount = ItemSealing.saltByteCount
+    package static let format: UInt8 = 0x03
+    package static let info: [UInt8] = Array("pushseal v1 store identity".utf8)
+    package static let saltByteCount = ItemSealing.saltByteCount
 
     /// The kinds of identity rows.
     package enum Kind: String, CaseIterable, Sendable {
@@ -84,7 +84,7 @@ package enum IdentitySealing {
     }
 
     /// Seals `secret` (a private key, or nothing for a pinned key) for the row `binding`.
-    static func seal(_ secret: UnsafeRawBufferPointer, binding: Binding, masterKey: SecretKey) -> [UInt8] {
+    package static func seal(_ secret: UnsafeRawBufferPointer, binding: Binding, masterKey: SecretKey) -> [UInt8] {
         let salt = HedgedRandom.bytes(count: saltByteCount, label: "at-rest salt")
         return ItemSealing.sealAtRest(
             secret, format: format, salt: salt, rowKey: rowKey(masterKey, salt: salt[...]), associatedData: binding.associatedData)
@@ -92,8 +92,8 @@ package enum IdentitySealing {
 
     /// Opens a row: the private key (nil for a pinned row) when the blob authenticates with the
     /// row's columns and, for a key pair, its private key gives the row's public key; throws
-    /// ``KeyStoreError/invalidStore(_:)`` otherwise (an edited or damaged row).
-    package static func unseal(_ blob: [UInt8], binding: Binding, masterKey: SecretKey) throws(KeyStoreError) -> IdentityKeyPair? {
+    /// ``KeyDirectoryError/invalidStore(_:)`` otherwise (an edited or damaged row).
+    package static func unseal(_ blob: [UInt8], binding: Binding, masterKey: SecretKey) throws(KeyDirectoryError) -> IdentityKeyPair? {
         let secretCount = binding.kind.hasPrivateKey ? IdentityKeyPair.byteCount : 0
         guard blob.count == 1 + saltByteCount + secretCount + ChaCha20Poly1305.tagByteCount, blob[0] == format else {
             throw .invalidStore("a \(binding.kind.rawValue) identity row is malformed")

@@ -1,39 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Starts `arguments[0]` (a path) with `arguments` and this process's environment; each
-/// `(descriptor, target)` pair is duplicated onto `target` in the child. Returns the child's pid
-/// and `posix_spawn`'s status (0 on success, else an errno value).
-public func spawnProcess(_ arguments: [String], descriptors: [(Int32, Int32)]) -> (pid: pid_t, status: Int32) {
-    #if canImport(Glibc)
-    var actions = posix_spawn_file_actions_t()
-    #else
-    var actions: posix_spawn_file_actions_t?
-    #endif
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    for (descriptor, target) in descriptors { posix_spawn_file_actions_adddup2(&actions, descriptor, target) }
-    let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    var child = pid_t()
-    let environment = currentEnvironment()
-    let status = argv.withUnsafeBufferPointer { posix_spawn(&child, arguments[0], &actions, nil, $0.baseAddress!, environment) }
-    return (child, status)
-}
-
-/// The process environment, for spawning children with it.
-func currentEnvironment() -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
-    #if canImport(Darwin)
-    return _NSGetEnviron().pointee!
-    #else
-    return environ
-    #endif
-}
+import PushSealPlatform
 
 /// One finished child process.
 struct SpawnResult {
@@ -66,13 +31,13 @@ final class SpawnClient {
         var fromServer: [Int32] = [0, 0]
         guard pipe(&toServer) == 0, pipe(&fromServer) == 0 else { throw BenchError("cannot create pipes") }
         for fd in [toServer[1], fromServer[0]] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let (child, status) = spawnProcess([executable, "bench", "--spawn-server"], descriptors: [(toServer[0], 0), (fromServer[1], 1)])
+        let (child, status) = ProcessSpawner.spawn([executable, "bench", "--spawn-server"], descriptors: [(toServer[0], 0), (fromServer[1], 1)])
         close(toServer[0])
         close(fromServer[1])
         guard status == 0 else {
             close(toServer[1])
             close(fromServer[0])
-            throw BenchError("cannot spawn \(executable) bench --spawn-server: \(String(cString: strerror(status)))")
+            throw BenchError("cannot spawn \(executable) bench --spawn-server: \(Errno.message(status))")
         }
         pid = child
         requests = toServer[1]
@@ -82,8 +47,7 @@ final class SpawnClient {
     deinit {
         close(requests)
         close(responses)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        ProcessSpawner.wait(for: pid)
     }
 
     /// Runs `path arguments…` with stdin from `standardInput`, stdout discarded, stderr to
@@ -143,15 +107,15 @@ public enum SpawnServer {
     /// fork + execve + wait4. Everything the child touches is prepared before `fork`: between
     /// `fork` and `execve` it only calls async-signal-safe functions.
     static func spawn(_ path: String, arguments: [String], standardInput: String, standardError: String) -> SpawnResult {
+        #if os(Linux)
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         let cPath = strdup(path)!, cInput = strdup(standardInput)!, cError = strdup(standardError)!, cNull = strdup("/dev/null")!
         defer {
             for pointer in argv { free(pointer) }
             for pointer in [cPath, cInput, cError, cNull] { free(pointer) }
         }
-        let environment = currentEnvironment()
-        let start = monotonicNanoseconds()
-        #if os(Linux)
+        let environment = ProcessSpawner.currentEnvironment()
+        let start = MonotonicClock.nanoseconds()
         let pid = argv.withUnsafeBufferPointer { args -> pid_t in
             let child = fork()
             if child == 0 {
@@ -169,16 +133,14 @@ public enum SpawnServer {
         #else
         // Apple platforms do not offer fork to Swift; their posix_spawn does not share the
         // parent's memory, and ru_maxrss is in bytes there.
-        var actions: posix_spawn_file_actions_t?
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, cInput, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, cNull, O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, cError, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        var spawned = pid_t()
-        let pid = argv.withUnsafeBufferPointer { args in
-            posix_spawn(&spawned, cPath, &actions, nil, args.baseAddress!, environment) == 0 ? spawned : -1
-        }
+        let start = MonotonicClock.nanoseconds()
+        let (spawned, spawnStatus) = ProcessSpawner.spawn(
+            [path] + arguments,
+            fileActions: [
+                .open(standardInput, onto: 0, flags: O_RDONLY, mode: 0), .open("/dev/null", onto: 1, flags: O_WRONLY, mode: 0),
+                .open(standardError, onto: 2, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600),
+            ])
+        let pid = spawnStatus == 0 ? spawned : -1
         #endif
         guard pid > 0 else { return SpawnResult(wallNanoseconds: 0, maximumResidentKiB: 0, status: 125) }
         var status: Int32 = 0
@@ -186,7 +148,7 @@ public enum SpawnServer {
         while wait4(pid, &status, 0, &usage) < 0 {
             guard errno == EINTR else { return SpawnResult(wallNanoseconds: 0, maximumResidentKiB: 0, status: 125) }
         }
-        let elapsed = monotonicNanoseconds() - start
+        let elapsed = MonotonicClock.nanoseconds() - start
         let signal = status & 0x7F
         #if canImport(Darwin)
         let residentKiB = Int(usage.ru_maxrss) / 1_024   // bytes on Darwin
@@ -196,16 +158,11 @@ public enum SpawnServer {
         return SpawnResult(wallNanoseconds: elapsed, maximumResidentKiB: residentKiB, status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal)
     }
 
+    /// Writes all of `bytes` to `fd`; false when that failed.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += written
+        let result: Result<Void, IOError> = bytes.withUnsafeBytes { buffer in
+            Result { () throws(IOError) in try FileDescriptor.write(buffer, to: fd) }
         }
-        return true
+        return (try? result.get()) != nil
     }
 }

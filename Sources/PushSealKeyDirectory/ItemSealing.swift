@@ -16,24 +16,24 @@ import PushSealCore
 /// version 2, bound kid, epoch and conversation only; it is read only to migrate).
 package enum ItemSealing {
     /// Format tag of a sealed item (first byte of the blob and of its associated data).
-    static let itemFormat: UInt8 = 0x02
+    package static let itemFormat: UInt8 = 0x02
     /// Format tag of items sealed by file format version 1 (read only while migrating).
-    static let itemFormatVersion1: UInt8 = 0x01
+    package static let itemFormatVersion1: UInt8 = 0x01
     /// Format tag of the master-key verifier.
-    static let verifierFormat: UInt8 = 0x01
+    package static let verifierFormat: UInt8 = 0x01
     /// Salt length.
-    static let saltByteCount = 24
+    package static let saltByteCount = 24
     /// Length of a sealed item: tag byte, salt, sealed K, AEAD tag.
-    static let sealedByteCount = 1 + saltByteCount + ConversationKey.byteCount + ChaCha20Poly1305.tagByteCount
+    package static let sealedByteCount = 1 + saltByteCount + ConversationKey.byteCount + ChaCha20Poly1305.tagByteCount
     /// Length of the verifier: tag byte, salt, check value.
-    static let verifierByteCount = 1 + saltByteCount + 32
+    package static let verifierByteCount = 1 + saltByteCount + 32
 
-    static let itemInfo: [UInt8] = Array("pushseal v1 store item".utf8)
-    static let verifierInfo: [UInt8] = Array("pushseal v1 store verifier".utf8)
-    static let deliveryLogInfo: [UInt8] = Array("pushseal v1 store delivery log".utf8)
-    static let epochRecordInfo: [UInt8] = Array("pushseal v1 store epoch record".utf8)
+    package static let itemInfo: [UInt8] = Array("pushseal v1 store item".utf8)
+    package static let verifierInfo: [UInt8] = Array("pushseal v1 store verifier".utf8)
+    package static let deliveryLogInfo: [UInt8] = Array("pushseal v1 store delivery log".utf8)
+    package static let epochRecordInfo: [UInt8] = Array("pushseal v1 store epoch record".utf8)
     /// Format tag of an epoch record's authenticated message.
-    static let epochRecordFormat: UInt8 = 0x01
+    package static let epochRecordFormat: UInt8 = 0x01
 
     private static let zeroNonce = [UInt8](repeating: 0, count: ChaCha20Poly1305.nonceByteCount)
 
@@ -66,7 +66,7 @@ package enum ItemSealing {
 
         /// The associated data of format 2: fixed-size fields first, then the two
         /// length-prefixed ones, each optional field behind a presence byte (injective).
-        var associatedData: [UInt8] {
+        package var associatedData: [UInt8] {
             var ad: [UInt8] = [itemFormat]
             ad.reserveCapacity(1 + keyID.count + 8 + 8 + 9 + 4 + conversation.count + 5 + (label?.count ?? 0))
             ad += keyID
@@ -83,7 +83,7 @@ package enum ItemSealing {
         }
 
         /// The associated data of format 1 (file format version 1): kid, epoch, conversation.
-        var associatedDataVersion1: [UInt8] {
+        package var associatedDataVersion1: [UInt8] {
             var ad: [UInt8] = [itemFormatVersion1]
             ad += keyID
             ad += bigEndian(UInt64(bitPattern: epoch))
@@ -104,7 +104,7 @@ package enum ItemSealing {
     /// The at-rest blob of every sealed row (keys here, identities in ``IdentitySealing``):
     /// `format || salt || ChaCha20-Poly1305(rowKey, nonce = 12 zero bytes, aad, secret)`. The zero
     /// nonce is safe because each row key is derived from a fresh salt.
-    static func sealAtRest(
+    package static func sealAtRest(
         _ secret: UnsafeRawBufferPointer, format: UInt8, salt: [UInt8], rowKey: SecretKey, associatedData ad: [UInt8]
     ) -> [UInt8] {
         var blob = [format] + salt + [UInt8](repeating: 0, count: secret.count + ChaCha20Poly1305.tagByteCount)
@@ -124,7 +124,7 @@ package enum ItemSealing {
     /// Opens the ciphertext and tag after a ``sealAtRest(_:format:salt:rowKey:associatedData:)``
     /// blob's `1 + saltByteCount` header bytes into zeroing storage of `count` bytes; nil when it
     /// does not authenticate (the caller checks format and length first).
-    static func openAtRest(_ blob: [UInt8], count: Int, rowKey: SecretKey, associatedData ad: [UInt8]) -> SecureBytes? {
+    package static func openAtRest(_ blob: [UInt8], count: Int, rowKey: SecretKey, associatedData ad: [UInt8]) -> SecureBytes? {
         var opened = false
         let storage = SecureBytes(count: count) { output in
             opened = blob.withUnsafeBytes { raw in
@@ -150,7 +150,7 @@ package enum ItemSealing {
     }
 
     /// Opens a key sealed by file format version 1 (for the migration to version 2 only).
-    static func unsealVersion1(_ blob: [UInt8], binding: Binding, masterKey: SecretKey) -> ConversationKey? {
+    package static func unsealVersion1(_ blob: [UInt8], binding: Binding, masterKey: SecretKey) -> ConversationKey? {
         unseal(blob, format: itemFormatVersion1, associatedData: binding.associatedDataVersion1, keyID: binding.keyID, masterKey: masterKey)
     }
 
@@ -193,13 +193,13 @@ package enum ItemSealing {
     }
 
     /// The duplicate-log key: HKDF-Expand(MK, "pushseal v1 store delivery log", 32).
-    static func deliveryLogKey(masterKey: SecretKey) -> SecretKey {
+    package static func deliveryLogKey(masterKey: SecretKey) -> SecretKey {
         derive(masterKey, info: deliveryLogInfo, salt: [])
     }
 
     /// The duplicate-log entry for (cid, mid):
     /// HMAC-SHA256(log key, uint32be(len cid) || cid || uint32be(len mid) || mid).
-    static func deliveryTag(conversation: String, messageID: String, logKey: SecretKey) -> [UInt8] {
+    package static func deliveryTag(conversation: String, messageID: String, logKey: SecretKey) -> [UInt8] {
         let cid = Array(conversation.utf8), mid = Array(messageID.utf8)
         var message: [UInt8] = []
         message.reserveCapacity(8 + cid.count + mid.count)
@@ -217,7 +217,7 @@ package enum ItemSealing {
 
     /// The epoch record's tag: HMAC-SHA256(record key, 0x01 || uint32be(len cid) || cid ||
     /// int64be(epoch) || kid(16) || removed (one byte, 0 or 1)).
-    static func epochRecordTag(conversation: [UInt8], epoch: Int64, keyID: [UInt8], removed: Bool, recordKey: SecretKey) -> [UInt8] {
+    package static func epochRecordTag(conversation: [UInt8], epoch: Int64, keyID: [UInt8], removed: Bool, recordKey: SecretKey) -> [UInt8] {
         var message: [UInt8] = [epochRecordFormat]
         message.reserveCapacity(1 + 4 + conversation.count + 8 + keyID.count + 1)
         message += bigEndian(UInt32(truncatingIfNeeded: conversation.count))
@@ -229,7 +229,7 @@ package enum ItemSealing {
     }
 
     /// The duplicate-log digest of an envelope: HMAC-SHA256(log key, 0x02 || E).
-    static func envelopeTag(_ envelope: [UInt8], logKey: SecretKey) -> [UInt8] {
+    package static func envelopeTag(_ envelope: [UInt8], logKey: SecretKey) -> [UInt8] {
         HMACSHA256.authenticationCode(for: [0x02] + envelope, using: logKey)
     }
 
