@@ -2,9 +2,7 @@ import Foundation
 import PushSealCore
 import PushSealKeyStore
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import PushSealPlatform
 
 /// Several processes on one store at once, and writers killed with SIGKILL. The helper is the
 /// `pushseal-store-worker` executable built next to the test binary.
@@ -15,7 +13,7 @@ struct MultiProcessTests {
         _ = try makeStore(dir)
         let workerCount = 5, rounds = 16
         let go = dir.file("go")
-        let started = monotonicSeconds()
+        let started = MonotonicClock.seconds()
         var workers: [Worker] = []
         for id in 0..<workerCount {
             workers.append(try Worker(
@@ -44,7 +42,7 @@ struct MultiProcessTests {
                 }
             }
         }
-        let elapsed = monotonicSeconds() - started
+        let elapsed = MonotonicClock.seconds() - started
 
         let total = workerCount * rounds
         #expect(added.count == total)
@@ -76,7 +74,7 @@ struct MultiProcessTests {
         let kills = 120
         var known: [String: Int] = [:]  // conversation -> items after the previous round
         var printed = 0, committedNotPrinted = 0, hotJournals = 0
-        let started = monotonicSeconds()
+        let started = MonotonicClock.seconds()
         for round in 0..<kills {
             let conversation = "c\(round % 8)"
             let worker = try Worker(
@@ -122,7 +120,7 @@ struct MultiProcessTests {
         let all = try store.items()
         for item in all { _ = try store.key(for: item.keyID) }
         #expect(all.count == known.values.reduce(0, +))
-        let elapsed = monotonicSeconds() - started
+        let elapsed = MonotonicClock.seconds() - started
         print("kill -9: \(kills) kills, \(all.count) keys committed (\(printed) reported before the kill, \(committedNotPrinted) committed but not yet reported), \(hotJournals) kills left a hot journal (killed mid-transaction), \(String(format: "%.2f", elapsed)) s")
     }
 
@@ -131,10 +129,10 @@ struct MultiProcessTests {
         // Calibrate: how long an uninterrupted init takes here, spawn included.
         var durations: [Double] = []
         for round in 0..<3 {
-            let started = monotonicSeconds()
+            let started = MonotonicClock.seconds()
             let worker = try Worker(["init", "--dir", dir.file("calibrate\(round)"), "--key-file", dir.file("calibrate\(round).key")], outputPrefix: dir.file("init"))
             #expect(worker.wait() == .exited(0))
-            durations.append(monotonicSeconds() - started)
+            durations.append(MonotonicClock.seconds() - started)
         }
         let typical = durations.sorted()[1]
         var outcomes: [String: Int] = [:]

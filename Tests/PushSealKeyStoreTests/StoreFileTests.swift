@@ -3,9 +3,7 @@ import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import PushSealPlatform
 
 @Suite("Store file and directory errors")
 struct StoreFileTests {
