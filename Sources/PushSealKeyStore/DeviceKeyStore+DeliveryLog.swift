@@ -1,5 +1,6 @@
 import PushSealCore
 import PushSealKeyDirectory
+internal import PushSealPlatform
 
 /// What recording a delivery found (SPEC §10.4).
 public enum DeliveryCheck: Sendable, Equatable {
@@ -13,7 +14,7 @@ public enum DeliveryCheck: Sendable, Equatable {
 
 /// The receiver's duplicate log (SPEC §10.4): HMACs of (cid, mid) with the time first seen and a
 /// keyed digest of the first envelope.
-extension KeyStore {
+extension DeviceKeyStore {
     /// Atomically checks and records (conversation, messageID) at `clock()`: one `BEGIN IMMEDIATE`
     /// transaction with `INSERT OR IGNORE`. Returns true when the pair was already recorded (the
     /// first recording time is kept). Only an HMAC of the pair under a store-derived key is
@@ -44,7 +45,7 @@ extension KeyStore {
         }
     }
 
-    /// `KeyStore(directory:masterKey:clock:)` followed by
+    /// `DeviceKeyStore(directory:masterKey:clock:)` followed by
     /// ``recordDelivery(conversation:messageID:pruningOlderThan:)``, for a receiver that opens the
     /// store once per notification: for a store at the current format, the checks of both (file,
     /// format version, master key against the verifier, re-read header) and the write run in one
@@ -71,7 +72,7 @@ extension KeyStore {
             source: source, clock: clock) {
             return check
         }
-        let store = try KeyStore(directory: directory, masterKey: source, clock: clock)
+        let store = try DeviceKeyStore(directory: directory, masterKey: source, clock: clock)
         return try store.recordDelivery(conversation: conversation, messageID: messageID, envelope: envelope, pruningOlderThan: retention)
     }
 
