@@ -1,6 +1,6 @@
 import PushSealCore
 import PushSealKeyDirectory
-import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealProvider
 
 /// Provider figures: content (a `NotificationContent`) to complete APNs payload bytes.
@@ -34,10 +34,10 @@ enum SealWorkloads {
             })
     }
 
-    /// ``single(contentBytes:key:)`` with the conversation's current key from the device store
-    /// fixture (its kept `KeyStore`, 10,000 keys) through a `CachingKeyProvider` with its default
-    /// time to live, asked for the key on every seal: what a long-lived provider on SQLite does
-    /// per notification. Compared with `seal.apns.N` (the key in memory), not with the raw AEAD.
+    /// ``single(contentBytes:key:)`` with the conversation's current key from the store fixture's
+    /// file (10,000 keys) as a provider's `SQLiteKeyDirectory` on its kept connection, through a
+    /// `CachingKeyProvider` with its default time to live, asked for the key on every seal: what
+    /// a long-lived provider on SQLite does per notification. Compared with `seal.apns.N` (the key in memory), not with the raw AEAD.
     static func throughStore(_ fixture: StoreFixture, contentBytes: Int) -> Workload {
         let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
         return Workload(
@@ -45,7 +45,7 @@ enum SealWorkloads {
             attributes: [("content_bytes", .integer(contentBytes)), ("padded_bytes", .integer(padded)), ("keys", .integer(fixture.keyCount))],
             makeWorker: {
                 let sealer = try! NotificationSealer()
-                let provider = CachingKeyProvider(directory: fixture.store)
+                let provider = CachingKeyProvider(directory: SQLiteKeyDirectory(store: fixture.store))
                 let conversation = fixture.probeConversation
                 let content = Fixtures.content(byteCount: contentBytes, conversation: conversation)
                 let options = Fixtures.apnsOptions
