@@ -1,5 +1,6 @@
 import PushSealCore
 import PushSealKeyDirectory
+internal import PushSealPlatform
 
 /// What recording a delivery found (SPEC §10.4).
 public enum DeliveryCheck: Sendable, Equatable {

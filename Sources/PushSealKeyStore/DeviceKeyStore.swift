@@ -4,6 +4,7 @@ import PushSealKeyDirectory
 internal import SQLite3
 #else
 internal import CSQLite
+internal import PushSealPlatform
 #endif
 
 /// The device's keychain-like store of conversation keys on SQLite, shared by several processes
@@ -73,7 +74,7 @@ public final class DeviceKeyStore: KeyDirectoryStorage, Sendable {
         var loadedKey: SecretKey?
         if try Self.directoryIsMissing(directory, create: create) {
             if let failure = FileSystem.makeDirectories(directory) {
-                throw .locked("cannot create directory \(failure.path): \(FileSystem.describe(failure.errno))")
+                throw .locked("cannot create directory \(failure.path): \(Errno.message(failure.errno))")
             }
             do {
                 loadedKey = try source.load(mayCreate: true)
@@ -89,12 +90,12 @@ public final class DeviceKeyStore: KeyDirectoryStorage, Sendable {
             guard create else { throw .storeNotFound("\(path) does not exist") }
             if loadedKey == nil { loadedKey = try source.load(mayCreate: true) }
             if let code = FileSystem.createExclusively(path) {
-                throw .locked("cannot create \(path): \(FileSystem.describe(code))")
+                throw .locked("cannot create \(path): \(Errno.message(code))")
             }
         case .directory, .other:
             throw .invalidStore("\(path) is not a regular file")
         case let .failed(code):
-            throw .locked("cannot access \(path): \(FileSystem.describe(code))")
+            throw .locked("cannot access \(path): \(Errno.message(code))")
         }
 
         let connection = try Self.connect(path)
@@ -336,7 +337,7 @@ public final class DeviceKeyStore: KeyDirectoryStorage, Sendable {
         case .regularFile, .other:
             throw .locked("\(directory) is not a directory")
         case let .failed(code):
-            throw .locked("cannot access directory \(directory): \(FileSystem.describe(code))")
+            throw .locked("cannot access directory \(directory): \(Errno.message(code))")
         }
     }
 
@@ -367,6 +368,3 @@ extension KeyDirectoryRow {
             notAfter: statement.optionalInt64(5), sealed: statement.bytes(6))
     }
 }
-
-/// The store's file-system calls (shared with the master-key files, module PushSealKeyDirectory).
-typealias FileSystem = StoreFileSystem

@@ -5,13 +5,7 @@ internal import SQLite3
 internal import CSQLite
 #endif
 internal import CSQLiteShims
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 
 /// One SQLite connection to a store file, used by one thread at a time (its owner serializes the
 /// calls: ``DeviceKeyStore`` behind its lock), hence `SQLITE_OPEN_NOMUTEX`. A store instance keeps one
@@ -62,7 +56,7 @@ final class SQLiteConnection {
                 if code == ENOENT {
                     error = .storeNotFound("\(path) does not exist")
                 } else if code != 0 {
-                    error = .locked("cannot open \(path): \(FileSystem.describe(code))")
+                    error = .locked("cannot open \(path): \(Errno.message(code))")
                 }
             }
             close()
@@ -255,17 +249,13 @@ final class SQLiteConnection {
                         code: code, extendedCode: extended,
                         message: "\(message) (waited \(Self.busyWaitMilliseconds / 1000) s for another process's lock)")
                 }
-                FileSystem.sleep(microseconds: 1_000 + UInt32.random(in: 0..<20_000))
+                _ = usleep(1_000 + UInt32.random(in: 0..<20_000))
             }
         }
     }
 
     /// A monotonic clock in milliseconds (for the busy deadline; unaffected by clock changes).
-    private static func monotonicMilliseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-    }
+    private static func monotonicMilliseconds() -> Int64 { Int64(MonotonicClock.milliseconds()) }
 
     private func rollback() {
         guard let db = handle, sqlite3_get_autocommit(db) == 0 else { return }

@@ -3,9 +3,7 @@ import PushSealProvider
 import PushSealKeyDirectoryPostgreSQL
 import PushSealKeyStore
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import PushSealPlatform
 
 extension PostgreSQLTests {
     /// The PROVIDER.md §6.1 and KEY-STORE.md §9 examples (keep in sync), against the throwaway

@@ -4,23 +4,16 @@ import PushSealCore
 @testable import PushSealKeyStore
 import PushSealKeyDirectorySQLite
 import Testing
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// The store-level defects of issue 29's hostile trial (THREAT-MODEL.md §7).
 @Suite("Hostile trial, third round")
 struct HardeningThirdRoundTests {
     /// A PID that is certainly dead: a child that has exited and been reaped.
     private func deadPID() -> pid_t {
-        var child: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
-        defer { free(argv[0]) }
-        precondition(posix_spawn(&child, "/bin/true", nil, nil, argv, environ) == 0)
-        var status: Int32 = 0
-        waitpid(child, &status, 0)
+        let (child, status) = ProcessSpawner.spawn(["/bin/true"])
+        precondition(status == 0)
+        ProcessSpawner.wait(for: child)
         return child
     }
 

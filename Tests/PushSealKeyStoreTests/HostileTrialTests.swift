@@ -6,11 +6,7 @@ import PushSealCore
 import PushSealKeyDirectorySQLite
 import Synchronization
 import Testing
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// The defects of issue 16's hostile trial, at the store's level (THREAT-MODEL.md §7.13).
 @Suite("Hostile trial, second round")
@@ -22,9 +18,9 @@ struct HostileTrialTests {
         _ = try makeStore(dir)
         try FileManager.default.removeItem(atPath: dir.keyFile)
         try prepare(dir.keyFile)
-        let started = monotonicSeconds()
+        let started = MonotonicClock.seconds()
         let error = storeError { try reopen(dir) }
-        #expect(monotonicSeconds() - started < 2, "a bad key file fails at once")
+        #expect(MonotonicClock.seconds() - started < 2, "a bad key file fails at once")
         return error?.lockedReason
     }
 
@@ -48,7 +44,7 @@ struct HostileTrialTests {
             let bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
-            #expect(bound == 0, "bind: \(String(cString: strerror(errno)))")
+            #expect(bound == 0, "bind: \(Errno.message(errno))")
             close(fd)
         }
         #expect(socketError?.contains("is not a regular file") == true, "\(socketError ?? "no error")")
@@ -103,10 +99,10 @@ struct HostileTrialTests {
         let key = try store.asDirectory.rotate(conversation: "c")
         let holder = try holdExclusiveLock(dir.database, seconds: 7)
         defer { _ = holder.kill9() }
-        let started = monotonicSeconds()
+        let started = MonotonicClock.seconds()
         // A new instance: its connection's pragmas run while the lock is held.
         let found = try reopen(dir).asDirectory.currentKey(conversation: "c")
-        let waited = monotonicSeconds() - started
+        let waited = MonotonicClock.seconds() - started
         #expect(found.key == key.key)
         #expect(waited > 5, "the lock was released after about 7 s; waited \(waited) s")
         print("busy: a 7 s EXCLUSIVE lock was waited for (\(String(format: "%.1f", waited)) s)")
@@ -118,9 +114,9 @@ struct HostileTrialTests {
         _ = try store.asDirectory.rotate(conversation: "c")
         let holder = try holdExclusiveLock(dir.database, seconds: Double(DeviceKeyStore.lockWaitSeconds) + 10)
         defer { _ = holder.kill9() }
-        let started = monotonicSeconds()
+        let started = MonotonicClock.seconds()
         let error = storeError { try store.asDirectory.currentKey(conversation: "c") }
-        let waited = monotonicSeconds() - started
+        let waited = MonotonicClock.seconds() - started
         guard case let .sqlite(code, _, message)? = error else {
             Issue.record("expected SQLITE_BUSY, got \(String(describing: error))")
             return
@@ -298,12 +294,9 @@ struct HostileTrialTests {
     @Test func temporariesOfDeadProcessesAreRemovedOthersKept() throws {
         let dir = TemporaryDirectory()
         // A PID that is certainly dead: a child that has exited and been reaped.
-        var child: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
-        defer { free(argv[0]) }
-        #expect(posix_spawn(&child, "/bin/true", nil, nil, argv, environ) == 0)
-        var status: Int32 = 0
-        waitpid(child, &status, 0)
+        let (child, status) = ProcessSpawner.spawn(["/bin/true"])
+        #expect(status == 0)
+        ProcessSpawner.wait(for: child)
         let dead = dir.file("master.key.tmp-\(child)-0011223344556677")
         let alive = dir.file("master.key.tmp-\(getpid())-8899aabbccddeeff")
         let unrelated = dir.file("master.key.tmp-notapid")

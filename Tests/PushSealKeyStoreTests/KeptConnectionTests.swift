@@ -6,9 +6,7 @@ import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealKeyDirectorySQLite
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import PushSealPlatform
 
 /// A store instance keeps one SQLite connection (issue 24 item 7): what it holds open between
 /// calls, and that a file re-created or replaced underneath is still detected.

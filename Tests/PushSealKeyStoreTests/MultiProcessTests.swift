@@ -3,9 +3,7 @@ import PushSealCore
 import PushSealKeyStore
 import PushSealKeyDirectorySQLite
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import PushSealPlatform
 
 /// Several processes on one store at once, and writers killed with SIGKILL. The helper is the
 /// `pushseal-store-worker` executable built next to the test binary.
@@ -16,7 +14,7 @@ struct MultiProcessTests {
         _ = try makeStore(dir)
         let workerCount = 5, rounds = 16
         let go = dir.file("go")
-        let started = monotonicSeconds()
+        let started = MonotonicClock.seconds()
         var workers: [Worker] = []
         for id in 0..<workerCount {
             workers.append(try Worker(
@@ -45,7 +43,7 @@ struct MultiProcessTests {
                 }
             }
         }
-        let elapsed = monotonicSeconds() - started
+        let elapsed = MonotonicClock.seconds() - started
 
         let total = workerCount * rounds
         #expect(added.count == total)
@@ -77,7 +75,7 @@ struct MultiProcessTests {
         let kills = 120
         var known: [String: Int] = [:]  // conversation -> items after the previous round
         var printed = 0, committedNotPrinted = 0, hotJournals = 0
-        let started = monotonicSeconds()
+        let started = MonotonicClock.seconds()
         for round in 0..<kills {
             let conversation = "c\(round % 8)"
             let worker = try Worker(
@@ -123,7 +121,7 @@ struct MultiProcessTests {
         let all = try store.items()
         for item in all { _ = try store.key(for: item.keyID) }
         #expect(all.count == known.values.reduce(0, +))
-        let elapsed = monotonicSeconds() - started
+        let elapsed = MonotonicClock.seconds() - started
         print("kill -9: \(kills) kills, \(all.count) keys committed (\(printed) reported before the kill, \(committedNotPrinted) committed but not yet reported), \(hotJournals) kills left a hot journal (killed mid-transaction), \(String(format: "%.2f", elapsed)) s")
     }
 
@@ -132,10 +130,10 @@ struct MultiProcessTests {
         // Calibrate: how long an uninterrupted init takes here, spawn included.
         var durations: [Double] = []
         for round in 0..<3 {
-            let started = monotonicSeconds()
+            let started = MonotonicClock.seconds()
             let worker = try Worker(["init", "--dir", dir.file("calibrate\(round)"), "--key-file", dir.file("calibrate\(round).key")], outputPrefix: dir.file("init"))
             #expect(worker.wait() == .exited(0))
-            durations.append(monotonicSeconds() - started)
+            durations.append(MonotonicClock.seconds() - started)
         }
         let typical = durations.sorted()[1]
         var outcomes: [String: Int] = [:]

@@ -4,9 +4,7 @@ import PushSealKeyDirectory
 import PushSealKeyStore
 import PushSealKeyDirectorySQLite
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import PushSealPlatform
 
 @Suite("Store file and directory errors")
 struct StoreFileTests {
