@@ -158,7 +158,7 @@ let package = Package(
             path: "Sources/Fuzz/FuzzProviderSizing"),
 
         // The seed of every randomized test (PUSHSEAL_TEST_SEED), shared by the test targets.
-        .target(name: "PushSealTestSupport", path: "Tests/PushSealTestSupport"),
+        .target(name: "PushSealTestSupport", dependencies: ["PushSealPlatform"], path: "Tests/PushSealTestSupport"),
         .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealTestSupport"]),
         .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors"]),
         .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealReceiver", "PushSealTestSupport"]),

@@ -1,4 +1,5 @@
 import PushSealCLIKit
+import PushSealPlatform
 import Testing
 
 // The example of Docs/CLI.md "Declaring a command", as written there (keep the two the same):
