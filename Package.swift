@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "PushSealCore", targets: ["PushSealCore"]),
         .library(name: "PushSealKeyDirectory", targets: ["PushSealKeyDirectory"]),
         .library(name: "PushSealKeyStore", targets: ["PushSealKeyStore"]),
+        .library(name: "PushSealKeyDirectorySQLite", targets: ["PushSealKeyDirectorySQLite"]),
         .library(name: "PushSealReceiver", targets: ["PushSealReceiver"]),
         .library(name: "PushSealNotificationService", targets: ["PushSealNotificationService"]),
         .library(name: "PushSealProvider", targets: ["PushSealProvider"]),
@@ -81,8 +82,12 @@ let package = Package(
             name: "PushSealKeyStore",
             dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "CSQLiteShims", .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms))]),
 
+        // The provider's key directory on SQLite (conversation keys, provider key pairs, device
+        // registrations) over the device store's file. The receiver never links it.
+        .target(name: "PushSealKeyDirectorySQLite", dependencies: ["PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore"]),
+
         // Helper process for the key store's multi-process and kill -9 tests (not a product).
-        .executableTarget(name: "pushseal-store-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore"]),
+        .executableTarget(name: "pushseal-store-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite"]),
 
         // The receiver: open with fallback, exactly-once extension session (platform-neutral).
         .target(name: "PushSealReceiver", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore"]),
@@ -99,7 +104,7 @@ let package = Package(
 
         // Helper process for the PostgreSQL directory's multi-process, kill -9 and staleness tests, and its
         // bench figures (`pushseal-keydir-worker bench --uri URI`; not a product).
-        .executableTarget(name: "pushseal-keydir-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL"]),
+        .executableTarget(name: "pushseal-keydir-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL"]),
 
         // Sending sealed notifications to APNs and FCM over HTTP/2 (Docs/PROVIDER.md, "Sending").
         // The receiver never links it.
@@ -112,14 +117,14 @@ let package = Package(
             name: "pushseal-deliver", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealDelivery", "PushSealCLIKit"]),
 
         // Deterministic test vectors (Vectors/pushseal-v1.json).
-        .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
+        .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite", "PushSealProvider", "PushSealReceiver"]),
 
         // Thread processor affinity for the bench's one-core figures (glibc's _GNU_SOURCE calls).
         .target(name: "CBenchAffinity"),
 
         // `pushseal bench`: measures sealing, opening and key store lookups next to the raw AEAD of
         // the crypto backend (internal module, not a product).
-        .target(name: "PushSealBench", dependencies: ["PushSealPlatform", "CBenchAffinity", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
+        .target(name: "PushSealBench", dependencies: ["PushSealPlatform", "CBenchAffinity", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite", "PushSealProvider", "PushSealReceiver"]),
 
         // Hand-written argument parsing, help and diagnostics in swift-argument-parser's style,
         // and the standard streams (no Foundation: cold start matters).
@@ -129,7 +134,7 @@ let package = Package(
         // `pushseal` and its PostgreSQL companion `pushseal-postgres` (not a product).
         .target(
             name: "PushSealCommands",
-            dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit", "PushSealBench"]),
+            dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit", "PushSealBench"]),
 
         // The command-line tool.
         // Release builds on Linux link it fully statically (glibc, libsodium, SQLite, the Swift
@@ -160,8 +165,8 @@ let package = Package(
         // The seed of every randomized test (PUSHSEAL_TEST_SEED), shared by the test targets.
         .target(name: "PushSealTestSupport", dependencies: ["PushSealPlatform"], path: "Tests/PushSealTestSupport"),
         .testTarget(name: "PushSealCoreTests", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealTestSupport"]),
-        .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver", "PushSealVectors"]),
-        .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealReceiver", "PushSealTestSupport"]),
+        .testTarget(name: "PushSealVectorsTests", dependencies: ["PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite", "PushSealProvider", "PushSealReceiver", "PushSealVectors"]),
+        .testTarget(name: "PushSealReceiverTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite", "PushSealReceiver", "PushSealTestSupport"]),
         // Runs the built `pushseal` executable (depending on it makes `swift test` build it), and
         // unit-tests PushSealCLIKit and the command declarations in process. CSQLite: store tests
         // tamper with a store file directly.
@@ -176,11 +181,11 @@ let package = Package(
             name: "PushSealKeyStoreTests",
             // The worker executable is a dependency so that `swift test` builds it next to the test bundle.
             dependencies: [
-                "PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "pushseal-store-worker",
+                "PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite", "pushseal-store-worker",
                 .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms)),
             ]
         ),
-        .testTarget(name: "PushSealProviderTests", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealProvider", "PushSealTestSupport"]),
+        .testTarget(name: "PushSealProviderTests", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite", "PushSealProvider", "PushSealTestSupport"]),
         // Against the throwaway PostgreSQL cluster that scripts/with-postgres.sh starts (they fail without it).
         .testTarget(
             name: "PushSealKeyDirectoryPostgreSQLTests",

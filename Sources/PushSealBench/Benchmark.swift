@@ -18,10 +18,10 @@ public enum Benchmark {
         /// Batch sealing on every core, `seal(batch:deliver:)`, ≥ this × cores × one core (1.8 on
         /// 2 cores).
         public static let batchSpeedupPerCore = 0.9
-        /// A key lookup by kid on a kept `KeyStore` (`keystore.get.warm.*`): median wall time
+        /// A key lookup by kid on a kept `DeviceKeyStore` (`keystore.get.warm.*`): median wall time
         /// (10 µs; a kept connection with prepared statements, issue 24 item 7).
         public static let warmLookupMedianNanoseconds = 10_000.0
-        /// `Receiver.open` through a kept `KeyStore` (`open.store.warm.512`: key lookup plus the
+        /// `Receiver.open` through a kept `DeviceKeyStore` (`open.store.warm.512`: key lookup plus the
         /// duplicate-log write): median wall time (30 µs).
         public static let warmStoreOpenMedianNanoseconds = 30_000.0
         /// Cold `pushseal open --store`: median wall time.

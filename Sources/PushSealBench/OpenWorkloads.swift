@@ -1,6 +1,7 @@
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealReceiver
 
 /// Receiver figures: payload bytes (an APNs body) to the display model (`ReceivedNotification`).
@@ -38,7 +39,7 @@ enum OpenWorkloads {
     /// `Receiver.open(json:)` through the device key store: `cold` opens the store per
     /// notification as an extension does (`KeyStoreKeySource`: a read transaction for the key,
     /// then a write transaction recording (cid, mid) in the duplicate log); warm keeps one
-    /// `KeyStore` instance. Every notification is new (its first delivery is recorded).
+    /// `DeviceKeyStore` instance. Every notification is new (its first delivery is recorded).
     static func throughStore(_ fixture: StoreFixture, cold: Bool, contentBytes: Int) -> Workload {
         let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
         return Workload(
@@ -78,10 +79,10 @@ final class PayloadQueue {
     }
 }
 
-/// A kept `KeyStore` instance as the receiver's key source (the store's own lookup and duplicate
+/// A kept `DeviceKeyStore` instance as the receiver's key source (the store's own lookup and duplicate
 /// log, without re-opening the store for every call).
 struct WarmStoreKeySource: ReceiverKeySource {
-    let store: KeyStore
+    let store: DeviceKeyStore
 
     func lookupKey(_ id: KeyID) -> KeyLookupResult {
         switch store.lookup(id) {

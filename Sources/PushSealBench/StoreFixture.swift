@@ -1,6 +1,7 @@
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealPlatform
 
 /// A device key store with `keyCount` keys in a temporary directory (one conversation per key),
@@ -14,7 +15,7 @@ final class StoreFixture: @unchecked Sendable {
     let directory: String
     let masterKeyPath: String
     let masterKey: MasterKeySource
-    let store: KeyStore
+    let store: DeviceKeyStore
     let keyCount: Int
     /// Ids of stored keys, in a random order.
     let sampleIDs: [KeyID]
@@ -31,7 +32,7 @@ final class StoreFixture: @unchecked Sendable {
         masterKeyPath = directory + "/master.key"
         masterKey = .keyFile(path: masterKeyPath, createIfMissing: true)
         do {
-            store = try KeyStore(directory: directory, masterKey: masterKey, create: true)
+            store = try DeviceKeyStore(directory: directory, masterKey: masterKey, create: true)
         } catch {
             FileSystem.removeTree(directory)
             throw BenchError("cannot create a key store in \(directory): \(error)")
@@ -44,7 +45,7 @@ final class StoreFixture: @unchecked Sendable {
         while added < keyCount {
             let count = min(Self.chunkSize, keyCount - added)
             let items = (added..<added + count).map {
-                KeyStore.NewItem(key: ConversationKey.generate(), conversation: "conv-\($0)", epoch: 1)
+                DeviceKeyStore.NewItem(key: ConversationKey.generate(), conversation: "conv-\($0)", epoch: 1)
             }
             do {
                 try store.addAll(items)
@@ -86,7 +87,7 @@ final class StoreFixture: @unchecked Sendable {
 
 /// Key store figures: get a key by its id.
 enum KeyStoreWorkloads {
-    /// `KeyStore.lookup(_:directory:masterKey:)` (cold: open the store, read the index, load the
+    /// `DeviceKeyStore.lookup(_:directory:masterKey:)` (cold: open the store, read the index, load the
     /// master key, unseal, close — what an extension does per notification), or `lookup(_:)` on a
     /// kept instance (warm). Ids are cycled from a uniform sample of the store.
     static func get(_ fixture: StoreFixture, cold: Bool, label: String) -> Workload {
@@ -103,7 +104,7 @@ enum KeyStoreWorkloads {
                         let id = ids[position]
                         position = (position + 1) % ids.count
                         let result = cold
-                            ? KeyStore.lookup(id, directory: fixture.directory, masterKey: fixture.masterKey)
+                            ? DeviceKeyStore.lookup(id, directory: fixture.directory, masterKey: fixture.masterKey)
                             : fixture.store.lookup(id)
                         guard case let .found(stored) = result else { preconditionFailure("key store lookup failed: \(result)") }
                         total &+= Int(stored.item.epoch)

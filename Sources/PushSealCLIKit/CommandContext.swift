@@ -69,16 +69,16 @@ public struct CommandContext: Sendable {
     }
 
     /// The input named by a `[<file>]` argument (the file, or standard input when `path` is nil
-    /// or `-`) as a ``LineReader``, for input of any length processed line by line. Says so
+    /// or `-`) as a ``StreamInput``, for input of any length processed as it arrives. Says so
     /// when standard input is a terminal, as ``readInput(from:what:limit:)`` does.
-    public func inputLines(from path: String?, what: String, maximumLineByteCount: Int) throws(CLIError) -> LineReader {
+    public func inputStream(from path: String?, what: String) throws(CLIError) -> StreamInput {
         guard let path, path != "-" else {
             noteIfTerminal(what)
-            return LineReader(descriptor: 0, path: nil, maximumLineByteCount: maximumLineByteCount)
+            return StreamInput(descriptor: 0, path: nil)
         }
         do throws(IOError) {
             let descriptor = try FileSystem.openForReading(path)
-            return LineReader(descriptor: descriptor, path: path, maximumLineByteCount: maximumLineByteCount, closesDescriptor: true)
+            return StreamInput(descriptor: descriptor, path: path, closesDescriptor: true)
         } catch {
             throw .io(error)
         }

@@ -3,7 +3,7 @@ import PushSealCore
 /// The key directory's rules, written once over a ``KeyDirectoryStorage``: adding and rotating
 /// (every earlier epoch retired: `min(not-after, now)`), the current key from the authenticated
 /// epoch record (never an older epoch), lookups, removal, purge, master-key rotation, provider key
-/// pairs and device registrations. `KeyStore` (SQLite) and `PostgreSQLKeyDirectory` implement
+/// pairs and device registrations. `DeviceKeyStore` (SQLite) and `PostgreSQLKeyDirectory` implement
 /// ``KeyDirectory`` by calling these; they supply only the storage.
 package struct KeyDirectoryRules<Storage: KeyDirectoryStorage>: Sendable {
     /// Where the rows are.

@@ -1,11 +1,5 @@
 import PushSealCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 
 /// The master key file: exactly 32 raw bytes, mode 0600.
 enum KeyFile {
@@ -54,12 +48,12 @@ enum KeyFile {
             if code == ENXIO || code == EOPNOTSUPP {
                 return .failure(.locked("master key file \(path) is not a regular file (a socket or a device without a driver)"))
             }
-            return .failure(.locked("cannot open master key file \(path): \(FileSystem.describe(code))"))
+            return .failure(.locked("cannot open master key file \(path): \(Errno.message(code))"))
         }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            return .failure(.locked("cannot stat master key file \(path): \(FileSystem.describe(errno))"))
+            return .failure(.locked("cannot stat master key file \(path): \(Errno.message(errno))"))
         }
         guard UInt32(info.st_mode) & 0o170000 == 0o100000 else {
             let kind = FileSystem.typeName(mode: UInt32(info.st_mode))
@@ -88,7 +82,7 @@ enum KeyFile {
                 } else if n < 0, errno == EINTR {
                     continue
                 } else {
-                    let why = n == 0 ? "it is shorter than \(buffer.count) bytes" : FileSystem.describe(errno)
+                    let why = n == 0 ? "it is shorter than \(buffer.count) bytes" : Errno.message(errno)
                     failure = .locked("cannot read master key file \(path): \(why)")
                     return
                 }
@@ -136,8 +130,8 @@ enum KeyFile {
     /// PID — is left alone. Best effort.
     static func removeStaleTemporaries(of path: String) {
         let directory = FileSystem.directoryName(of: path)
-        for name in FileSystem.entries(of: directory) {
-            guard let pid = temporaryCreator(name), !FileSystem.processExists(pid) else { continue }
+        for name in FileSystem.entries(of: directory) ?? [] {
+            guard let pid = temporaryCreator(name), !ProcessSpawner.processExists(pid) else { continue }
             let candidate = FileSystem.join(directory, name)
             var info = stat()
             guard lstat(candidate, &info) == 0, UInt32(info.st_mode) & 0o170000 == 0o100000,
@@ -169,7 +163,7 @@ enum KeyFile {
     private static func writeNewKey(to path: String) throws(KeyDirectoryError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
-            throw .locked("cannot create master key file \(path): \(FileSystem.describe(errno))")
+            throw .locked("cannot create master key file \(path): \(Errno.message(errno))")
         }
         var failure: Int32?
         if fchmod(fd, 0o600) != 0 { failure = errno }
@@ -191,13 +185,7 @@ enum KeyFile {
         close(fd)
         if let failure {
             unlink(path)
-            throw .locked("cannot write master key file \(path): \(FileSystem.describe(failure))")
+            throw .locked("cannot write master key file \(path): \(Errno.message(failure))")
         }
     }
-}
-
-/// `read(2)`, named so that it does not clash with `KeyFile.read(path:)`.
-@inline(__always)
-private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    read(fd, buffer, count)
 }

@@ -2,9 +2,9 @@ import PushSealCore
 
 /// Where the store master key (32 uniformly random bytes) comes from.
 ///
-/// The master key is only ever read by a key store or directory (`KeyStore`, `PostgreSQLKeyDirectory`): a source that cannot
+/// The master key is only ever read by a key store or directory (`DeviceKeyStore`, `PostgreSQLKeyDirectory`): a source that cannot
 /// produce it makes it report ``KeyDirectoryError/locked(_:)``. A source creates a new master key only while a new
-/// store is being initialized (`KeyStore(…, create: true)` on a missing or empty file), never for
+/// store is being initialized (`DeviceKeyStore(…, create: true)` on a missing or empty file), never for
 /// an existing store — a missing key for an existing store is reported, not replaced.
 public struct MasterKeySource: Sendable, CustomStringConvertible {
     /// Length of a master key in bytes.

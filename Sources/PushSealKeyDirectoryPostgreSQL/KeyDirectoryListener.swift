@@ -1,10 +1,6 @@
 import PushSealCore
 import PushSealKeyDirectory
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 
 /// Listens on a dedicated connection for the key directory's change notifications
 /// (``PostgreSQLKeyDirectory/notificationChannel``) and reports each changed conversation

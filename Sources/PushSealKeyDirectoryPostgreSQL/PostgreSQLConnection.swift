@@ -1,9 +1,5 @@
 import PushSealKeyDirectory
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 internal import CLibPQ
 
 /// One libpq connection (not thread-safe: one user at a time). Every statement is parameterized

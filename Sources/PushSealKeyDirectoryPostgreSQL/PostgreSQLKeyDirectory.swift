@@ -1,13 +1,9 @@
 public import PushSealCore
 public import PushSealKeyDirectory
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import PushSealPlatform
 
 /// The provider's key directory on a PostgreSQL server, shared by every backend node: the same
-/// model and guarantees as the SQLite `KeyStore` (keys by (conversation, epoch), indexed by
+/// model and guarantees as the SQLite `DeviceKeyStore` (keys by (conversation, epoch), indexed by
 /// key id, each sealed under the master key with its whole row bound in, by the same
 /// `ItemSealing`), so a row copied, swapped or edited is `KeyDirectoryError.corruptedItem(_:)`.
 ///
@@ -277,7 +273,7 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, KeyDirectoryStorage, @u
     /// deadlock, drops the connection and tries again with exponential backoff (50 ms doubling
     /// to 1 s) until ``Options/retrySeconds`` have passed.
     private func withRetries<R>(_ body: (PostgreSQLConnection, Bool) throws(KeyDirectoryError) -> R) throws(KeyDirectoryError) -> R {
-        let deadline = Self.monotonicSeconds() + options.retrySeconds
+        let deadline = MonotonicClock.seconds() + options.retrySeconds
         var delay = 0.05
         var retrying = false
         while true {
@@ -296,7 +292,7 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, KeyDirectoryStorage, @u
                 default: transient = false
                 }
                 if let connection, connection.isOpen, !transient { giveBack(connection) }
-                guard transient, Self.monotonicSeconds() + delay < deadline else {
+                guard transient, MonotonicClock.seconds() + delay < deadline else {
                     if transient, case .server = error { throw error }
                     if transient { throw .serverUnavailable("\(Self.reason(error)) (gave up after \(options.retrySeconds) s of retries)") }
                     throw error
@@ -353,11 +349,6 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, KeyDirectoryStorage, @u
         return error.description
     }
 
-    private static func monotonicSeconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
 
     private static func sleep(seconds: Double) {
         usleep(useconds_t(seconds * 1_000_000))

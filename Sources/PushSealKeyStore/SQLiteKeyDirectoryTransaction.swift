@@ -4,11 +4,11 @@ import PushSealKeyDirectory
 /// The key directory's rows in the SQLite file (tables `keys`, `epochs`, `epoch_marks`, `meta`,
 /// `identities`, `devices`): the SQL of one transaction on the store's kept connection. The rules
 /// are ``KeyDirectoryRules``'s; the transaction itself (and its locks: `BEGIN IMMEDIATE` locks the
-/// whole file for a write) is ``KeyStore``'s session.
+/// whole file for a write) is ``DeviceKeyStore``'s session.
 package struct SQLiteKeyDirectoryTransaction: KeyDirectoryTransaction {
     let connection: SQLiteConnection
     /// The epoch-record key, for the device's bundle records a purge touches (nil only for a
-    /// read that touches none: ``KeyStore/lookup(_:directory:masterKey:)`` before the key is loaded).
+    /// read that touches none: ``DeviceKeyStore/lookup(_:directory:masterKey:)`` before the key is loaded).
     let recordKey: SecretKey?
 
     init(_ connection: SQLiteConnection, recordKey: SecretKey?) { (self.connection, self.recordKey) = (connection, recordKey) }
@@ -334,10 +334,10 @@ package struct SQLiteKeyDirectoryTransaction: KeyDirectoryTransaction {
         return connection.changes
     }
 
-    /// The device store's bundle tombstones (`KeyStore.recordPurgeTombstones(before:_:recordKey:)`).
+    /// The device store's bundle tombstones (`DeviceKeyStore.recordPurgeTombstones(before:_:recordKey:)`).
     package func willPurge(before cutoff: Int64) throws(KeyDirectoryError) {
         guard let recordKey else { throw .invalidArgument("a purge needs the store's epoch-record key") }
-        try KeyStore.recordPurgeTombstones(before: cutoff, connection, recordKey: recordKey)
+        try DeviceKeyStore.recordPurgeTombstones(before: cutoff, connection, recordKey: recordKey)
     }
 
     package func changed(conversation: String?) throws(KeyDirectoryError) {}

@@ -21,10 +21,10 @@ enum Schema {
     /// records (high-water epoch, its since time, purge tombstone; SPEC §16.5 step 9), filled from
     /// the newest rows of a device store, and on a key directory the epochs whose K went out in
     /// format-1 bundles (`shared_epochs`, refused for per-device sealing;
-    /// ``KeyStore/createBundleRecords(_:masterKey:)``); version 6 the provider-key record (a `meta`
+    /// ``DeviceKeyStore/createBundleRecords(_:masterKey:)``); version 6 the provider-key record (a `meta`
     /// row naming the current provider key pair, authenticated; no table changes;
-    /// ``KeyStore/createProviderKeyRecord(_:masterKey:)``); version 7 the per-conversation
-    /// high-water marks (`epoch_marks`, ``KeyStore/createEpochMarks(_:masterKey:)``); version 8
+    /// ``DeviceKeyStore/createProviderKeyRecord(_:masterKey:)``); version 7 the per-conversation
+    /// high-water marks (`epoch_marks`, ``DeviceKeyStore/createEpochMarks(_:masterKey:)``); version 8
     /// the key directory's device registrations (`devices`, new and empty). Every step runs inside the
     /// migrating `BEGIN IMMEDIATE` transaction together with the `user_version` update.
     static let steps: [String] = [
@@ -52,7 +52,7 @@ enum Schema {
         """,
         // 1 -> 2: no schema change (resealVersion1Items)
         "",
-        // 2 -> 3: the per-conversation epoch record (KeyStore.createEpochRecords)
+        // 2 -> 3: the per-conversation epoch record (DeviceKeyStore.createEpochRecords)
         """
         CREATE TABLE epochs (
             conversation TEXT PRIMARY KEY NOT NULL,
@@ -77,7 +77,7 @@ enum Schema {
         );
         CREATE UNIQUE INDEX one_device_key ON identities (kind) WHERE kind = 'device';
         """,
-        // 4 -> 5: the device's per-conversation bundle records (KeyStore.createBundleRecords)
+        // 4 -> 5: the device's per-conversation bundle records (DeviceKeyStore.createBundleRecords)
         """
         CREATE TABLE bundle_records (
             conversation     TEXT PRIMARY KEY NOT NULL,
@@ -92,9 +92,9 @@ enum Schema {
             PRIMARY KEY (conversation, epoch)
         ) WITHOUT ROWID;
         """,
-        // 5 -> 6: no schema change (KeyStore.createProviderKeyRecord writes a meta row)
+        // 5 -> 6: no schema change (DeviceKeyStore.createProviderKeyRecord writes a meta row)
         "",
-        // 6 -> 7: the per-conversation high-water marks (KeyStore.createEpochMarks)
+        // 6 -> 7: the per-conversation high-water marks (DeviceKeyStore.createEpochMarks)
         """
         CREATE TABLE epoch_marks (
             conversation TEXT PRIMARY KEY NOT NULL,
@@ -102,7 +102,7 @@ enum Schema {
             tag          BLOB NOT NULL CHECK (length(tag) = 32)
         ) WITHOUT ROWID;
         """,
-        // 7 -> 8: the key directory's device registrations (KeyStore+DeviceRegistrations,
+        // 7 -> 8: the key directory's device registrations (DeviceKeyStore+DeviceRegistrations,
         // Docs/KEY-STORE.md §3.7)
         """
         CREATE TABLE devices (
@@ -189,10 +189,10 @@ enum Schema {
         while version < currentVersion {
             if !steps[Int(version)].isEmpty { try connection.execute(steps[Int(version)]) }
             if version == 1 { try resealVersion1Items(connection, masterKey: masterKey) }
-            if version == 2 { try KeyStore.createEpochRecords(connection, masterKey: masterKey) }
-            if version == 4 { try KeyStore.createBundleRecords(connection, masterKey: masterKey) }
-            if version == 5 { try KeyStore.createProviderKeyRecord(connection, masterKey: masterKey) }
-            if version == 6 { try KeyStore.createEpochMarks(connection, masterKey: masterKey) }
+            if version == 2 { try DeviceKeyStore.createEpochRecords(connection, masterKey: masterKey) }
+            if version == 4 { try DeviceKeyStore.createBundleRecords(connection, masterKey: masterKey) }
+            if version == 5 { try DeviceKeyStore.createProviderKeyRecord(connection, masterKey: masterKey) }
+            if version == 6 { try DeviceKeyStore.createEpochMarks(connection, masterKey: masterKey) }
             version += 1
         }
         if header.isUninitialized {
@@ -211,9 +211,9 @@ enum Schema {
     /// A row that does not unseal is left as it is: format 2 refuses its format-1 blob, so it
     /// stays `KeyDirectoryError.corruptedItem(_:)`.
     static func resealVersion1Items(_ connection: SQLiteConnection, masterKey: SecretKey) throws(KeyDirectoryError) {
-        let rows = try connection.withStatement("SELECT \(KeyStore.Row.columns) FROM keys") { statement throws(KeyDirectoryError) in
-            var rows: [KeyStore.Row] = []
-            while try statement.step() { rows.append(KeyStore.Row(statement)) }
+        let rows = try connection.withStatement("SELECT \(DeviceKeyStore.Row.columns) FROM keys") { statement throws(KeyDirectoryError) in
+            var rows: [DeviceKeyStore.Row] = []
+            while try statement.step() { rows.append(DeviceKeyStore.Row(statement)) }
             return rows
         }
         try connection.withStatement("UPDATE keys SET sealed = ?2 WHERE kid = ?1") { statement throws(KeyDirectoryError) in

@@ -35,7 +35,7 @@ public struct KeyStoreKeySource: ReceiverKeySource {
     /// Looks the id up in the store's index, then unseals only that key. The key's not-after time
     /// (bound into its sealed row, so an edit makes the row unreadable) is its retire-by time.
     public func lookupKey(_ id: KeyID) -> KeyLookupResult {
-        switch KeyStore.lookup(id, directory: directory, masterKey: masterKey) {
+        switch DeviceKeyStore.lookup(id, directory: directory, masterKey: masterKey) {
         case let .found(stored): .found(stored.key, conversation: stored.item.conversation, retireBy: stored.item.notAfter)
         case .notFound: .notFound
         case let .unavailable(error): .locked("\(error)")
@@ -57,7 +57,7 @@ public struct KeyStoreKeySource: ReceiverKeySource {
     private func record(conversation: String, messageID: String, envelope: [UInt8]?) -> DeliveryRecord {
         do throws(KeyDirectoryError) {
             // Opening the store and recording, in one connection when the store is current.
-            let check = try KeyStore.recordDelivery(
+            let check = try DeviceKeyStore.recordDelivery(
                 conversation: conversation, messageID: messageID, envelope: envelope, pruningOlderThan: duplicateLogRetention,
                 directory: directory, masterKey: masterKey, clock: clock)
             switch check {
@@ -74,7 +74,7 @@ public struct KeyStoreKeySource: ReceiverKeySource {
     /// records decide) when it carries the envelope's key; a store that cannot be opened is `store_locked`.
     public func installKeyBundle(_ bundle: KeyBundle, envelopeKeyID: KeyID) -> KeyBundleOutcome {
         do throws(KeyDirectoryError) {
-            let store = try KeyStore(directory: directory, masterKey: masterKey, clock: clock)
+            let store = try DeviceKeyStore(directory: directory, masterKey: masterKey, clock: clock)
             return KeyBundleOutcome(Result { () throws(KeyBundleError) in try store.install(bundle, expectedKeyID: envelopeKeyID) })
         } catch {
             return .refused(.storeLocked("\(error)"))

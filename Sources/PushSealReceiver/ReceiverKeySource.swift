@@ -36,7 +36,7 @@ public enum DeliveryRecord: Sendable, Equatable {
 /// the store can conform without overloads:
 ///
 /// ```swift
-/// extension KeyStore: ReceiverKeySource {
+/// extension DeviceKeyStore: ReceiverKeySource {
 ///     public func lookupKey(_ id: KeyID) -> KeyLookupResult {
 ///         do {
 ///             let stored = try key(for: id)

@@ -1,6 +1,7 @@
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealProvider
 import PushSealKeyDirectoryPostgreSQL
 import PushSealPlatform
@@ -36,7 +37,7 @@ enum Demo {
         let first = try nodeA.rotate(conversation: "conv-demo")
         emit("node A     rotated conv-demo to epoch \(first.item.epoch), kid \(first.item.keyID)")
 
-        let device = try KeyStore(
+        let device = try DeviceKeyStore(
             directory: out + "/device", masterKey: .keyFile(path: out + "/device.master.key", createIfMissing: true), create: true)
         let registration = try device.createDeviceKey()
         try device.pinProviderKey(providerKey.publicKey)

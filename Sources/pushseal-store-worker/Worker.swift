@@ -10,6 +10,10 @@
 //                                workers, "wN"/"mI" twice); prints "add KID", "rot KID EPOCH",
 //                                "new MID" after each commit, then "done"
 //   rotate-loop --conversation C rotate C forever, printing "KID EPOCH" after each commit
+//   deliver-loop --conversation C
+//                                record deliveries of C, messages m0, m1, … forever (one store
+//                                instance, as a receiver keeps it), printing "MID" after each
+//                                mark returned as new
 //   probe [--as-nobody]          open, read every item, then try a write; prints one line each:
 //                                "open ok" | "open ERR", "read ok N" | "read ERR",
 //                                "write ok" | "write ERR", ERR being the error's case and details
@@ -19,6 +23,7 @@
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealPlatform
 
 func emit(_ line: String, to fd: Int32 = 1) {
@@ -105,9 +110,9 @@ func run() {
         fail("need --key-file PATH or --key-hex HEX")
     }
 
-    func openStore(create: Bool = false) -> KeyStore {
+    func openStore(create: Bool = false) -> DeviceKeyStore {
         do {
-            return try KeyStore(directory: directory, masterKey: source, create: create)
+            return try DeviceKeyStore(directory: directory, masterKey: source, create: create)
         } catch {
             fail("open: \(code(error))")
         }
@@ -144,7 +149,7 @@ func run() {
             _ = attempt("add") { () throws(KeyDirectoryError) in try store.add(key, conversation: own, epoch: Int64(round), label: "worker \(id)") }
             emit("add \(key.id)")
 
-            let rotated = attempt("rotate") { () throws(KeyDirectoryError) in try store.rotate(conversation: "shared") }
+            let rotated = attempt("rotate") { () throws(KeyDirectoryError) in try store.asDirectory.rotate(conversation: "shared") }
             emit("rot \(rotated.item.keyID) \(rotated.item.epoch)")
 
             let found = attempt("key(for:)") { () throws(KeyDirectoryError) in try store.key(for: key.id) }
@@ -153,7 +158,7 @@ func run() {
             }
             let mine = attempt("key(for: rotated)") { () throws(KeyDirectoryError) in try store.key(for: rotated.item.keyID) }
             guard mine.key == rotated.key else { fail("rotated key changed") }
-            let current = attempt("currentKey") { () throws(KeyDirectoryError) in try store.currentKey(conversation: "shared") }
+            let current = attempt("currentKey") { () throws(KeyDirectoryError) in try store.asDirectory.currentKey(conversation: "shared") }
             guard current.item.epoch >= rotated.item.epoch else { fail("current epoch went backwards") }
 
             let seen = attempt("recordDelivery dup") { () throws(KeyDirectoryError) in try store.recordDelivery(conversation: "dup", messageID: "m\(round)") }
@@ -171,14 +176,27 @@ func run() {
         let conversation = option("--conversation")
         let store = openStore()
         while true {
-            let rotated = attempt("rotate") { () throws(KeyDirectoryError) in try store.rotate(conversation: conversation) }
+            let rotated = attempt("rotate") { () throws(KeyDirectoryError) in try store.asDirectory.rotate(conversation: conversation) }
             emit("\(rotated.item.keyID) \(rotated.item.epoch)")
         }
 
+    case "deliver-loop":
+        let conversation = option("--conversation")
+        let store = openStore()
+        var message = 0
+        while true {
+            let seen = attempt("recordDelivery") { () throws(KeyDirectoryError) in
+                try store.recordDelivery(conversation: conversation, messageID: "m\(message)")
+            }
+            if seen { fail("m\(message) was recorded before") }
+            emit("m\(message)")
+            message += 1
+        }
+
     case "probe":
-        let store: KeyStore
+        let store: DeviceKeyStore
         do {
-            store = try KeyStore(directory: directory, masterKey: source)
+            store = try DeviceKeyStore(directory: directory, masterKey: source)
             emit("open ok")
         } catch {
             emit("open \(code(error))")

@@ -1,6 +1,7 @@
 import PushSealCLIKit
 import PushSealPlatform
 import Testing
+import PushSealPlatform
 
 // The example of Docs/CLI.md "Declaring a command", as written there (keep the two the same):
 // it compiles against the typed declarations and behaves as the text says.

@@ -3,6 +3,7 @@ import Foundation
 import PushSealCore
 import PushSealJSON
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealTestSupport
 import Testing
 import PushSealPlatform

@@ -2,6 +2,7 @@
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Testing
 
 /// In-process checks of the helpers behind the store commands' output and hints.

@@ -3,9 +3,7 @@ import PushSealKeyDirectory
 import PushSealProvider
 import PushSealKeyDirectoryPostgreSQL
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import PushSealPlatform
 
 /// The provider's cache of current keys: time to live, invalidation, and LISTEN/NOTIFY across
 /// connections and processes.

@@ -3,9 +3,7 @@ import PushSealProvider
 import PushSealKeyDirectoryPostgreSQL
 import PushSealKeyStore
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import PushSealPlatform
 
 extension PostgreSQLTests {
     /// The PROVIDER.md §6.1 and KEY-STORE.md §9 examples (keep in sync), against the throwaway
@@ -41,7 +39,7 @@ extension PostgreSQLTests {
         @Test func providerBundlesExample() throws {
             let uri = try TestServer.freshSchemaURI()
             let directory = try PostgreSQLKeyDirectory(uri: uri, masterKey: .bytes(TestServer.masterKey()), create: true)
-            let device = try KeyStore(directory: "/tmp/pushseal-doc-\(TestServer.hex(SystemRandom.bytes(count: 6)))", masterKey: .bytes(TestServer.masterKey()), create: true)
+            let device = try DeviceKeyStore(directory: "/tmp/pushseal-doc-\(TestServer.hex(SystemRandom.bytes(count: 6)))", masterKey: .bytes(TestServer.masterKey()), create: true)
             let registration = try device.createDeviceKey()
             let deviceID = registration.deviceKeyID
             _ = try directory.rotate(conversation: "c1")

@@ -4,9 +4,7 @@ import PushSealKeyDirectory
 import PushSealProvider
 import PushSealKeyDirectoryPostgreSQL
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import PushSealPlatform
 
 /// Faults against the throwaway cluster: each is a clear error or a retry, never a silent
 /// fallback, never a lost or duplicate epoch, never a password in a message. Serialized: the

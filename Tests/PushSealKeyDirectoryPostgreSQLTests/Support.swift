@@ -2,9 +2,7 @@ import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyDirectoryPostgreSQL
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import PushSealPlatform
 
 /// The throwaway cluster of scripts/with-postgres.sh. Tests that need it FAIL (never skip) when
 /// it is not there.
@@ -89,15 +87,8 @@ final class ChildProcess {
             return fcntl(pipes[0], F_SETFD, FD_CLOEXEC) == 0 && fcntl(pipes[1], F_SETFD, FD_CLOEXEC) == 0
         }
         guard made else { throw TestServer.Missing(description: "pipe failed") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipes[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, pipes[1], 2)
-        let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { for arg in argv { free(arg) } }
-        var child = pid_t()
-        let status = posix_spawnp(&child, program, &actions, nil, argv, environ)
+        let (child, status) = ProcessSpawner.spawn(
+            [program] + arguments, fileActions: [.duplicate(pipes[1], onto: 1), .duplicate(pipes[1], onto: 2)], searchingPath: true)
         close(pipes[1])
         guard status == 0 else {
             close(pipes[0])
@@ -135,13 +126,12 @@ final class ChildProcess {
         return lines.joined(separator: "\n")
     }
 
-    func kill(_ signal: Int32) { _ = Glibc.kill(pid, signal) }
+    func kill(_ signal: Int32) { ProcessSpawner.send(signal, to: pid) }
 
     /// The exit status (128 + signal when killed).
     @discardableResult
     func wait() -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let status = ProcessSpawner.wait(for: pid)
         if status & 0x7f == 0 { return (status >> 8) & 0xff }
         return 128 + (status & 0x7f)
     }

@@ -1,5 +1,6 @@
 import PushSealCore
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Testing
 
 /// The device's installation rules in the store (SPEC §16.5 step 9) and the 0.3 forgeries of
@@ -7,8 +8,8 @@ import Testing
 @Suite("Bundle installation rules and the 0.3 forgeries")
 struct BundleInstallRuleTests {
     struct World {
-        let device: KeyStore
-        let directory: KeyStore
+        let device: DeviceKeyStore
+        let directory: DeviceKeyStore
         let provider: IdentityKeyPair
         let clock: ManualClock
         let dir: TemporaryDirectory
@@ -18,10 +19,10 @@ struct BundleInstallRuleTests {
             dir = TemporaryDirectory()
             device = try makeStore(dir, clock: clock)
             directory = try makeStore(TemporaryDirectory(), clock: clock)
-            let info = try directory.createProviderKey()
+            let info = try directory.asDirectory.createProviderKey()
             try device.createDeviceKey()
             try device.pinProviderKey(info.publicKey)
-            provider = try directory.providerKey()
+            provider = try directory.asDirectory.providerKey()
         }
 
         var deviceID: KeyID { try! device.deviceRegistration().deviceKeyID }
@@ -52,7 +53,7 @@ struct BundleInstallRuleTests {
         w.clock.advance(365 * 86_400 - 41 * 86_400 - 1)
         #expect(w.reason(recorded) == .epochPurged, "a year later")
         #expect(storeError { try w.device.key(for: k1.deviceKey(for: w.deviceID).id) } == .itemNotFound)
-        #expect(try w.device.currentKey(conversation: "c").key == k2.deviceKey(for: w.deviceID))
+        #expect(try w.device.asDirectory.currentKey(conversation: "c").key == k2.deviceKey(for: w.deviceID))
     }
 
     @Test("0.3 forgery 2: after the logout wipe the device key is new, so no bundle recorded before it opens")
@@ -102,9 +103,9 @@ struct BundleInstallRuleTests {
     @Test("0.3 forgery 5: a retired epoch can be delivered: it installs with its retire-by (installed on a fresh device, installed_retired below H)")
     func retiredEpochDelivered() throws {
         let w = try World()
-        let first = try w.directory.rotate(conversation: "c")
+        let first = try w.directory.asDirectory.rotate(conversation: "c")
         w.clock.advance(100)
-        let second = try w.directory.rotate(conversation: "c")
+        let second = try w.directory.asDirectory.rotate(conversation: "c")
         let retired = try w.directory.key(for: first.item.keyID)
         let retireBy = try #require(retired.item.notAfter)
         let oldBundle = try w.bundle(retired.key, epoch: 1, since: retired.item.createdAt, retireBy: retireBy, expires: w.clock.now + 86_400)
@@ -148,7 +149,7 @@ struct BundleInstallRuleTests {
         let k2 = ConversationKey.generate()
         #expect(try migrated.install(w.bundle(k2, epoch: 2, since: rotatedAt)) == .installed)
         #expect(try migrated.key(for: k.id).item.notAfter == rotatedAt, "old K retired at since")
-        #expect(try migrated.currentKey(conversation: "c").key == k2.deviceKey(for: w.deviceID))
+        #expect(try migrated.asDirectory.currentKey(conversation: "c").key == k2.deviceKey(for: w.deviceID))
     }
 
     @Test("migration: a key directory's epochs from before per-device keys are shared; new epochs are not")
@@ -156,11 +157,11 @@ struct BundleInstallRuleTests {
         let dir = TemporaryDirectory()
         let clock = ManualClock()
         let directory = try makeStore(dir, clock: clock)
-        try directory.rotate(conversation: "c")
+        try directory.asDirectory.rotate(conversation: "c")
         try RawDatabase(dir.database).execute("DROP TABLE devices; DROP TABLE epoch_marks; DELETE FROM meta WHERE name = 'provider_key'; DROP TABLE bundle_records; DROP TABLE shared_epochs; PRAGMA user_version = 4")
         let migrated = try reopen(dir, clock: clock)
         #expect(try migrated.isSharedEpoch(conversation: "c", epoch: 1))
-        try migrated.rotate(conversation: "c")
+        try migrated.asDirectory.rotate(conversation: "c")
         #expect(try !migrated.isSharedEpoch(conversation: "c", epoch: 2))
         #expect(try migrated.bundleRecord(conversation: "c") == nil, "a directory keeps no device records")
     }

@@ -1,6 +1,7 @@
 import Dispatch
 import PushSealCore
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Synchronization
 import Testing
 

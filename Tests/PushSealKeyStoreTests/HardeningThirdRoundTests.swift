@@ -2,24 +2,18 @@ import Foundation
 import PushSealCore
 @testable import PushSealKeyDirectory
 @testable import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Testing
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// The store-level defects of issue 29's hostile trial (THREAT-MODEL.md §7).
 @Suite("Hostile trial, third round")
 struct HardeningThirdRoundTests {
     /// A PID that is certainly dead: a child that has exited and been reaped.
     private func deadPID() -> pid_t {
-        var child: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
-        defer { free(argv[0]) }
-        precondition(posix_spawn(&child, "/bin/true", nil, nil, argv, environ) == 0)
-        var status: Int32 = 0
-        waitpid(child, &status, 0)
+        let (child, status) = ProcessSpawner.spawn(["/bin/true"])
+        precondition(status == 0)
+        ProcessSpawner.wait(for: child)
         return child
     }
 
@@ -34,7 +28,7 @@ struct HardeningThirdRoundTests {
     func killedRotateMasterTemporariesRemovedAtOpen() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        _ = try store.rotate(conversation: "c")
+        _ = try store.asDirectory.rotate(conversation: "c")
         let dead = deadPID()
         let stale = dir.file("new.key.tmp-\(dead)-0011223344556677")
         let staleEmpty = dir.file("other.key.tmp-\(dead)-8899aabbccddeeff")
@@ -113,7 +107,7 @@ struct HardeningThirdRoundTests {
             return
         }
         #expect(why.contains("own device public key"))
-        let provider = try makeStore(TemporaryDirectory()).createProviderKey()
+        let provider = try makeStore(TemporaryDirectory()).asDirectory.createProviderKey()
         #expect(try device.pinProviderKey(provider.publicKey) == provider.id)
         #expect(try device.pinnedProviderKeys() == [provider.publicKey])
     }

@@ -3,13 +3,10 @@ import Foundation
 import PushSealCore
 @testable import PushSealKeyDirectory
 @testable import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Synchronization
 import Testing
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// The defects of issue 16's hostile trial, at the store's level (THREAT-MODEL.md §7.13).
 @Suite("Hostile trial, second round")
@@ -21,9 +18,9 @@ struct HostileTrialTests {
         _ = try makeStore(dir)
         try FileManager.default.removeItem(atPath: dir.keyFile)
         try prepare(dir.keyFile)
-        let started = monotonicSeconds()
+        let started = MonotonicClock.seconds()
         let error = storeError { try reopen(dir) }
-        #expect(monotonicSeconds() - started < 2, "a bad key file fails at once")
+        #expect(MonotonicClock.seconds() - started < 2, "a bad key file fails at once")
         return error?.lockedReason
     }
 
@@ -47,7 +44,7 @@ struct HostileTrialTests {
             let bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
-            #expect(bound == 0, "bind: \(String(cString: strerror(errno)))")
+            #expect(bound == 0, "bind: \(Errno.message(errno))")
             close(fd)
         }
         #expect(socketError?.contains("is not a regular file") == true, "\(socketError ?? "no error")")
@@ -62,7 +59,7 @@ struct HostileTrialTests {
         let reason = storeError { try reopen(dir) }?.lockedReason
         #expect(reason?.contains("is a symbolic link; symbolic links are not followed: give the path of the file itself") == true, "\(reason ?? "no error")")
         // The file itself still works.
-        #expect(throws: Never.self) { try KeyStore(directory: dir.store, masterKey: .keyFile(path: moved)) }
+        #expect(throws: Never.self) { try DeviceKeyStore(directory: dir.store, masterKey: .keyFile(path: moved)) }
     }
 
     @Test func aKeyFileOwnedByAnotherUserIsRefused() throws {
@@ -75,7 +72,7 @@ struct HostileTrialTests {
         } else {
             path = "/etc/passwd"  // a regular file owned by root
         }
-        let reason = storeError { try KeyStore(directory: dir.store, masterKey: .keyFile(path: path)) }?.lockedReason
+        let reason = storeError { try DeviceKeyStore(directory: dir.store, masterKey: .keyFile(path: path)) }?.lockedReason
         #expect(reason?.contains("is owned by user") == true, "\(reason ?? "no error")")
     }
 
@@ -99,13 +96,13 @@ struct HostileTrialTests {
     @Test func aLockHeldForSevenSecondsIsWaitedFor() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        let key = try store.rotate(conversation: "c")
+        let key = try store.asDirectory.rotate(conversation: "c")
         let holder = try holdExclusiveLock(dir.database, seconds: 7)
         defer { _ = holder.kill9() }
-        let started = monotonicSeconds()
+        let started = MonotonicClock.seconds()
         // A new instance: its connection's pragmas run while the lock is held.
-        let found = try reopen(dir).currentKey(conversation: "c")
-        let waited = monotonicSeconds() - started
+        let found = try reopen(dir).asDirectory.currentKey(conversation: "c")
+        let waited = MonotonicClock.seconds() - started
         #expect(found.key == key.key)
         #expect(waited > 5, "the lock was released after about 7 s; waited \(waited) s")
         print("busy: a 7 s EXCLUSIVE lock was waited for (\(String(format: "%.1f", waited)) s)")
@@ -114,20 +111,19 @@ struct HostileTrialTests {
     @Test func aLockHeldLongerFailsAfterTheStatedBound() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        _ = try store.rotate(conversation: "c")
-        let holder = try holdExclusiveLock(dir.database, seconds: Double(KeyStore.lockWaitSeconds) + 10)
+        _ = try store.asDirectory.rotate(conversation: "c")
+        let holder = try holdExclusiveLock(dir.database, seconds: Double(DeviceKeyStore.lockWaitSeconds) + 10)
         defer { _ = holder.kill9() }
-        let started = monotonicSeconds()
-        let error = storeError { try store.currentKey(conversation: "c") }
-        let waited = monotonicSeconds() - started
+        let found = try reopen(dir).asDirectory.currentKey(conversation: "c")
+        let waited = MonotonicClock.seconds() - started
         guard case let .sqlite(code, _, message)? = error else {
             Issue.record("expected SQLITE_BUSY, got \(String(describing: error))")
             return
         }
         #expect(code == SQLITE_BUSY)
-        #expect(message.contains("waited \(KeyStore.lockWaitSeconds) s for another process's lock"), "\(message)")
-        #expect(waited >= Double(KeyStore.lockWaitSeconds) - 0.5 && waited < Double(KeyStore.lockWaitSeconds) + 3, "waited \(waited) s")
-        print("busy: gave up after \(String(format: "%.1f", waited)) s (bound \(KeyStore.lockWaitSeconds) s)")
+        #expect(message.contains("waited \(DeviceKeyStore.lockWaitSeconds) s for another process's lock"), "\(message)")
+        #expect(waited >= Double(DeviceKeyStore.lockWaitSeconds) - 0.5 && waited < Double(DeviceKeyStore.lockWaitSeconds) + 3, "waited \(waited) s")
+        print("busy: gave up after \(String(format: "%.1f", waited)) s (bound \(DeviceKeyStore.lockWaitSeconds) s)")
     }
 
     // MARK: 5. Every column is authenticated: an edit never steers which key comes out
@@ -136,11 +132,11 @@ struct HostileTrialTests {
         let dir = TemporaryDirectory()
         let clock = ManualClock()
         let store = try makeStore(dir, clock: clock)
-        for _ in 1...3 { _ = try store.rotate(conversation: "c") }
-        let third = try store.currentKey(conversation: "c")
+        for _ in 1...3 { _ = try store.asDirectory.rotate(conversation: "c") }
+        let third = try store.asDirectory.currentKey(conversation: "c")
         #expect(third.item.epoch == 3)
         try RawDatabase(dir.database).execute("UPDATE keys SET not_after = 1 WHERE epoch = 3")
-        #expect(storeError { try store.currentKey(conversation: "c") } == .corruptedItem(third.item.keyID))
+        #expect(storeError { try store.asDirectory.currentKey(conversation: "c") } == .corruptedItem(third.item.keyID))
         #expect(storeError { try store.items(conversation: "c") } == .corruptedItem(third.item.keyID))
         #expect(storeError { try store.key(for: third.item.keyID) } == .corruptedItem(third.item.keyID))
     }
@@ -149,12 +145,12 @@ struct HostileTrialTests {
         let dir = TemporaryDirectory()
         let clock = ManualClock()
         let store = try makeStore(dir, clock: clock)
-        let first = try store.rotate(conversation: "c")
-        let second = try store.rotate(conversation: "c")
+        let first = try store.asDirectory.rotate(conversation: "c")
+        let second = try store.asDirectory.rotate(conversation: "c")
         // The second key expires too (added with a past not-after time at epoch 3).
         try store.add(ConversationKey.generate(), conversation: "c", epoch: 3, notAfter: clock.now - 1)
         // The newest epoch is retired: no current key, never a fall-back to epoch 2.
-        #expect(storeError { try store.currentKey(conversation: "c") } == .itemNotFound)
+        #expect(storeError { try store.asDirectory.currentKey(conversation: "c") } == .itemNotFound)
         clock.advance(100)  // epoch 1 is retired
         try RawDatabase(dir.database).execute("UPDATE keys SET not_after = NULL WHERE kid = \(sqlBlob(first.item.keyID.bytes))")
         #expect(storeError { try store.key(for: first.item.keyID) } == .corruptedItem(first.item.keyID))
@@ -172,7 +168,7 @@ struct HostileTrialTests {
             try store.add(key, conversation: "c\(index)", epoch: 1, label: "phone")
             try RawDatabase(dir.database).execute("UPDATE keys SET \(edit) WHERE kid = \(sqlBlob(key.id.bytes))")
             #expect(storeError { try store.key(for: key.id) } == .corruptedItem(key.id), "\(edit)")
-            #expect(storeError { try store.currentKey(conversation: "c\(index)") } == .corruptedItem(key.id), "\(edit)")
+            #expect(storeError { try store.asDirectory.currentKey(conversation: "c\(index)") } == .corruptedItem(key.id), "\(edit)")
         }
         #expect(try store.key(for: untouched.id).item.label == "phone")
     }
@@ -181,18 +177,18 @@ struct HostileTrialTests {
         let dir = TemporaryDirectory()
         let clock = ManualClock()
         let store = try makeStore(dir, clock: clock)
-        let first = try store.rotate(conversation: "c")
+        let first = try store.asDirectory.rotate(conversation: "c")
         let before = try RawDatabase(dir.database).column("SELECT sealed FROM keys WHERE kid = \(sqlBlob(first.item.keyID.bytes))")
-        _ = try store.rotate(conversation: "c")
+        _ = try store.asDirectory.rotate(conversation: "c")
         let after = try RawDatabase(dir.database).column("SELECT sealed FROM keys WHERE kid = \(sqlBlob(first.item.keyID.bytes))")
         #expect(before != after)
         let retired = try store.key(for: first.item.keyID)
         #expect(retired.key == first.key)
         #expect(retired.item.notAfter == clock.now)
         // A tampered row without a not-after time makes the rotation fail whole.
-        let current = try store.currentKey(conversation: "c")
+        let current = try store.asDirectory.currentKey(conversation: "c")
         try RawDatabase(dir.database).execute("UPDATE keys SET created_at = 5 WHERE kid = \(sqlBlob(current.item.keyID.bytes))")
-        #expect(storeError { try store.rotate(conversation: "c") } == .corruptedItem(current.item.keyID))
+        #expect(storeError { try store.asDirectory.rotate(conversation: "c") } == .corruptedItem(current.item.keyID))
         #expect(try RawDatabase(dir.database).integer("SELECT count(*) FROM keys") == 2)
     }
 
@@ -236,18 +232,18 @@ struct HostileTrialTests {
         #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == 1)
 
         let store = try reopen(dir)
-        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == KeyStore.supportedFileVersion)
+        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == DeviceKeyStore.supportedFileVersion)
         // Format 3: one epoch record per conversation, from its newest row.
         #expect(try RawDatabase(dir.database).integer("SELECT count(*) FROM epochs") == 2)
         #expect(try store.key(for: a.id).key == a)
         #expect(try store.key(for: a.id).item.notAfter == 1_800_000_000)
-        #expect(try store.currentKey(conversation: "alice").key == b)
+        #expect(try store.asDirectory.currentKey(conversation: "alice").key == b)
         #expect(storeError { try store.key(for: c.id) } == .corruptedItem(c.id))
         let formats = try RawDatabase(dir.database).column("SELECT substr(sealed, 1, 1) FROM keys ORDER BY conversation, epoch")
         #expect(formats == [[0x02], [0x02], [0x01]])
         // Migrated rows are bound to every column now.
         try RawDatabase(dir.database).execute("UPDATE keys SET not_after = 1 WHERE kid = \(sqlBlob(b.id.bytes))")
-        #expect(storeError { try store.currentKey(conversation: "alice") } == .corruptedItem(b.id))
+        #expect(storeError { try store.asDirectory.currentKey(conversation: "alice") } == .corruptedItem(b.id))
     }
 
     // MARK: 6. Racing creators: exactly one of them created the store
@@ -297,12 +293,9 @@ struct HostileTrialTests {
     @Test func temporariesOfDeadProcessesAreRemovedOthersKept() throws {
         let dir = TemporaryDirectory()
         // A PID that is certainly dead: a child that has exited and been reaped.
-        var child: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
-        defer { free(argv[0]) }
-        #expect(posix_spawn(&child, "/bin/true", nil, nil, argv, environ) == 0)
-        var status: Int32 = 0
-        waitpid(child, &status, 0)
+        let (child, status) = ProcessSpawner.spawn(["/bin/true"])
+        #expect(status == 0)
+        ProcessSpawner.wait(for: child)
         let dead = dir.file("master.key.tmp-\(child)-0011223344556677")
         let alive = dir.file("master.key.tmp-\(getpid())-8899aabbccddeeff")
         let unrelated = dir.file("master.key.tmp-notapid")

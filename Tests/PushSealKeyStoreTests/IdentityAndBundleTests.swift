@@ -1,19 +1,20 @@
 import PushSealCore
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Testing
 
 /// Device keys, provider keys, pinning and bundle installation in the store (SPEC §16).
 @Suite("Identities and bundle installation")
 struct IdentityAndBundleTests {
     /// A device store with a device key and one pinned provider key, and a directory with that provider key.
-    func setUp(clock: ManualClock = ManualClock()) throws -> (device: KeyStore, directory: KeyStore, provider: IdentityKeyPair, dir: TemporaryDirectory) {
+    func setUp(clock: ManualClock = ManualClock()) throws -> (device: DeviceKeyStore, directory: DeviceKeyStore, provider: IdentityKeyPair, dir: TemporaryDirectory) {
         let deviceDir = TemporaryDirectory()
         let device = try makeStore(deviceDir, clock: clock)
         let directory = try makeStore(TemporaryDirectory(), clock: clock)
-        let info = try directory.createProviderKey()
+        let info = try directory.asDirectory.createProviderKey()
         try device.createDeviceKey()
         try device.pinProviderKey(info.publicKey)
-        return (device, directory, try directory.providerKey(), deviceDir)
+        return (device, directory, try directory.asDirectory.providerKey(), deviceDir)
     }
 
     let since: Int64 = 1_699_990_000
@@ -21,7 +22,7 @@ struct IdentityAndBundleTests {
     /// The bundle delivering `device`'s key of conversation key `key` (epoch `epoch`, which
     /// became current at `since` and is current unless `retireBy` is given).
     func bundle(_ key: ConversationKey, conversation: String = "c", epoch: Int64 = 1, since: Int64? = nil, retireBy: Int64? = nil,
-                expires: Int64 = 1_800_000_000, provider: IdentityKeyPair, to device: KeyStore) throws -> KeyBundle {
+                expires: Int64 = 1_800_000_000, provider: IdentityKeyPair, to device: DeviceKeyStore) throws -> KeyBundle {
         try KeyBundle.seal(conversationKey: key, conversation: conversation, epoch: epoch, since: since ?? self.since, retireBy: retireBy,
                            expires: expires, provider: provider, device: device.deviceRegistration())
     }
@@ -48,29 +49,29 @@ struct IdentityAndBundleTests {
     func providerKeys() throws {
         let clock = ManualClock()
         let store = try makeStore(TemporaryDirectory(), clock: clock)
-        #expect(storeError { try store.providerKey() } == .itemNotFound)
-        let first = try store.createProviderKey()
-        #expect(try store.providerKey().publicKey == first.publicKey, "the very first key is current at once")
+        #expect(storeError { try store.asDirectory.providerKey() } == .itemNotFound)
+        let first = try store.asDirectory.createProviderKey()
+        #expect(try store.asDirectory.providerKey().publicKey == first.publicKey, "the very first key is current at once")
         clock.advance(10)
-        let second = try store.createProviderKey()
-        #expect(try store.providerKeys() == [first, second])
+        let second = try store.asDirectory.createProviderKey()
+        #expect(try store.asDirectory.providerKeys() == [first, second])
         // Before promotion: bundles still use the first key (devices may not have pinned the new one).
-        #expect(try store.providerKey().publicKey == first.publicKey)
-        #expect(storeError { try store.promoteProviderKey(id: KeyID(bytes: [UInt8](repeating: 7, count: 16))!) } == .itemNotFound)
-        try store.promoteProviderKey(id: second.id)
-        #expect(try store.providerKey().publicKey == second.publicKey)
-        #expect(try store.providerKey(id: first.id).publicKey == first.publicKey)
+        #expect(try store.asDirectory.providerKey().publicKey == first.publicKey)
+        #expect(storeError { try store.asDirectory.promoteProviderKey(id: KeyID(bytes: [UInt8](repeating: 7, count: 16))!) } == .itemNotFound)
+        try store.asDirectory.promoteProviderKey(id: second.id)
+        #expect(try store.asDirectory.providerKey().publicKey == second.publicKey)
+        #expect(try store.asDirectory.providerKey(id: first.id).publicKey == first.publicKey)
         // The current one cannot go while another remains: no silent fall-back to another key.
-        guard case .invalidArgument? = storeError({ try store.removeProviderKey(id: second.id) }) else {
+        guard case .invalidArgument? = storeError({ try store.asDirectory.removeProviderKey(id: second.id) }) else {
             Issue.record("removing the current provider key while another exists was not refused")
             return
         }
-        try store.promoteProviderKey(id: first.id)
-        try store.removeProviderKey(id: second.id)
-        #expect(try store.providerKey().publicKey == first.publicKey)
-        #expect(storeError { try store.removeProviderKey(id: second.id) } == .itemNotFound)
-        try store.removeProviderKey(id: first.id)
-        #expect(storeError { try store.providerKey() } == .itemNotFound, "the last one goes with its record")
+        try store.asDirectory.promoteProviderKey(id: first.id)
+        try store.asDirectory.removeProviderKey(id: second.id)
+        #expect(try store.asDirectory.providerKey().publicKey == first.publicKey)
+        #expect(storeError { try store.asDirectory.removeProviderKey(id: second.id) } == .itemNotFound)
+        try store.asDirectory.removeProviderKey(id: first.id)
+        #expect(storeError { try store.asDirectory.providerKey() } == .itemNotFound, "the last one goes with its record")
     }
 
     @Test("pinning is idempotent and checked; unpinning removes")
@@ -136,8 +137,8 @@ struct IdentityAndBundleTests {
         let key = ConversationKey.generate()
         let deviceKey = try key.deviceKey(for: device.deviceRegistration().deviceKeyID)
         #expect(reason(try bundle(key, provider: provider, to: otherDevice)) == .bundleAuthenticationFailed)
-        let unpinned = try directory.createProviderKey()
-        #expect(reason(try bundle(key, provider: directory.providerKey(id: unpinned.id), to: device)) == .unknownProvider)
+        let unpinned = try directory.asDirectory.createProviderKey()
+        #expect(reason(try bundle(key, provider: directory.asDirectory.providerKey(id: unpinned.id), to: device)) == .unknownProvider)
         #expect(reason(try bundle(key, expires: clock.now - 1, provider: provider, to: device)) == .bundleExpired)
         #expect(reason(try bundle(key, provider: provider, to: device), expected: key.id) == .envelopeMismatch)
         #expect(try device.items().isEmpty)
@@ -171,7 +172,7 @@ struct IdentityAndBundleTests {
         #expect(try device.install(bundle(second, epoch: 2, since: clock.now - 40, provider: provider, to: device)) == .installed)
         #expect(try device.key(for: first.deviceKey(for: id).id).item.notAfter == clock.now - 40)
         #expect(try device.key(for: second.deviceKey(for: id).id).item.notAfter == nil)
-        #expect(try device.currentKey(conversation: "c").key == second.deviceKey(for: id))
+        #expect(try device.asDirectory.currentKey(conversation: "c").key == second.deviceKey(for: id))
         #expect(try device.bundleRecord(conversation: "c") == KeyBundleConversationRecord(highWater: 2, highWaterSince: clock.now - 40, purgedThrough: 0))
     }
 
@@ -179,42 +180,42 @@ struct IdentityAndBundleTests {
     func providerKeyTamperRecord() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        let first = try store.createProviderKey(), second = try store.createProviderKey()
-        try store.promoteProviderKey(id: second.id)
-        #expect(try store.providerKey().providerKeyID == second.id)
+        let first = try store.asDirectory.createProviderKey(), second = try store.asDirectory.createProviderKey()
+        try store.asDirectory.promoteProviderKey(id: second.id)
+        #expect(try store.asDirectory.providerKey().providerKeyID == second.id)
         try RawDatabase(dir.database).execute("DELETE FROM identities WHERE kind = 'provider' AND id = \(sqlBlob(second.id.bytes))")
         // Before: providerKey() quietly returned the first (older) key pair.
-        #expect(storeError { try store.providerKey() } == .providerKeyMissing(second.id))
-        #expect(try store.providerKey(id: first.id).providerKeyID == first.id, "an explicit id still works")
-        let third = try store.createProviderKey()
-        #expect(storeError { try store.providerKey() } == .providerKeyMissing(second.id), "a new key pair is not current before promotion")
-        try store.promoteProviderKey(id: third.id)
-        #expect(try store.providerKey().providerKeyID == third.id)
+        #expect(storeError { try store.asDirectory.providerKey() } == .providerKeyMissing(second.id))
+        #expect(try store.asDirectory.providerKey(id: first.id).providerKeyID == first.id, "an explicit id still works")
+        let third = try store.asDirectory.createProviderKey()
+        #expect(storeError { try store.asDirectory.providerKey() } == .providerKeyMissing(second.id), "a new key pair is not current before promotion")
+        try store.asDirectory.promoteProviderKey(id: third.id)
+        #expect(try store.asDirectory.providerKey().providerKeyID == third.id)
 
         // The record deleted (with the newest row or not): no provider key is used, nor created over it.
         let other = TemporaryDirectory()
         let directory = try makeStore(other)
-        let older = try directory.createProviderKey()
-        _ = try directory.createProviderKey()
+        let older = try directory.asDirectory.createProviderKey()
+        _ = try directory.asDirectory.createProviderKey()
         try RawDatabase(other.database).execute("DELETE FROM meta WHERE name = 'provider_key'")
-        #expect(storeError { try directory.providerKey() } == .providerKeyMissing(nil))
-        #expect(storeError { try directory.createProviderKey() } == .providerKeyMissing(nil))
+        #expect(storeError { try directory.asDirectory.providerKey() } == .providerKeyMissing(nil))
+        #expect(storeError { try directory.asDirectory.createProviderKey() } == .providerKeyMissing(nil))
         // An edited record (pointing at the older key) does not verify.
         try RawDatabase(other.database).execute(
             "INSERT INTO meta (name, value) VALUES ('provider_key', \(sqlBlob(older.id.bytes + [UInt8](repeating: 0, count: 32))))")
-        #expect(storeError { try directory.providerKey() } == .providerKeyMissing(nil))
+        #expect(storeError { try directory.asDirectory.providerKey() } == .providerKeyMissing(nil))
 
         // Through the API: the current key pair goes only after another one is promoted.
         let api = try makeStore(TemporaryDirectory())
-        let a = try api.createProviderKey(), b = try api.createProviderKey()
-        try api.promoteProviderKey(id: b.id)
-        #expect(storeError { try api.removeProviderKey(id: b.id) } != nil)
-        try api.promoteProviderKey(id: a.id)
-        try api.removeProviderKey(id: b.id)
-        #expect(try api.providerKey().providerKeyID == a.id)
-        try api.removeProviderKey(id: a.id)
-        #expect(storeError { try api.providerKey() } == .itemNotFound)
-        #expect(try api.createProviderKey().id == api.providerKey().providerKeyID)
+        let a = try api.asDirectory.createProviderKey(), b = try api.asDirectory.createProviderKey()
+        try api.asDirectory.promoteProviderKey(id: b.id)
+        #expect(storeError { try api.asDirectory.removeProviderKey(id: b.id) } != nil)
+        try api.asDirectory.promoteProviderKey(id: a.id)
+        try api.asDirectory.removeProviderKey(id: b.id)
+        #expect(try api.asDirectory.providerKey().providerKeyID == a.id)
+        try api.asDirectory.removeProviderKey(id: a.id)
+        #expect(storeError { try api.asDirectory.providerKey() } == .itemNotFound)
+        #expect(try api.asDirectory.createProviderKey().id == api.asDirectory.providerKey().providerKeyID)
     }
 
     @Test("format 5 -> 6: a store's newest provider key pair becomes the recorded one; master-key rotation re-tags the record")
@@ -222,16 +223,16 @@ struct IdentityAndBundleTests {
         let dir = TemporaryDirectory()
         let clock = ManualClock()
         let store = try makeStore(dir, clock: clock)
-        _ = try store.createProviderKey()
+        _ = try store.asDirectory.createProviderKey()
         clock.advance(10)
-        let newest = try store.createProviderKey()
+        let newest = try store.asDirectory.createProviderKey()
         try RawDatabase(dir.database).execute("DROP TABLE devices; DROP TABLE epoch_marks; DELETE FROM meta WHERE name = 'provider_key'; PRAGMA user_version = 5")
         let migrated = try reopen(dir, clock: clock)
-        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == KeyStore.supportedFileVersion)
-        #expect(try migrated.providerKey().providerKeyID == newest.id)
+        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == DeviceKeyStore.supportedFileVersion)
+        #expect(try migrated.asDirectory.providerKey().providerKeyID == newest.id)
         _ = try migrated.rotateMasterKey(to: .keyFile(path: dir.file("new.key"), createIfMissing: true))
-        let rotated = try KeyStore(directory: dir.store, masterKey: .keyFile(path: dir.file("new.key")), clock: clock.clock)
-        #expect(try rotated.providerKey().providerKeyID == newest.id)
+        let rotated = try DeviceKeyStore(directory: dir.store, masterKey: .keyFile(path: dir.file("new.key")), clock: clock.clock)
+        #expect(try rotated.asDirectory.providerKey().providerKeyID == newest.id)
     }
 
     @Test("installing a newer epoch retires an earlier one that has a lifetime too (issue 24 item 4): min(its not-after, since)")
@@ -266,7 +267,7 @@ struct IdentityAndBundleTests {
             == .installedRetired)
         #expect(try device.key(for: oldest.deviceKey(for: id).id).item.notAfter == clock.now - 900)
         #expect(try device.key(for: newer.deviceKey(for: id).id).item.notAfter == nil)
-        #expect(try device.currentKey(conversation: "d").key == newer.deviceKey(for: id))
+        #expect(try device.asDirectory.currentKey(conversation: "d").key == newer.deviceKey(for: id))
     }
 
     @Test("a master-key rotation reseals the device key and the pinned keys: bundles still install under the new key")
@@ -275,7 +276,7 @@ struct IdentityAndBundleTests {
         let registration = try device.deviceRegistration()
         let rotation = try device.rotateMasterKey(to: .keyFile(path: dir.file("new.key"), createIfMissing: true))
         #expect(rotation.resealedIdentities == 2)
-        let reopened = try KeyStore(directory: dir.store, masterKey: .keyFile(path: dir.file("new.key")))
+        let reopened = try DeviceKeyStore(directory: dir.store, masterKey: .keyFile(path: dir.file("new.key")))
         #expect(try reopened.deviceRegistration() == registration)
         #expect(try reopened.pinnedProviderKeys() == [provider.publicKey])
         let key = ConversationKey.generate()

@@ -4,10 +4,9 @@ import Synchronization
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import PushSealPlatform
 
 /// A store instance keeps one SQLite connection (issue 24 item 7): what it holds open between
 /// calls, and that a file re-created or replaced underneath is still detected.
@@ -17,8 +16,8 @@ struct KeptConnectionTests {
     /// as a restore from a backup or another process re-creating the store would.
     private func replaceByRename(_ dir: TemporaryDirectory, masterKey: MasterKeySource) throws -> StoredKey {
         let other = TemporaryDirectory()
-        let replacement = try KeyStore(directory: other.store, masterKey: masterKey, create: true)
-        let key = try replacement.rotate(conversation: "replacement")
+        let replacement = try DeviceKeyStore(directory: other.store, masterKey: masterKey, create: true)
+        let key = try replacement.asDirectory.rotate(conversation: "replacement")
         #expect(rename(other.database, dir.database) == 0, "rename: \(errno)")
         return key
     }
@@ -26,7 +25,7 @@ struct KeptConnectionTests {
     @Test func aFileReplacedByRenameIsReopened() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        let before = try store.rotate(conversation: "c")
+        let before = try store.asDirectory.rotate(conversation: "c")
         #expect(try store.key(for: before.item.keyID).key == before.key)  // the connection is open on the old file
         let replaced = try replaceByRename(dir, masterKey: .keyFile(path: dir.keyFile))
         // The path names another file: the instance reads the new one, not the unlinked old one.
@@ -38,7 +37,7 @@ struct KeptConnectionTests {
     @Test func aFileReplacedWithAnotherMasterKeyIsDetected() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        _ = try store.rotate(conversation: "c")
+        _ = try store.asDirectory.rotate(conversation: "c")
         _ = try replaceByRename(dir, masterKey: .bytes(.random()))
         let error = storeError { try store.items() }
         #expect(error?.lockedReason?.contains("re-created with another master key") == true, "\(String(describing: error))")
@@ -50,7 +49,7 @@ struct KeptConnectionTests {
     @Test func aHeaderChangedInPlaceAfterReadsIsDetected() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        let key = try store.rotate(conversation: "c")
+        let key = try store.asDirectory.rotate(conversation: "c")
         for _ in 0..<3 { #expect(try store.key(for: key.item.keyID).key == key.key) }
         try RawDatabase(dir.database).execute("PRAGMA user_version = 9")
         #expect(storeError { try store.key(for: key.item.keyID) } == .unsupportedFileVersion(found: 9, supported: 8))
@@ -59,7 +58,7 @@ struct KeptConnectionTests {
 
         // Another master key's verifier written in place.
         let other = TemporaryDirectory()
-        _ = try KeyStore(directory: other.store, masterKey: .bytes(.random()), create: true)
+        _ = try DeviceKeyStore(directory: other.store, masterKey: .bytes(.random()), create: true)
         let foreign = try RawDatabase(other.database).column("SELECT value FROM meta WHERE name = 'verifier'")[0]
         for _ in 0..<3 { #expect(try store.key(for: key.item.keyID).key == key.key) }
         let hex = foreign.map { String(format: "%02x", $0) }.joined()
@@ -71,7 +70,7 @@ struct KeptConnectionTests {
     @Test func noFileLockIsHeldBetweenCalls() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        let key = try store.rotate(conversation: "c")
+        let key = try store.asDirectory.rotate(conversation: "c")
         _ = try store.key(for: key.item.keyID)
         #expect(try !store.recordDelivery(conversation: "c", messageID: "m"))
         _ = try store.items()
@@ -94,8 +93,8 @@ struct KeptConnectionTests {
 
     @Test func anInstanceKeepsOneDescriptorOpenUntilItGoes() throws {
         let dir = TemporaryDirectory()
-        var store: KeyStore? = try makeStore(dir)
-        let key = try store!.rotate(conversation: "c")
+        var store: DeviceKeyStore? = try makeStore(dir)
+        let key = try store!.asDirectory.rotate(conversation: "c")
         for message in 0..<50 {
             _ = try store!.key(for: key.item.keyID)
             _ = try store!.recordDelivery(conversation: "c", messageID: "m\(message)")
@@ -108,7 +107,7 @@ struct KeptConnectionTests {
     @Test func aFileSwitchedToWALUnderneathIsNotKeptOpen() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        let key = try store.rotate(conversation: "c")
+        let key = try store.asDirectory.rotate(conversation: "c")
         do {
             let raw = try RawDatabase(dir.database)
             try raw.execute("PRAGMA journal_mode = WAL")
@@ -124,7 +123,7 @@ struct KeptConnectionTests {
     @Test func callsFromManyThreadsShareTheConnection() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        let keys = try (0..<8).map { try store.rotate(conversation: "c\($0)") }
+        let keys = try (0..<8).map { try store.asDirectory.rotate(conversation: "c\($0)") }
         let failures = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
             for message in 0..<40 {

@@ -1,5 +1,6 @@
 import PushSealCore
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Testing
 
 /// The counterexamples Spin found in `Models/key-lifecycle.pml` (Models/README.md, "Trails"), replayed against
@@ -24,7 +25,7 @@ struct KeyLifecycleModelTrailTests {
         #expect(try w.device.bundleRecord(conversation: "c")?.highWaterSince == rotatedAt)
         // no-retire-on-install: the replayed "current" bundle carries no retire-by; the device gives it S_H.
         #expect(try w.device.key(for: k1.deviceKey(for: w.deviceID).id).item.notAfter == rotatedAt)
-        #expect(try w.device.currentKey(conversation: "c").key == k2.deviceKey(for: w.deviceID))
+        #expect(try w.device.asDirectory.currentKey(conversation: "c").key == k2.deviceKey(for: w.deviceID))
         #expect(try w.device.install(recorded) == .alreadyInstalled, "replayed again: nothing changes")
         #expect(try w.device.key(for: k1.deviceKey(for: w.deviceID).id).item.notAfter == rotatedAt, "never loosened")
     }
@@ -36,7 +37,7 @@ struct KeyLifecycleModelTrailTests {
         let recorded = try w.bundle(k1, epoch: 1, since: w.clock.now)
         #expect(try w.device.install(recorded) == .installed)
         #expect(try w.device.install(w.bundle(k2, epoch: 2, since: w.clock.now + 1)) == .installed)
-        w.clock.advance(KeyStore.defaultGracePeriod + 2)
+        w.clock.advance(DeviceKeyStore.defaultGracePeriod + 2)
         #expect(try w.device.purgeExpired() == 1)
         #expect(w.reason(recorded) == .epochPurged)
         // A retired bundle of the purged epoch (what the provider may still send) is refused the same way.

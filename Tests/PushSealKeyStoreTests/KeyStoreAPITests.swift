@@ -3,6 +3,7 @@ import Foundation
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Synchronization
 import Testing
 
@@ -61,7 +62,7 @@ struct KeyStoreAPITests {
     @Test func unknownKeyIsItemNotFound() throws {
         let store = try makeStore(TemporaryDirectory())
         #expect(storeError { try store.key(for: ConversationKey.generate().id) } == .itemNotFound)
-        #expect(storeError { try store.currentKey(conversation: "nobody") } == .itemNotFound)
+        #expect(storeError { try store.asDirectory.currentKey(conversation: "nobody") } == .itemNotFound)
         #expect(storeError { try store.remove(keyID: ConversationKey.generate().id) } == .itemNotFound)
     }
 
@@ -86,9 +87,9 @@ struct KeyStoreAPITests {
             { try store.add(key, conversation: tooLong, epoch: 0) },
             { try store.add(key, conversation: "c", epoch: -1) },
             { try store.purgeExpired(gracePeriod: -1) },
-            { try store.rotate(conversation: "") },
+            { try store.asDirectory.rotate(conversation: "") },
             { try store.pruneDeliveries(olderThan: -1) },
-            { _ = try store.currentKey(conversation: "") },
+            { _ = try store.asDirectory.currentKey(conversation: "") },
             { _ = try store.items(conversation: "") },
         ]
         for body in calls {
@@ -100,7 +101,7 @@ struct KeyStoreAPITests {
         }
         // 256 bytes is allowed (the content schema's cid limit).
         try store.add(key, conversation: String(repeating: "é", count: 128), epoch: 0)
-        #expect(storeError { try KeyStore(directory: "", masterKey: .bytes(.random())) } == .invalidArgument("the store directory path is empty"))
+        #expect(storeError { try DeviceKeyStore(directory: "", masterKey: .bytes(.random())) } == .invalidArgument("the store directory path is empty"))
     }
 
     @Test func conversationsAreComparedByBytes() throws {
@@ -109,8 +110,8 @@ struct KeyStoreAPITests {
         let a = ConversationKey.generate(), b = ConversationKey.generate()
         try store.add(a, conversation: composed, epoch: 1)
         try store.add(b, conversation: decomposed, epoch: 1)  // not a duplicate
-        #expect(try store.currentKey(conversation: composed).key == a)
-        #expect(try store.currentKey(conversation: decomposed).key == b)
+        #expect(try store.asDirectory.currentKey(conversation: composed).key == a)
+        #expect(try store.asDirectory.currentKey(conversation: decomposed).key == b)
         #expect(try store.items(conversation: composed).map(\.keyID) == [a.id])
         #expect(try store.removeConversation(decomposed) == 1)
         #expect(try store.items().map(\.keyID) == [a.id])
@@ -134,15 +135,15 @@ struct KeyStoreAPITests {
         try store.add(e1, conversation: "c", epoch: 1)
         try store.add(e3, conversation: "c", epoch: 3, notAfter: 1_500)
         try store.add(e2, conversation: "c", epoch: 2, notAfter: 2_000)
-        #expect(try store.currentKey(conversation: "c").key == e3)
+        #expect(try store.asDirectory.currentKey(conversation: "c").key == e3)
         clock.set(1_500)  // not-after is inclusive
-        #expect(try store.currentKey(conversation: "c").key == e3)
+        #expect(try store.asDirectory.currentKey(conversation: "c").key == e3)
         // Past the newest epoch's not-after time there is no current key: never epoch 2 or 1,
         // which a member removed by a rotation may hold.
         clock.set(1_501)
-        #expect(storeError { try store.currentKey(conversation: "c") } == .itemNotFound)
+        #expect(storeError { try store.asDirectory.currentKey(conversation: "c") } == .itemNotFound)
         clock.set(2_001)
-        #expect(storeError { try store.currentKey(conversation: "c") } == .itemNotFound)
+        #expect(storeError { try store.asDirectory.currentKey(conversation: "c") } == .itemNotFound)
         // An expired key is still returned by key id until purged (the receiver's freshness
         // check decides about old notifications).
         #expect(try store.key(for: e3.id).key == e3)
@@ -151,7 +152,7 @@ struct KeyStoreAPITests {
     @Test func rotateCreatesTheNextEpochAndRetiresThePreviousOnes() throws {
         let clock = ManualClock(10_000)
         let store = try makeStore(TemporaryDirectory(), clock: clock)
-        let first = try store.rotate(conversation: "c", label: "first")
+        let first = try store.asDirectory.rotate(conversation: "c", label: "first")
         #expect(first.item.epoch == 1)
         #expect(first.item.notAfter == nil)
         #expect(first.item.label == "first")
@@ -159,7 +160,7 @@ struct KeyStoreAPITests {
 
         let pinned = try store.add(.generate(), conversation: "c", epoch: 5, notAfter: 99)
         clock.set(20_000)
-        let second = try store.rotate(conversation: "c")
+        let second = try store.asDirectory.rotate(conversation: "c")
         #expect(second.item.epoch == 6)
         #expect(second.item.createdAt == 20_000)
         #expect(second.key != first.key)
@@ -168,14 +169,14 @@ struct KeyStoreAPITests {
         #expect(items[0].notAfter == 20_000)  // had none: retired now
         #expect(items[1] == pinned)  // had one: unchanged
         #expect(items[2].notAfter == nil)
-        #expect(try store.currentKey(conversation: "c").key == second.key)
+        #expect(try store.asDirectory.currentKey(conversation: "c").key == second.key)
 
         // The grace period belongs to the purge (31 days by default), not to the retire-by time.
         clock.set(30_000)
-        let third = try store.rotate(conversation: "c")
+        let third = try store.asDirectory.rotate(conversation: "c")
         #expect(try store.key(for: second.item.keyID).item.notAfter == 30_000)
-        #expect(try store.currentKey(conversation: "c").key == third.key)
-        #expect(KeyStore.defaultGracePeriod == 2_678_400)
+        #expect(try store.asDirectory.currentKey(conversation: "c").key == third.key)
+        #expect(DeviceKeyStore.defaultGracePeriod == 2_678_400)
     }
 
     /// Issue 24 item 4: the rotation retires every earlier live epoch, a key with a lifetime too
@@ -187,24 +188,24 @@ struct KeyStoreAPITests {
         let lifetime = try store.add(.generate(), conversation: "c", notAfter: 1_000_000 + 90 * 86_400)
         let ended = try store.add(.generate(), conversation: "c", notAfter: 999_000)
         clock.set(1_086_400)
-        let rotated = try store.rotate(conversation: "c")
+        let rotated = try store.asDirectory.rotate(conversation: "c")
         #expect(try store.key(for: lifetime.keyID).item.notAfter == 1_086_400, "retired at the rotation")
         #expect(try store.key(for: ended.keyID).item.notAfter == 999_000, "an earlier not-after stays")
         #expect(try store.key(for: lifetime.keyID).item.isLive(at: 1_086_400 + 30 * 86_400) == false)
-        #expect(try store.currentKey(conversation: "c").key == rotated.key)
+        #expect(try store.asDirectory.currentKey(conversation: "c").key == rotated.key)
     }
 
     @Test func rotationRetiresAtTheEndOfThisSecondAndPurgeWaitsForTheGracePeriod() throws {
         let clock = ManualClock(500)
         let store = try makeStore(TemporaryDirectory(), clock: clock)
-        let old = try store.rotate(conversation: "c")
-        _ = try store.rotate(conversation: "c")
+        let old = try store.asDirectory.rotate(conversation: "c")
+        _ = try store.asDirectory.rotate(conversation: "c")
         #expect(try store.key(for: old.item.keyID).item.notAfter == 500)
         clock.set(501)
         #expect(try store.purgeExpired() == 0)  // within the default 31-day grace period
-        clock.set(500 + KeyStore.defaultGracePeriod)
+        clock.set(500 + DeviceKeyStore.defaultGracePeriod)
         #expect(try store.purgeExpired() == 0)  // inclusive boundary
-        clock.set(501 + KeyStore.defaultGracePeriod)
+        clock.set(501 + DeviceKeyStore.defaultGracePeriod)
         #expect(try store.purgeExpired() == 1)
         #expect(storeError { try store.key(for: old.item.keyID) } == .itemNotFound)
     }
@@ -212,20 +213,20 @@ struct KeyStoreAPITests {
     @Test func rotateToASuppliedKeyRetiresTheSameWayAndRefusesADuplicate() throws {
         let clock = ManualClock(1_000)
         let store = try makeStore(TemporaryDirectory(), clock: clock)
-        let old = try store.rotate(conversation: "c")
+        let old = try store.asDirectory.rotate(conversation: "c")
         let supplied = ConversationKey.generate()
-        let new = try store.rotate(conversation: "c", label: "mirrored", key: supplied)
+        let new = try store.asDirectory.rotate(conversation: "c", label: "mirrored", key: supplied)
         #expect(new.key == supplied)
         #expect(new.item.keyID == supplied.id)
         #expect(new.item.epoch == 2)
         #expect(new.item.label == "mirrored")
         #expect(try store.key(for: supplied.id).key == supplied)
         #expect(try store.key(for: old.item.keyID).item.notAfter == 1_000)
-        #expect(try store.currentKey(conversation: "c").key == supplied)
+        #expect(try store.asDirectory.currentKey(conversation: "c").key == supplied)
 
         // The same key again: refused in the one transaction, so the retirement is not applied either.
         clock.set(2_000)
-        #expect(storeError { try store.rotate(conversation: "c", key: supplied) } == .duplicateItem)
+        #expect(storeError { try store.asDirectory.rotate(conversation: "c", key: supplied) } == .duplicateItem)
         #expect(try store.items(conversation: "c").map(\.notAfter) == [1_000, nil])
     }
 
@@ -266,7 +267,7 @@ struct KeyStoreAPITests {
         #expect(try store.items() == [])
         #expect(try store.deliveryCount() == 0)
         // The store stays usable after a wipe.
-        let again = try store.rotate(conversation: "a")
+        let again = try store.asDirectory.rotate(conversation: "a")
         #expect(again.item.epoch == 1)
     }
 
@@ -279,7 +280,7 @@ struct KeyStoreAPITests {
         let wrong = MasterKeySource.bytes(.random())
         let missing = MasterKeySource.keyFile(path: dir.file("nope.key"))
 
-        guard case let .found(stored) = KeyStore.lookup(key.id, directory: dir.store, masterKey: right) else {
+        guard case let .found(stored) = DeviceKeyStore.lookup(key.id, directory: dir.store, masterKey: right) else {
             Issue.record("expected found")
             return
         }
@@ -290,7 +291,7 @@ struct KeyStoreAPITests {
         // SPEC §10.2 / Appendix A.2: a kid the store does not hold is unknown even when locked.
         let other = ConversationKey.generate().id
         for source in [right, wrong, missing] {
-            guard case .notFound = KeyStore.lookup(other, directory: dir.store, masterKey: source) else {
+            guard case .notFound = DeviceKeyStore.lookup(other, directory: dir.store, masterKey: source) else {
                 Issue.record("expected notFound with \(source)")
                 continue
             }
@@ -299,7 +300,7 @@ struct KeyStoreAPITests {
 
         // A held kid with an unusable master key is unavailable (store_locked).
         for source in [wrong, missing] {
-            guard case let .unavailable(error) = KeyStore.lookup(key.id, directory: dir.store, masterKey: source),
+            guard case let .unavailable(error) = DeviceKeyStore.lookup(key.id, directory: dir.store, masterKey: source),
                   error.lockedReason != nil
             else {
                 Issue.record("expected unavailable(locked) with \(source)")
@@ -307,7 +308,7 @@ struct KeyStoreAPITests {
             }
         }
         // No store at all: unavailable, and nothing is created.
-        guard case .unavailable(.storeNotFound) = KeyStore.lookup(key.id, directory: dir.file("none"), masterKey: right) else {
+        guard case .unavailable(.storeNotFound) = DeviceKeyStore.lookup(key.id, directory: dir.file("none"), masterKey: right) else {
             Issue.record("expected unavailable(storeNotFound)")
             return
         }
@@ -323,7 +324,7 @@ struct KeyStoreAPITests {
                     let key = ConversationKey.generate()
                     try store.add(key, conversation: "t\(thread)", epoch: Int64(round))
                     guard try store.key(for: key.id).key == key else { throw KeyDirectoryError.invalidStore("mismatch") }
-                    _ = try store.rotate(conversation: "shared")
+                    _ = try store.asDirectory.rotate(conversation: "shared")
                     _ = try store.recordDelivery(conversation: "shared", messageID: "\(round)")
                 }
             } catch {

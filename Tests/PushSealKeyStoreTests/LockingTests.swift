@@ -1,6 +1,7 @@
 import Dispatch
 import PushSealCore
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Testing
 
 /// Another connection (as another process would) holding SQLite locks: store calls wait for the
@@ -33,12 +34,12 @@ struct LockingTests {
     @Test func aReadWaitsForAnExclusiveLock() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        let key = try store.rotate(conversation: "c")
+        let key = try store.asDirectory.rotate(conversation: "c")
         let raw = try RawDatabase(dir.database)
         try raw.execute("BEGIN EXCLUSIVE")
         let done = release(raw, afterMilliseconds: 300)
         #expect(try store.key(for: key.item.keyID).key == key.key)
-        guard case .found = KeyStore.lookup(key.item.keyID, directory: dir.store, masterKey: .keyFile(path: dir.keyFile)) else {
+        guard case .found = DeviceKeyStore.lookup(key.item.keyID, directory: dir.store, masterKey: .keyFile(path: dir.keyFile)) else {
             Issue.record("lookup")
             return
         }

@@ -1,15 +1,16 @@
 import PushSealCore
 @testable import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Testing
 
-/// `KeyStore.rotateMasterKey(to:)`: every row under the new master key, in one transaction.
+/// `DeviceKeyStore.rotateMasterKey(to:)`: every row under the new master key, in one transaction.
 @Suite("Master-key rotation")
 struct MasterKeyRotationTests {
     @Test func everyKeyOpensUnderTheNewKeyAndAnOldCopyDiesWithTheOldKey() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        let first = try store.rotate(conversation: "c")
-        let second = try store.rotate(conversation: "c")
+        let first = try store.asDirectory.rotate(conversation: "c")
+        let second = try store.asDirectory.rotate(conversation: "c")
         let other = ConversationKey.generate()
         try store.add(other, conversation: "d", epoch: 1, label: "kept")
         _ = try store.recordDelivery(conversation: "c", messageID: "m1")
@@ -23,9 +24,9 @@ struct MasterKeyRotationTests {
         #expect(storeError { try store.key(for: first.item.keyID) } != nil)
         #expect(storeError { try reopen(dir) } != nil)
         // The new key opens every row, the epoch records and the verifier.
-        let reopened = try KeyStore(directory: dir.store, masterKey: .keyFile(path: newKeyFile))
+        let reopened = try DeviceKeyStore(directory: dir.store, masterKey: .keyFile(path: newKeyFile))
         #expect(try reopened.key(for: first.item.keyID).key == first.key)
-        #expect(try reopened.currentKey(conversation: "c").key == second.key)
+        #expect(try reopened.asDirectory.currentKey(conversation: "c").key == second.key)
         #expect(try reopened.key(for: other.id).item.label == "kept")
         #expect(try reopened.deliveryCount() == 0)
         #expect(try reopened.recordDelivery(conversation: "c", messageID: "m1") == false)
@@ -37,13 +38,13 @@ struct MasterKeyRotationTests {
     @Test func aCorruptedRowOrRecordAbortsTheRotationAndChangesNothing() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        let key = try store.rotate(conversation: "c")
+        let key = try store.asDirectory.rotate(conversation: "c")
         try RawDatabase(dir.database).execute("UPDATE keys SET label = 'edited' WHERE kid = \(sqlBlob(key.item.keyID.bytes))")
         #expect(storeError { try store.rotateMasterKey(to: .keyFile(path: dir.file("new.key"), createIfMissing: true)) }
                 == .corruptedItem(key.item.keyID))
         try RawDatabase(dir.database).execute("UPDATE keys SET label = NULL WHERE kid = \(sqlBlob(key.item.keyID.bytes))")
         // Still under the old key.
-        #expect(try reopen(dir).currentKey(conversation: "c").key == key.key)
+        #expect(try reopen(dir).asDirectory.currentKey(conversation: "c").key == key.key)
         try RawDatabase(dir.database).execute("UPDATE epochs SET epoch = 7")
         #expect(storeError { try store.rotateMasterKey(to: .keyFile(path: dir.file("new.key"), createIfMissing: true)) }
                 == .corruptedItem(key.item.keyID))
@@ -53,7 +54,7 @@ struct MasterKeyRotationTests {
     @Test func theSameKeyAndAnUnreadableNewKeyAreRefused() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        _ = try store.rotate(conversation: "c")
+        _ = try store.asDirectory.rotate(conversation: "c")
         #expect(storeError { try store.rotateMasterKey(to: .keyFile(path: dir.keyFile)) }
                 == .invalidArgument("the new master key is the current one"))
         #expect(storeError { try store.rotateMasterKey(to: .keyFile(path: dir.file("missing.key"))) } != nil)

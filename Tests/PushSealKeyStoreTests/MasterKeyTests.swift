@@ -3,6 +3,7 @@ import Foundation
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Synchronization
 import Testing
 
@@ -29,11 +30,11 @@ struct MasterKeyTests {
     @Test func appSuppliedBytesWork() throws {
         let dir = TemporaryDirectory()
         let master = SecretKey.random()
-        let store = try KeyStore(directory: dir.store, masterKey: .bytes(master), create: true)
+        let store = try DeviceKeyStore(directory: dir.store, masterKey: .bytes(master), create: true)
         let key = ConversationKey.generate()
         try store.add(key, conversation: "c", epoch: 1)
         let copy = SecretKey(bytes: master.withUnsafeBytes { Array($0) })
-        #expect(try KeyStore(directory: dir.store, masterKey: .bytes(copy)).key(for: key.id).key == key)
+        #expect(try DeviceKeyStore(directory: dir.store, masterKey: .bytes(copy)).key(for: key.id).key == key)
     }
 
     @Test func wrongMasterKeyIsLockedAndChangesNothing() throws {
@@ -44,7 +45,7 @@ struct MasterKeyTests {
         let before = try Data(contentsOf: URL(fileURLWithPath: dir.database))
 
         for create in [false, true] {
-            let error = storeError { try KeyStore(directory: dir.store, masterKey: .bytes(.random()), create: create) }
+            let error = storeError { try DeviceKeyStore(directory: dir.store, masterKey: .bytes(.random()), create: create) }
             #expect(error?.lockedReason?.contains("wrong master key") == true, "\(String(describing: error))")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: dir.database)) == before)
@@ -53,7 +54,7 @@ struct MasterKeyTests {
 
     @Test func wrongLengthBytesAreLocked() throws {
         let dir = TemporaryDirectory()
-        let error = storeError { try KeyStore(directory: dir.store, masterKey: .bytes(.random(byteCount: 16)), create: true) }
+        let error = storeError { try DeviceKeyStore(directory: dir.store, masterKey: .bytes(.random(byteCount: 16)), create: true) }
         #expect(error?.lockedReason?.contains("must be 32") == true, "\(String(describing: error))")
         #expect(!FileManager.default.fileExists(atPath: dir.store))
     }
@@ -67,7 +68,7 @@ struct MasterKeyTests {
 
         for (createIfMissing, create) in [(false, false), (true, false), (true, true)] {
             let error = storeError {
-                try KeyStore(directory: dir.store, masterKey: .keyFile(path: dir.keyFile, createIfMissing: createIfMissing), create: create)
+                try DeviceKeyStore(directory: dir.store, masterKey: .keyFile(path: dir.keyFile, createIfMissing: createIfMissing), create: create)
             }
             #expect(error?.lockedReason?.contains("does not exist") == true, "\(String(describing: error))")
             #expect(!FileManager.default.fileExists(atPath: dir.keyFile))
@@ -78,7 +79,7 @@ struct MasterKeyTests {
 
     @Test func aNewStoreIsNotCreatedWhenTheKeyFileIsMissing() throws {
         let dir = TemporaryDirectory()
-        let error = storeError { try KeyStore(directory: dir.store, masterKey: .keyFile(path: dir.keyFile), create: true) }
+        let error = storeError { try DeviceKeyStore(directory: dir.store, masterKey: .keyFile(path: dir.keyFile), create: true) }
         #expect(error?.lockedReason?.contains("does not exist") == true)
         #expect(!FileManager.default.fileExists(atPath: dir.store))
     }
@@ -114,16 +115,16 @@ struct MasterKeyTests {
     @Test func theKeyFileMayLiveInsideTheStoreDirectory() throws {
         let dir = TemporaryDirectory()
         let source = MasterKeySource.keyFile(path: dir.store + "/master.key", createIfMissing: true)
-        let store = try KeyStore(directory: dir.store, masterKey: source, create: true)
-        let key = try store.rotate(conversation: "c")
-        #expect(try KeyStore(directory: dir.store, masterKey: .keyFile(path: dir.store + "/master.key")).key(for: key.item.keyID).key == key.key)
+        let store = try DeviceKeyStore(directory: dir.store, masterKey: source, create: true)
+        let key = try store.asDirectory.rotate(conversation: "c")
+        #expect(try DeviceKeyStore(directory: dir.store, masterKey: .keyFile(path: dir.store + "/master.key")).key(for: key.item.keyID).key == key.key)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.store).sorted() == ["master.key", "pushseal-keys.sqlite3"])
     }
 
     @Test func keyFileInAMissingDirectoryIsLocked() throws {
         let dir = TemporaryDirectory()
         let error = storeError {
-            try KeyStore(directory: dir.store, masterKey: .keyFile(path: dir.file("no/such/dir/key"), createIfMissing: true), create: true)
+            try DeviceKeyStore(directory: dir.store, masterKey: .keyFile(path: dir.file("no/such/dir/key"), createIfMissing: true), create: true)
         }
         #expect(error?.lockedReason?.contains("cannot create master key file") == true, "\(String(describing: error))")
         #expect(!FileManager.default.fileExists(atPath: dir.database))
@@ -131,7 +132,7 @@ struct MasterKeyTests {
 
     @Test func concurrentCreationAgreesOnOneKey() throws {
         let dir = TemporaryDirectory()
-        let stores = Mutex<[KeyStore]>([])
+        let stores = Mutex<[DeviceKeyStore]>([])
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             do {

@@ -1,21 +1,22 @@
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Testing
 
-/// `KeyStore.recordDelivery(…directory:masterKey:…)` (one connection) must behave exactly like
+/// `DeviceKeyStore.recordDelivery(…directory:masterKey:…)` (one connection) must behave exactly like
 /// opening the store and calling `recordDelivery` on it.
 @Suite("Key store: delivery recorded in one transaction")
 struct OneTransactionDeliveryTests {
     static func twoStep(_ dir: TemporaryDirectory, _ cid: String, _ mid: String, retention: Int64? = nil, key: MasterKeySource? = nil,
                         clock: ManualClock) throws -> Bool {
-        let store = try KeyStore(directory: dir.store, masterKey: key ?? .keyFile(path: dir.keyFile), clock: clock.clock)
+        let store = try DeviceKeyStore(directory: dir.store, masterKey: key ?? .keyFile(path: dir.keyFile), clock: clock.clock)
         return try store.recordDelivery(conversation: cid, messageID: mid, pruningOlderThan: retention)
     }
 
     static func oneStep(_ dir: TemporaryDirectory, _ cid: String, _ mid: String, retention: Int64? = nil, key: MasterKeySource? = nil,
                         clock: ManualClock) throws -> Bool {
-        try KeyStore.recordDelivery(
+        try DeviceKeyStore.recordDelivery(
             conversation: cid, messageID: mid, pruningOlderThan: retention, directory: dir.store,
             masterKey: key ?? .keyFile(path: dir.keyFile), clock: clock.clock)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import PushSealCore
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Testing
 
 /// Recomputes, from Docs/KEY-STORE.md §3 and the core primitives only, what the store writes:
@@ -54,7 +55,7 @@ struct SealingFormatTests {
     @Test func eachRowHasItsOwnSalt() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        for epoch in 1...5 { _ = try store.rotate(conversation: "c\(epoch % 2)") }
+        for epoch in 1...5 { _ = try store.asDirectory.rotate(conversation: "c\(epoch % 2)") }
         let salts = try RawDatabase(dir.database).column("SELECT substr(sealed, 2, 24) FROM keys")
         #expect(salts.count == 5)
         #expect(Set(salts).count == 5)

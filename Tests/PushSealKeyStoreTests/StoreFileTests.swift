@@ -2,10 +2,9 @@ import Foundation
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import PushSealPlatform
 
 @Suite("Store file and directory errors")
 struct StoreFileTests {
@@ -13,14 +12,14 @@ struct StoreFileTests {
         let dir = TemporaryDirectory()
         let source = MasterKeySource.keyFile(path: dir.keyFile, createIfMissing: true)
         // Missing directory.
-        guard case .storeNotFound = storeError({ try KeyStore(directory: dir.store, masterKey: source) }) else {
+        guard case .storeNotFound = storeError({ try DeviceKeyStore(directory: dir.store, masterKey: source) }) else {
             Issue.record("expected storeNotFound")
             return
         }
         #expect(!FileManager.default.fileExists(atPath: dir.store))
         // Existing directory, missing file.
         try FileManager.default.createDirectory(atPath: dir.store, withIntermediateDirectories: false)
-        guard case .storeNotFound = storeError({ try KeyStore(directory: dir.store, masterKey: source) }) else {
+        guard case .storeNotFound = storeError({ try DeviceKeyStore(directory: dir.store, masterKey: source) }) else {
             Issue.record("expected storeNotFound")
             return
         }
@@ -32,7 +31,7 @@ struct StoreFileTests {
         let dir = TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir.store, withIntermediateDirectories: false)
         #expect(FileManager.default.createFile(atPath: dir.database, contents: Data()))
-        guard case .storeNotFound = storeError({ try KeyStore(directory: dir.store, masterKey: .bytes(.random())) }) else {
+        guard case .storeNotFound = storeError({ try DeviceKeyStore(directory: dir.store, masterKey: .bytes(.random())) }) else {
             Issue.record("expected storeNotFound")
             return
         }
@@ -44,7 +43,7 @@ struct StoreFileTests {
     @Test func createsMissingParentDirectories() throws {
         let dir = TemporaryDirectory()
         let deep = dir.file("a/b/c")
-        let store = try KeyStore(directory: deep, masterKey: .bytes(.random()), create: true)
+        let store = try DeviceKeyStore(directory: deep, masterKey: .bytes(.random()), create: true)
         #expect(store.path == deep + "/pushseal-keys.sqlite3")
         #expect(FileManager.default.fileExists(atPath: store.path))
     }
@@ -55,7 +54,7 @@ struct StoreFileTests {
         for contents in [Data("hello, this is not a database\n".utf8), Data(repeating: 0xA5, count: 8192)] {
             try contents.write(to: URL(fileURLWithPath: dir.database))
             for create in [false, true] {
-                let error = storeError { try KeyStore(directory: dir.store, masterKey: .bytes(.random()), create: create) }
+                let error = storeError { try DeviceKeyStore(directory: dir.store, masterKey: .bytes(.random()), create: create) }
                 guard case let .sqlite(code, extended, message) = error else {
                     Issue.record("expected an SQLite error, got \(String(describing: error))")
                     continue
@@ -76,7 +75,7 @@ struct StoreFileTests {
         #expect(FileManager.default.createFile(atPath: dir.database, contents: Data()))
         try RawDatabase(dir.database).execute("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('hi')")
         for create in [false, true] {
-            let error = storeError { try KeyStore(directory: dir.store, masterKey: .bytes(.random()), create: create) }
+            let error = storeError { try DeviceKeyStore(directory: dir.store, masterKey: .bytes(.random()), create: create) }
             guard case let .invalidStore(why) = error else {
                 Issue.record("expected invalidStore, got \(String(describing: error))")
                 continue
@@ -99,11 +98,11 @@ struct StoreFileTests {
         // An instance opened before the upgrade stops too, instead of writing an old format.
         #expect(storeError { try store.key(for: key.id) } == expected)
         #expect(storeError { try store.add(.generate(), conversation: "c", epoch: 2) } == expected)
-        guard case .unavailable(expected) = KeyStore.lookup(key.id, directory: dir.store, masterKey: .keyFile(path: dir.keyFile)) else {
+        guard case .unavailable(expected) = DeviceKeyStore.lookup(key.id, directory: dir.store, masterKey: .keyFile(path: dir.keyFile)) else {
             Issue.record("lookup")
             return
         }
-        #expect(KeyStore.supportedFileVersion == 8)
+        #expect(DeviceKeyStore.supportedFileVersion == 8)
         #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == 9)
     }
 
@@ -143,8 +142,8 @@ struct StoreFileTests {
         // Another process wipes the store by deleting it and starts over with a new master key.
         try FileManager.default.removeItem(atPath: dir.database)
         #expect(storeError { try store.items() } == .storeNotFound("\(dir.database) does not exist"))
-        _ = try KeyStore(directory: dir.store, masterKey: .bytes(.random()), create: true)
-        let error = storeError { try store.rotate(conversation: "c") }
+        _ = try DeviceKeyStore(directory: dir.store, masterKey: .bytes(.random()), create: true)
+        let error = storeError { try store.asDirectory.rotate(conversation: "c") }
         #expect(error?.lockedReason?.contains("re-created with another master key") == true, "\(String(describing: error))")
     }
 
@@ -153,7 +152,7 @@ struct StoreFileTests {
         let store = try makeStore(dir)
         try FileManager.default.removeItem(atPath: dir.database)
         _ = try makeStore(dir)
-        let rotated = try store.rotate(conversation: "c")
+        let rotated = try store.asDirectory.rotate(conversation: "c")
         #expect(try reopen(dir).key(for: rotated.item.keyID).key == rotated.key)
     }
 
@@ -162,18 +161,18 @@ struct StoreFileTests {
         #expect(FileManager.default.createFile(atPath: dir.file("plain"), contents: Data("x".utf8)))
         for directory in [dir.file("plain/store"), dir.file("plain")] {
             for create in [false, true] {
-                let error = storeError { try KeyStore(directory: directory, masterKey: .bytes(.random()), create: create) }
+                let error = storeError { try DeviceKeyStore(directory: directory, masterKey: .bytes(.random()), create: create) }
                 #expect(error?.lockedReason != nil, "\(directory) create \(create): \(String(describing: error))")
             }
         }
-        #expect(storeError { try KeyStore(directory: dir.file("plain/store"), masterKey: .bytes(.random())) }
+        #expect(storeError { try DeviceKeyStore(directory: dir.file("plain/store"), masterKey: .bytes(.random())) }
             == .locked("cannot access directory \(dir.file("plain/store")): Not a directory"))
     }
 
     @Test func theDatabasePathBeingADirectoryIsAnInvalidStore() throws {
         let dir = TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir.database, withIntermediateDirectories: true)
-        guard case .invalidStore = storeError({ try KeyStore(directory: dir.store, masterKey: .bytes(.random()), create: true) }) else {
+        guard case .invalidStore = storeError({ try DeviceKeyStore(directory: dir.store, masterKey: .bytes(.random()), create: true) }) else {
             Issue.record("expected invalidStore")
             return
         }
@@ -190,7 +189,7 @@ struct PermissionTests {
     private func prepare() throws -> (TemporaryDirectory, KeyID) {
         let dir = TemporaryDirectory()
         chmod(dir.path, 0o755)
-        let store = try KeyStore(directory: dir.store, masterKey: .bytes(SecretKey(bytes: Hex.decode(masterHex)!)), create: true)
+        let store = try DeviceKeyStore(directory: dir.store, masterKey: .bytes(SecretKey(bytes: Hex.decode(masterHex)!)), create: true)
         let key = ConversationKey.generate()
         try store.add(key, conversation: "c", epoch: 1)
         chmod(dir.store, 0o755)

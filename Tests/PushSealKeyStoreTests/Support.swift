@@ -7,13 +7,10 @@ import Foundation
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Synchronization
 import Testing
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushSealPlatform
 
 /// A fresh directory under /tmp, removed when the test process exits (not when the value goes
 /// away: Swift may release a value after its last use, while a store still uses the directory).
@@ -36,7 +33,7 @@ final class TemporaryDirectory: Sendable {
     /// The master key file used by most tests.
     var keyFile: String { file("master.key") }
     /// The database file of ``store``.
-    var database: String { store + "/" + KeyStore.fileName }
+    var database: String { store + "/" + DeviceKeyStore.fileName }
 
     private static let created = Mutex<[String]>([])
 
@@ -71,15 +68,15 @@ final class ManualClock: Sendable {
 }
 
 /// Opens (creating) a store with a key file in `directory`.
-func makeStore(_ directory: TemporaryDirectory, clock: ManualClock? = nil) throws -> KeyStore {
-    try KeyStore(
+func makeStore(_ directory: TemporaryDirectory, clock: ManualClock? = nil) throws -> DeviceKeyStore {
+    try DeviceKeyStore(
         directory: directory.store, masterKey: .keyFile(path: directory.keyFile, createIfMissing: true), create: true,
         clock: clock?.clock ?? systemClock)
 }
 
 /// Reopens the store of `directory` with its key file.
-func reopen(_ directory: TemporaryDirectory, clock: ManualClock? = nil) throws -> KeyStore {
-    try KeyStore(directory: directory.store, masterKey: .keyFile(path: directory.keyFile), clock: clock?.clock ?? systemClock)
+func reopen(_ directory: TemporaryDirectory, clock: ManualClock? = nil) throws -> DeviceKeyStore {
+    try DeviceKeyStore(directory: directory.store, masterKey: .keyFile(path: directory.keyFile), clock: clock?.clock ?? systemClock)
 }
 
 /// Runs `body` and returns the KeyDirectoryError it threw (nil if it did not throw). Any other
@@ -214,25 +211,14 @@ final class Worker {
     init(_ arguments: [String], outputPrefix: String, executable: String = workerPath) throws {
         stdoutPath = outputPrefix + ".out"
         stderrPath = outputPrefix + ".err"
-        #if canImport(Glibc)
-        var actions = posix_spawn_file_actions_t()
-        let environment = environ
-        #else
-        var actions: posix_spawn_file_actions_t?
-        let environment = _NSGetEnviron().pointee
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv = ([executable] + arguments).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let status = (argv + [nil]).withUnsafeBufferPointer { buffer in
-            posix_spawn(&pid, executable, &actions, nil, UnsafeMutablePointer(mutating: buffer.baseAddress!), environment)
-        }
+        let (pid, status) = ProcessSpawner.spawn(
+            [executable] + arguments,
+            fileActions: [
+                .open(stdoutPath, onto: 1, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644),
+                .open(stderrPath, onto: 2, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644),
+            ])
         guard status == 0 else {
-            throw RawDatabase.RawError(message: "posix_spawn \(executable): \(String(cString: strerror(status)))")
+            throw RawDatabase.RawError(message: "posix_spawn \(executable): \(Errno.message(status))")
         }
         self.pid = pid
     }
@@ -245,23 +231,22 @@ final class Worker {
 
     /// Waits for the process to end.
     func wait() -> Termination {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let status = ProcessSpawner.wait(for: pid)
         if status & 0x7F == 0 { return .exited((status >> 8) & 0xFF) }
         return .signaled(status & 0x7F)
     }
 
     /// SIGKILL, then wait.
     func kill9() -> Termination {
-        _ = kill(pid, SIGKILL)
+        ProcessSpawner.send(SIGKILL, to: pid)
         return wait()
     }
 
     /// Waits until the process has written something to stdout; false on timeout or exit.
     func waitForOutput(timeout seconds: Double) -> Bool {
-        let deadline = monotonicSeconds() + seconds
+        let deadline = MonotonicClock.seconds() + seconds
         var info = stat()
-        while monotonicSeconds() < deadline {
+        while MonotonicClock.seconds() < deadline {
             if stat(stdoutPath, &info) == 0, info.st_size > 0 { return true }
             if kill(pid, 0) != 0 { return false }
             usleep(200)
@@ -279,11 +264,4 @@ final class Worker {
     var errorOutput: String {
         (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
     }
-}
-
-/// Monotonic seconds, for reporting figures (never asserted on).
-func monotonicSeconds() -> Double {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }

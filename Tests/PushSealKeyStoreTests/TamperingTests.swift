@@ -1,6 +1,7 @@
 import Foundation
 import PushSealCore
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import Testing
 
 /// Edits made directly in the SQLite file, bypassing the store: each must be reported as
@@ -9,7 +10,7 @@ import Testing
 struct TamperingTests {
     struct Fixture {
         let dir = TemporaryDirectory()
-        let store: KeyStore
+        let store: DeviceKeyStore
         let a = ConversationKey.generate()
         let b = ConversationKey.generate()
         let c = ConversationKey.generate()
@@ -41,7 +42,7 @@ struct TamperingTests {
         try f.raw().execute("UPDATE keys SET sealed = \(sqlBlob(sa)) WHERE kid = \(sqlBlob(f.b.id.bytes))")
         #expect(storeError { try f.store.key(for: f.a.id) } == .corruptedItem(f.a.id))
         #expect(storeError { try f.store.key(for: f.b.id) } == .corruptedItem(f.b.id))
-        #expect(storeError { try f.store.currentKey(conversation: "alice") } == .corruptedItem(f.a.id))
+        #expect(storeError { try f.store.asDirectory.currentKey(conversation: "alice") } == .corruptedItem(f.a.id))
         guard case .unavailable(.corruptedItem(f.a.id)) = f.store.lookup(f.a.id) else {
             Issue.record("lookup")
             return
@@ -83,12 +84,12 @@ struct TamperingTests {
         try f.raw().execute("UPDATE keys SET conversation = 'mallory' WHERE kid = \(sqlBlob(f.a.id.bytes))")
         #expect(storeError { try f.store.key(for: f.a.id) } == .corruptedItem(f.a.id))
         // The attacker's goal: make alice's key current for another conversation. It never comes out.
-        #expect(storeError { try f.store.currentKey(conversation: "mallory") } == .epochRecordMissing(conversation: "mallory"))
+        #expect(storeError { try f.store.asDirectory.currentKey(conversation: "mallory") } == .epochRecordMissing(conversation: "mallory"))
         // Alice's newest epoch went missing from her conversation: her epoch record says so.
-        #expect(storeError { try f.store.currentKey(conversation: "alice") } == .corruptedItem(f.a.id))
+        #expect(storeError { try f.store.asDirectory.currentKey(conversation: "alice") } == .corruptedItem(f.a.id))
         // Moving a key into an existing conversation at a higher epoch: above bob's record.
         try f.raw().execute("UPDATE keys SET conversation = 'bob', epoch = 9 WHERE kid = \(sqlBlob(f.a.id.bytes))")
-        #expect(storeError { try f.store.currentKey(conversation: "bob") } == .corruptedItem(f.b.id))
+        #expect(storeError { try f.store.asDirectory.currentKey(conversation: "bob") } == .corruptedItem(f.b.id))
         try f.raw().execute("UPDATE keys SET conversation = 'alice', epoch = 1 WHERE kid = \(sqlBlob(f.a.id.bytes))")
         try f.expectIntact(f.a)
         try f.expectIntact(f.b)
@@ -124,7 +125,7 @@ struct TamperingTests {
             SELECT \(sqlBlob(forged.bytes)), 'alice', 2, label, created_at, not_after, sealed FROM keys WHERE kid = \(sqlBlob(f.a.id.bytes))
             """)
         // The copy sits above alice's epoch record (epoch 1, kid a): refused before any unsealing.
-        #expect(storeError { try f.store.currentKey(conversation: "alice") } == .corruptedItem(f.a.id))
+        #expect(storeError { try f.store.asDirectory.currentKey(conversation: "alice") } == .corruptedItem(f.a.id))
         #expect(storeError { try f.store.key(for: forged) } == .corruptedItem(forged))
         try f.expectIntact(f.a)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import PushSealCore
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealReceiver
 import Testing
 
@@ -29,7 +30,7 @@ struct ConflictTests {
         let directory = NSTemporaryDirectory() + "pushseal-conflict-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try KeyStore(
+        let store = try DeviceKeyStore(
             directory: directory, masterKey: .keyFile(path: directory + "/master.key", createIfMissing: true), create: true, clock: { now })
         try store.add(keyA, conversation: conversationA, epoch: 1)
         check(makeReceiver(KeyStoreKeySource(directory: directory, masterKey: .keyFile(path: directory + "/master.key"), clock: { now })))

@@ -1,6 +1,7 @@
 import Foundation
 import PushSealCore
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealReceiver
 import Testing
 
@@ -12,13 +13,13 @@ struct InBandBundleReceiverTests {
     /// A device store (device key, pinned provider, keyA for conversationA at epoch 1).
     final class Device {
         let directory: String
-        let store: KeyStore
+        let store: DeviceKeyStore
         let provider = IdentityKeyPair.generate()
 
         init() throws {
             directory = NSTemporaryDirectory() + "pushseal-receiver-bundle-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            store = try KeyStore(directory: directory, masterKey: .keyFile(path: directory + "/master.key", createIfMissing: true), create: true, clock: { now })
+            store = try DeviceKeyStore(directory: directory, masterKey: .keyFile(path: directory + "/master.key", createIfMissing: true), create: true, clock: { now })
             try store.add(keyA, conversation: conversationA, epoch: 1)
             try store.createDeviceKey()
             try store.pinProviderKey(provider.publicKey)
@@ -54,7 +55,7 @@ struct InBandBundleReceiverTests {
         let opened = device.receiver.open(json: Self.payload(wire: wire, bundle: "\"\(try device.bundle(newKey, epoch: 2))\""))
         #expect(opened.outcome == .decrypted)
         #expect(opened.keyBundle == .installed)
-        #expect(try device.store.currentKey(conversation: conversationA).key == device.deviceKey(newKey))
+        #expect(try device.store.asDirectory.currentKey(conversation: conversationA).key == device.deviceKey(newKey))
         #expect(try device.store.key(for: keyA.id).item.notAfter == now - 60, "epoch 1 retired at the provider's since")
         let again = device.receiver.open(json: Self.payload(
             wire: seal(contentA(mid: "m2"), key: try device.deviceKey(newKey)), bundle: "\"\(try device.bundle(newKey, epoch: 2))\""))

@@ -2,6 +2,7 @@ import Foundation
 @_spi(Vectors) import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealReceiver
 import Testing
 
@@ -53,7 +54,7 @@ struct IntegrationExampleTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let key = ConversationKey.generate()
         // The app's side: the store in the App Group container, written by the app.
-        let store = try KeyStore(directory: directory, masterKey: .bytes(masterKey), create: true)
+        let store = try DeviceKeyStore(directory: directory, masterKey: .bytes(masterKey), create: true)
         try store.add(key, conversation: "c1", epoch: 1)
 
         let receiver = makeChatReceiver(storeDirectory: directory, masterKey: .bytes(masterKey))

@@ -2,6 +2,7 @@ import Foundation
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealReceiver
 import Testing
 
@@ -12,13 +13,13 @@ struct KeyStoreKeySourceTests {
     final class Device {
         let directory: String
         let masterKeyPath: String
-        let store: KeyStore
+        let store: DeviceKeyStore
 
         init() throws {
             directory = NSTemporaryDirectory() + "pushseal-receiver-store-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             masterKeyPath = directory + "/master.key"
-            store = try KeyStore(directory: directory, masterKey: .keyFile(path: masterKeyPath, createIfMissing: true), create: true, clock: { now })
+            store = try DeviceKeyStore(directory: directory, masterKey: .keyFile(path: masterKeyPath, createIfMissing: true), create: true, clock: { now })
             try store.add(keyA, conversation: conversationA, epoch: 1)
         }
 

@@ -2,6 +2,7 @@ import Foundation
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealReceiver
 import Testing
 
@@ -59,7 +60,7 @@ struct RetirementTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let masterKey = MasterKeySource.keyFile(path: directory + "/master.key", createIfMissing: true)
         let rotationTime = now - 3_600
-        let device = try KeyStore(directory: directory, masterKey: masterKey, create: true, clock: { rotationTime })
+        let device = try DeviceKeyStore(directory: directory, masterKey: masterKey, create: true, clock: { rotationTime })
         try device.add(keyA, conversation: conversationA, epoch: 1)
         let source = KeyStoreKeySource(directory: directory, masterKey: .keyFile(path: directory + "/master.key"), clock: { now })
         let receiver = makeReceiver(source)
@@ -68,7 +69,7 @@ struct RetirementTests {
 
         // Before the rotation the old key is current: the notification opens.
         #expect(receiver.open(json: forged).outcome == .decrypted)
-        _ = try device.rotate(conversation: conversationA, key: keyB)
+        _ = try device.asDirectory.rotate(conversation: conversationA, key: keyB)
         #expect(try device.key(for: keyA.id).item.notAfter == rotationTime)
         // After it: sent later than the retirement, retired_key (a fresh mid, so no duplicate shortcut).
         let forgedAgain = Array(apns(wire: seal(contentA(mid: "after-2", ts: now - 60))).utf8)
@@ -84,7 +85,7 @@ struct RetirementTests {
         let directory = NSTemporaryDirectory() + "pushseal-retirement-f1-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try KeyStore(directory: directory, masterKey: .keyFile(path: directory + "/master.key", createIfMissing: true), create: true,
+        let store = try DeviceKeyStore(directory: directory, masterKey: .keyFile(path: directory + "/master.key", createIfMissing: true), create: true,
                                  clock: { now })
         let provider = IdentityKeyPair.generate()
         try store.createDeviceKey()

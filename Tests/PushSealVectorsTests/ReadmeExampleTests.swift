@@ -1,6 +1,7 @@
 import Foundation
 import PushSealCore
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealProvider
 import PushSealReceiver
 import Testing
@@ -28,7 +29,7 @@ struct ReadmeExampleTests {
         // README end
 
         // The device got the key over the app's own E2EE channel and stored it.
-        let store = try KeyStore(directory: appGroupDirectory, masterKey: .bytes(masterKeyFromKeychain), create: true)
+        let store = try DeviceKeyStore(directory: appGroupDirectory, masterKey: .bytes(masterKeyFromKeychain), create: true)
         try store.add(key, conversation: "c_81f3", epoch: 1)
         let payloadBytes = request.body
         func display(title: String?, body: String) { out.shown.append("\(title ?? "-"): \(body)") }

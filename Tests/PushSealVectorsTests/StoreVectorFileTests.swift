@@ -3,6 +3,7 @@ import PushSealCore
 import PushSealJSON
 import PushSealKeyDirectory
 @testable import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealVectors
 import Testing
 

@@ -47,7 +47,7 @@ enum BenchCommand {
             caller, and delivered on the threads that sealed them); receiver opening from \
             payload bytes to display content, with the key in memory and through the key store; \
             key store get-by-kid with 10,000 and 100,000 keys, cold (open, look up, close) and \
-            warm (a kept KeyStore); key bundles (SPEC §16): sealing and opening one, each next \
+            warm (a kept DeviceKeyStore); key bundles (SPEC §16): sealing and opening one, each next \
             to the raw X25519 operations it needs (a key pair and two DH; two DH), and one \
             epoch key sealed to 1,000 devices on one core and on all cores; and a cold \
             process: 'pushseal open --store' spawned repeatedly next to '/bin/true', with the \

@@ -2,6 +2,7 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealJSON
 
 /// `pushseal device`: the device identity of a device store (SPEC §16.1).
@@ -56,7 +57,7 @@ enum DeviceCommand {
     static func runInit(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let location = try StoreCommand.location(context.arguments)
         let store = try StoreCommand.run(location) { () throws(KeyDirectoryError) in
-            try KeyStore(directory: location.directory, masterKey: .keyFile(path: location.masterKeyFile, createIfMissing: true), create: true)
+            try DeviceKeyStore(directory: location.directory, masterKey: .keyFile(path: location.masterKeyFile, createIfMissing: true), create: true)
         }
         do throws(KeyDirectoryError) {
             let registration = try store.createDeviceKey()

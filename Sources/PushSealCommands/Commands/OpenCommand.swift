@@ -1,6 +1,7 @@
 import PushSealCLIKit
 import PushSealCore
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealReceiver
 import PushSealJSON
 

@@ -2,6 +2,7 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealJSON
 
 /// `pushseal store`: the key store directory (provider key directory or device store).
@@ -56,8 +57,8 @@ enum StoreCommand {
     static func conversation(abstract: String) -> Option<String?> {
         Option("conversation", valueName: "cid", abstract: abstract) { (text) throws(ValueError) -> String in
             let count = text.utf8.count
-            guard count >= 1, count <= KeyStore.maximumConversationByteCount else {
-                throw ValueError("a conversation id is 1 to \(KeyStore.maximumConversationByteCount) UTF-8 bytes, not \(count)")
+            guard count >= 1, count <= DeviceKeyStore.maximumConversationByteCount else {
+                throw ValueError("a conversation id is 1 to \(DeviceKeyStore.maximumConversationByteCount) UTF-8 bytes, not \(count)")
             }
             return text
         }
@@ -97,7 +98,7 @@ enum StoreCommand {
         /// The database file, `<dir>/pushseal-keys.sqlite3` (the redacted URI on PostgreSQL).
         var databaseFile: String {
             if isConnectionURI { return displayName }
-            return directory.hasSuffix("/") ? directory + KeyStore.fileName : directory + "/" + KeyStore.fileName
+            return directory.hasSuffix("/") ? directory + DeviceKeyStore.fileName : directory + "/" + DeviceKeyStore.fileName
         }
 
         /// `--dir D` plus `--master-key-file F` when it was given, shell-quoted, for hints (a
@@ -177,11 +178,11 @@ enum StoreCommand {
 
     /// Opens the existing store at `location` (never creates anything); every failure becomes a
     /// diagnostic with hints.
-    static func open(_ location: Location, clock: @escaping SecondsClock = systemClock) throws(CLIError) -> KeyStore {
+    static func open(_ location: Location, clock: @escaping SecondsClock = systemClock) throws(CLIError) -> DeviceKeyStore {
         // Never a URI as a path (it would create `./postgresql:/…`).
         if location.isConnectionURI { throw uriRefusal(option: location.option) }
         return try run(location) { () throws(KeyDirectoryError) in
-            try KeyStore(directory: location.directory, masterKey: .keyFile(path: location.masterKeyFile), clock: clock)
+            try DeviceKeyStore(directory: location.directory, masterKey: .keyFile(path: location.masterKeyFile), clock: clock)
         }
     }
 
@@ -189,7 +190,7 @@ enum StoreCommand {
     /// connection URI the PostgreSQL key directory (in `pushseal-postgres`, the only process
     /// that gets this far with a URI).
     static func openDirectory(_ location: Location, clock: @escaping SecondsClock = systemClock) throws(CLIError) -> any KeyDirectory {
-        guard location.isConnectionURI else { return try open(location, clock: clock) }
+        guard location.isConnectionURI else { return SQLiteKeyDirectory(store: try open(location, clock: clock)) }
         return try openPostgreSQL(location, create: false, clock: clock).directory
     }
 

@@ -2,6 +2,7 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealPlatform
 
 /// Every `KeyDirectoryError` as `pushseal: error: …` with hints that say what to do (exit 1).
@@ -36,7 +37,7 @@ enum KeyStoreDiagnostics {
             }
             return [
                 "create the store with: pushseal store init \(options)",
-                "or check --dir: a key store directory holds \(KeyStore.fileName)",
+                "or check --dir: a key store directory holds \(DeviceKeyStore.fileName)",
             ]
         case let .unsupportedFileVersion(found, supported):
             return [
@@ -140,7 +141,7 @@ enum KeyStoreDiagnostics {
         var hints: [String]
         switch code {
         case 5, 6:  // SQLITE_BUSY, SQLITE_LOCKED
-            hints = ["another process held the store's lock for more than \(KeyStore.lockWaitSeconds) seconds; try again"]
+            hints = ["another process held the store's lock for more than \(DeviceKeyStore.lockWaitSeconds) seconds; try again"]
         case 8:  // SQLITE_READONLY
             hints = ["this process cannot write the store: check write permission on \(location.displayName) and \(database)"]
         case 10:  // SQLITE_IOERR

@@ -2,13 +2,14 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealProvider
 import PushSealReceiver
 import PushSealJSON
 import PushSealPlatform
 
 /// The walk-through: stores, provisioning, sealing and opening, fallbacks — through the library
-/// APIs (`KeyStore`, `NotificationSealer`, `Receiver` over `KeyStoreKeySource`), on the frozen
+/// APIs (`SQLiteKeyDirectory`, `DeviceKeyStore`, `NotificationSealer`, `Receiver` over `KeyStoreKeySource`), on the frozen
 /// clock `now`, recording one ``DemoStep`` per action.
 ///
 /// A library error that stops the walk-through (a store that cannot be created, a file that
@@ -23,8 +24,8 @@ struct DemoRun {
 
     private let clock: SecondsClock
     private var sealer: NotificationSealer?
-    private var provider: KeyStore?
-    private var device: KeyStore?
+    private var provider: SQLiteKeyDirectory?
+    private var device: DeviceKeyStore?
     private var fileCount = 0
     /// Every key the device was given (the logout wipe must remove exactly these).
     private var deviceKeyCount = 0
@@ -54,7 +55,7 @@ struct DemoRun {
         let device = try createStore(
             "create-device-store", title: "Device store (shared by the app and its notification extension)",
             directory: DemoWorkspace.deviceStore, masterKey: DemoWorkspace.deviceMasterKey)
-        self.provider = provider
+        self.provider = SQLiteKeyDirectory(store: provider)
         self.device = device
 
         try enrollDevice()
@@ -102,14 +103,14 @@ struct DemoRun {
 
     // MARK: Stores
 
-    private mutating func createStore(_ name: String, title: String, directory: String, masterKey: String) throws(CLIError) -> KeyStore {
+    private mutating func createStore(_ name: String, title: String, directory: String, masterKey: String) throws(CLIError) -> DeviceKeyStore {
         var step = DemoStep(name, section: .stores, title: title)
         let store = try Self.perform("creating the store '\(directory)'") { () throws(KeyDirectoryError) in
-            try KeyStore(
+            try DeviceKeyStore(
                 directory: workspace.path(directory), masterKey: .keyFile(path: workspace.path(masterKey), createIfMissing: true),
                 create: true, clock: clock)
         }
-        let file = directory + "/" + KeyStore.fileName
+        let file = directory + "/" + DeviceKeyStore.fileName
         step.expect("storeFile", "created", FileSystem.exists(workspace.path(file)) ? "created" : "missing")
         step.expect("storeFileMode", "0600", Self.octal(workspace.permissions(of: file)))
         step.expect("masterKeyMode", "0600", Self.octal(workspace.permissions(of: masterKey)))
@@ -164,7 +165,7 @@ struct DemoRun {
         step.expect("deviceEpochs", .array([DemoJSON.integer(1)]), .array(deviceItems.map { DemoJSON.integer($0.epoch) }))
         step.row("why", "Bob signed out of his old tablet: new notifications must use a key it never had")
         step.row("provider", "epoch 2 is current (kid \(rotated.item.keyID)); epoch 1 is retired now")
-        step.row("retired", "epoch 1 opens what was sent before now for \(KeyStore.defaultGracePeriod / 86_400) days; later ts: retired_key")
+        step.row("retired", "epoch 1 opens what was sent before now for \(DeviceKeyStore.defaultGracePeriod / 86_400) days; later ts: retired_key")
         step.row("device", "holds epoch 1 only: no app sync happens; epoch 2 arrives in band, with its first notification, and retires epoch 1 there too")
         step.detail("conversation", .string(conversation.id))
         step.detail("epoch", DemoJSON.integer(rotated.item.epoch))
@@ -196,7 +197,7 @@ struct DemoRun {
     /// device's registration with the provider key, installed into the device store. No key
     /// travels in clear; the app's API carries these bytes (out of band).
     @discardableResult
-    private mutating func handOver(_ id: KeyID, from provider: KeyStore, to device: KeyStore, label: String) throws(CLIError) -> KeyBundle {
+    private mutating func handOver(_ id: KeyID, from provider: SQLiteKeyDirectory, to device: DeviceKeyStore, label: String) throws(CLIError) -> KeyBundle {
         let exported = try Self.perform("reading key \(id)") { () throws(KeyDirectoryError) in try provider.key(for: id) }
         let bundle = try bundle(for: exported)
         let installation = try Self.perform("installing the bundle of key \(id)") { () throws(KeyBundleError) in try device.install(bundle) }
@@ -205,18 +206,17 @@ struct DemoRun {
         return bundle
     }
 
-    /// The bundle of a provider key's device key for the device (the directory's current provider
-    /// key): since = the epoch's created time, retire-by = its not-after time, expires = now +
-    /// `lifetime` (30 days unless given).
+    /// The bundle of a provider key's device key for the device, sealed by the provider's
+    /// `KeyBundle.seal(from:…)` with the directory's current provider key: since = the epoch's
+    /// created time, no retire-by while it is current, expires = now + `lifetime` (30 days unless
+    /// given; negative: already expired).
     private func bundle(for stored: StoredKey, lifetime: Int64 = KeyBundle.defaultLifetime) throws(CLIError) -> KeyBundle {
         let (provider, device) = (self.provider!, self.device!)
-        let providerKey = try Self.perform("reading the provider key") { () throws(KeyDirectoryError) in try provider.providerKey() }
         let registration = try Self.perform("reading the device registration") { () throws(KeyDirectoryError) in try device.deviceRegistration() }
-        return try Self.perform("sealing a key bundle") { () throws(KeyBundleSealingError) in
+        return try Self.perform("sealing a key bundle") { () throws(DeviceBundleError) in
             try KeyBundle.seal(
-                conversationKey: stored.key, conversation: stored.item.conversation, epoch: stored.item.epoch, since: stored.item.createdAt,
-                retireBy: stored.item.notAfter.map { max($0, stored.item.createdAt) }, expires: now + lifetime, provider: providerKey,
-                device: registration)
+                from: provider, conversation: stored.item.conversation, epoch: stored.item.epoch, device: registration, now: now,
+                lifetime: lifetime).bundle
         }
     }
 
@@ -468,15 +468,15 @@ struct DemoRun {
             let attacker = IdentityKeyPair.generate()
             let pinned = try Self.perform("reading the provider key") { () throws(KeyDirectoryError) in try provider.providerKey() }
             let registration = try Self.perform("reading the device registration") { () throws(KeyDirectoryError) in try device.deviceRegistration() }
-            bundle = try Self.perform("forging a bundle") { () throws(KeyBundleSealingError) in
-                let contents = try KeyBundleContents(
-                    key: attackerKey.key.deviceKey(for: registration.deviceKeyID), conversation: attackerKey.item.conversation,
-                    epoch: attackerKey.item.epoch, since: now, retireBy: nil, expires: now + KeyBundle.defaultLifetime)
-                var plaintext = contents.encoded()
-                defer { plaintext.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
-                return try KeyBundle.seal(
-                    plaintext: plaintext, header: KeyBundleHeader(providerKeyID: pinned.providerKeyID), sender: attacker,
-                    devicePublicKey: registration.publicKey, ephemeral: nil).bundle
+            // Sealed with the attacker's own key pair, then its header made to name the pinned
+            // provider key (the header is the bundle's associated data; nothing else changes).
+            let sealed = try Self.perform("forging a bundle") { () throws(KeyBundleSealingError) in
+                try KeyBundle.seal(
+                    conversationKey: attackerKey.key, conversation: attackerKey.item.conversation, epoch: attackerKey.item.epoch,
+                    since: now, retireBy: nil, expires: now + KeyBundle.defaultLifetime, provider: attacker, device: registration)
+            }
+            bundle = try Self.perform("forging a bundle") { () throws(KeyBundleError) in
+                try KeyBundle(bytes: KeyBundleHeader(providerKeyID: pinned.providerKeyID).encoded() + sealed.bytes.dropFirst(KeyBundleHeader.byteCount))
             }
         } else {
             bundle = try self.bundle(for: attackerKey, lifetime: -3_600)

@@ -2,6 +2,7 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealJSON
 
 /// `pushseal store init`.
@@ -35,9 +36,9 @@ enum StoreInitCommand {
         // Only for the hint on a failure: whether this init created the store is the store's answer.
         let storeExisted = if case let .file(size, _) = FileStatus(location.databaseFile) { size > 0 } else { false }
         let keyFileExisted = FileStatus(location.masterKeyFile) != .missing
-        let store: KeyStore
+        let store: DeviceKeyStore
         do throws(KeyDirectoryError) {
-            store = try KeyStore(
+            store = try DeviceKeyStore(
                 directory: location.directory,
                 masterKey: .keyFile(path: location.masterKeyFile, createIfMissing: true),
                 create: true)

@@ -2,6 +2,7 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealJSON
 
 /// `pushseal store purge`.
@@ -59,7 +60,7 @@ enum StorePurgeCommand {
         let store = try StoreCommand.openDirectory(location, clock: StoreCommand.clock(now))
         let removed = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.purgeExpired(gracePeriod: grace) }
         var pruned: Int?
-        if pruneLog, let store = store as? KeyStore {
+        if pruneLog, let store = (store as? SQLiteKeyDirectory)?.store {
             let (window, overflow) = maxAge.addingReportingOverflow(maxSkew)
             pruned = try StoreCommand.run(location) { () throws(KeyDirectoryError) in
                 try store.pruneDeliveries(olderThan: overflow ? Int64.max : window)

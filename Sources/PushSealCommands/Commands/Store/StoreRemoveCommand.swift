@@ -2,6 +2,7 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealJSON
 
 /// `pushseal store remove`.
@@ -64,7 +65,7 @@ enum StoreRemoveCommand {
         var newRegistration: DeviceRegistration?
         if all {
             removed = try StoreCommand.run(location) { () throws(KeyDirectoryError) -> Int in
-                guard let store = store as? KeyStore else { return 0 }
+                guard let store = (store as? SQLiteKeyDirectory)?.store else { return 0 }
                 // A device store: the logout wipe also replaces the device key (SPEC §16.5).
                 guard (try? store.deviceRegistration()) != nil else { return try store.removeAll() }
                 let wiped = try store.wipeDevice()

@@ -5,7 +5,7 @@ import PushSealKeyDirectory
 /// conversation was given and its key id, authenticated under the master key, so that a deleted
 /// or rolled-back newest row is `KeyDirectoryError.corruptedItem(_:)` and never a silent fall-back
 /// to an older epoch that a removed member still holds.
-extension KeyStore {
+extension DeviceKeyStore {
     typealias EpochRecord = PushSealKeyDirectory.EpochRecord
 
     /// Format 2 -> 3: a record for every conversation, from its newest row as it is.

@@ -9,7 +9,7 @@ import PushSealKeyDirectory
 /// ```
 /// value = kid(16) || HMAC-SHA256(rk, 0x03 || kid(16))
 /// ```
-extension KeyStore {
+extension DeviceKeyStore {
     /// Format 5 -> 6: the newest provider key pair (as before: created last) becomes the recorded one.
     static func createProviderKeyRecord(_ connection: SQLiteConnection, masterKey: SecretKey) throws(KeyDirectoryError) {
         let newest = try connection.withStatement(

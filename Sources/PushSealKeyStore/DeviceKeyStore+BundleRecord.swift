@@ -5,7 +5,7 @@ import PushSealKeyDirectory
 /// §3.6): the high-water epoch H installed from a bundle, its since time S_H, and the purge
 /// tombstone P. Tagged under the epoch-record key with its own format byte (0x02; the epoch
 /// record's is 0x01), so an edited record is refused and the install fails closed.
-extension KeyStore {
+extension DeviceKeyStore {
     static let bundleRecordFormat: UInt8 = 0x02
     static let bundleRecordColumns = "conversation, high_water, high_water_since, purged_through, tag"
 

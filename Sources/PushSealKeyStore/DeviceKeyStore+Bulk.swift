@@ -2,7 +2,7 @@ import PushSealCore
 import PushSealKeyDirectory
 
 /// Adding many keys at once (benchmark fixtures; package access only).
-extension KeyStore {
+extension DeviceKeyStore {
     /// One key to add with ``addAll(_:)``.
     package struct NewItem: Sendable {
         /// The key.

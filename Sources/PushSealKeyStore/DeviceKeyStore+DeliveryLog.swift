@@ -1,5 +1,6 @@
 import PushSealCore
 import PushSealKeyDirectory
+internal import PushSealPlatform
 
 /// What recording a delivery found (SPEC §10.4).
 public enum DeliveryCheck: Sendable, Equatable {
@@ -13,7 +14,7 @@ public enum DeliveryCheck: Sendable, Equatable {
 
 /// The receiver's duplicate log (SPEC §10.4): HMACs of (cid, mid) with the time first seen and a
 /// keyed digest of the first envelope.
-extension KeyStore {
+extension DeviceKeyStore {
     /// Atomically checks and records (conversation, messageID) at `clock()`: one `BEGIN IMMEDIATE`
     /// transaction with `INSERT OR IGNORE`. Returns true when the pair was already recorded (the
     /// first recording time is kept). Only an HMAC of the pair under a store-derived key is
@@ -39,12 +40,12 @@ extension KeyStore {
         let tag = ItemSealing.deliveryTag(conversation: conversation, messageID: messageID, logKey: deliveryLogKey)
         let envelopeTag = envelope.map { ItemSealing.envelopeTag($0, logKey: deliveryLogKey) }
         let now = clock()
-        return try session(.write) { connection throws(KeyDirectoryError) -> DeliveryCheck in
+        return try session(.writeLosableToPowerLoss) { connection throws(KeyDirectoryError) -> DeliveryCheck in
             try Self.writeDelivery(tag: tag, envelopeTag: envelopeTag, now: now, pruningOlderThan: retention, connection)
         }
     }
 
-    /// `KeyStore(directory:masterKey:clock:)` followed by
+    /// `DeviceKeyStore(directory:masterKey:clock:)` followed by
     /// ``recordDelivery(conversation:messageID:pruningOlderThan:)``, for a receiver that opens the
     /// store once per notification: for a store at the current format, the checks of both (file,
     /// format version, master key against the verifier, re-read header) and the write run in one
@@ -71,7 +72,7 @@ extension KeyStore {
             source: source, clock: clock) {
             return check
         }
-        let store = try KeyStore(directory: directory, masterKey: source, clock: clock)
+        let store = try DeviceKeyStore(directory: directory, masterKey: source, clock: clock)
         return try store.recordDelivery(conversation: conversation, messageID: messageID, envelope: envelope, pruningOlderThan: retention)
     }
 
@@ -93,7 +94,7 @@ extension KeyStore {
         let envelopeTag = envelope.map { ItemSealing.envelopeTag($0, logKey: logKey) }
         let now = clock()
         do {
-            return try connection.transaction(.write) { () throws(KeyDirectoryError) -> DeliveryCheck in
+            return try connection.transaction(.writeLosableToPowerLoss) { () throws(KeyDirectoryError) -> DeliveryCheck in
                 let header = try Schema.readHeader(connection)
                 // Uninitialized, foreign, newer or older (to be migrated by the opening path)
                 // files, and a wrong master key, throw here: the two-step path reports them.

@@ -4,7 +4,7 @@ import PushSealKeyDirectory
 /// Identities for key bundles (SPEC §16, Docs/KEY-STORE.md §2): a device store holds one device
 /// key and the pinned provider public keys; a key directory holds the provider's own key pairs.
 /// Private keys are sealed at rest under the master key like every conversation key.
-extension KeyStore {
+extension DeviceKeyStore {
     // MARK: - Device key
 
     /// Creates this store's device key (once): a fresh X25519 key pair, its private half sealed
@@ -65,45 +65,6 @@ extension KeyStore {
     /// Unpins the provider key with `id`; `KeyDirectoryError.itemNotFound` when it is not pinned.
     public func unpinProviderKey(id: KeyID) throws(KeyDirectoryError) {
         try removeIdentity(.pinned, id)
-    }
-
-    // MARK: - Provider key pairs (key directory side)
-
-    /// Creates a provider key pair. The first one is the current one at once; any later one is
-    /// not used for bundles until ``promoteProviderKey(id:)`` makes it current, so devices can pin
-    /// it first. Older ones stay until removed, so bundles sealed with them and devices that
-    /// pinned them keep working. The current one is recorded (authenticated, file format 6) in
-    /// the same transaction.
-    @discardableResult
-    public func createProviderKey() throws(KeyDirectoryError) -> ProviderKeyInfo {
-        try rules.createProviderKey()
-    }
-
-    /// Makes the provider key pair `id` the current one: bundles are sealed with it from now on.
-    /// `KeyDirectoryError.itemNotFound` when there is none with this id. Promoting the current one
-    /// changes nothing.
-    public func promoteProviderKey(id: KeyID) throws(KeyDirectoryError) {
-        try rules.promoteProviderKey(id: id)
-    }
-
-    /// Every provider key pair's public facts, oldest first (the last is the newest).
-    public func providerKeys() throws(KeyDirectoryError) -> [ProviderKeyInfo] {
-        try rules.providerKeys()
-    }
-
-    /// The provider key pair with `id`, or the current one (the recorded newest, file format 6)
-    /// when `id` is nil; `KeyDirectoryError.itemNotFound` when there is none.
-    /// `KeyDirectoryError.providerKeyMissing(_:)` when the current one's row was deleted outside the
-    /// API (or its record was): never an older key pair instead.
-    public func providerKey(id: KeyID? = nil) throws(KeyDirectoryError) -> IdentityKeyPair {
-        try rules.providerKey(id: id)
-    }
-
-    /// Removes the provider key pair with `id`; `KeyDirectoryError.itemNotFound` when absent.
-    /// The current one goes only when it is the last one (its record goes with it); while others
-    /// remain it is `KeyDirectoryError.invalidArgument(_:)`: promote another one first.
-    public func removeProviderKey(id: KeyID) throws(KeyDirectoryError) {
-        try rules.removeProviderKey(id: id)
     }
 
     // MARK: - Installing bundles (device side)
@@ -241,7 +202,7 @@ extension KeyStore {
     // MARK: - Rows
 
     /// The rules over this store's file (identity rows, checked).
-    typealias Rules = KeyDirectoryRules<KeyStore>
+    typealias Rules = KeyDirectoryRules<DeviceKeyStore>
 
     /// Inserts one identity row; returns its created time. `KeyDirectoryError.duplicateItem` when
     /// the row exists (or, for the device key, any device key exists).

@@ -4,10 +4,14 @@ import PushSealKeyDirectory
 internal import SQLite3
 #else
 internal import CSQLite
+internal import PushSealPlatform
 #endif
 
-/// A keychain-like store of conversation keys on SQLite, shared by several processes (an app and
-/// its notification extension, or several provider workers).
+/// The device's keychain-like store of conversation keys on SQLite, shared by several processes
+/// (an app and its notification extension): key lookup by kid, the duplicate log, the device key,
+/// the pinned provider keys and bundle install. The provider's key directory on the same file
+/// format (rotation, the current key, provider key pairs, device registrations) is
+/// `SQLiteKeyDirectory` (module PushSealKeyDirectorySQLite), which a receiver does not link.
 ///
 /// Items are (conversation, epoch) → K, indexed by key id, with a label and created/not-after
 /// times. Every K is sealed at rest under the store master key with associated data binding its
@@ -18,7 +22,7 @@ internal import CSQLite
 /// names the file the connection has open (a store re-created or replaced underneath is reopened)
 /// and that its header is still this store's. Calls may come from any thread (one at a time per
 /// instance, behind a lock) and any number of processes at once. See Docs/KEY-STORE.md.
-public final class KeyStore: KeyDirectory, KeyDirectoryStorage, Sendable {
+public final class DeviceKeyStore: KeyDirectoryStorage, Sendable {
     /// The database file's name inside the store directory.
     public static let fileName = "pushseal-keys.sqlite3"
     /// The newest file format version this code reads and writes.
@@ -57,7 +61,7 @@ public final class KeyStore: KeyDirectory, KeyDirectoryStorage, Sendable {
     /// Checks the file's format version (migrating an older one), and checks the master key
     /// against the store's verifier, so a wrong key is `KeyDirectoryError.locked(_:)` here rather
     /// than every item looking corrupted later. The connection opened here is kept for the
-    /// instance's later calls (see ``KeyStore``).
+    /// instance's later calls (see ``DeviceKeyStore``).
     public init(
         directory: String, masterKey source: MasterKeySource, create: Bool = false, clock: @escaping SecondsClock = systemClock
     ) throws(KeyDirectoryError) {
@@ -70,7 +74,7 @@ public final class KeyStore: KeyDirectory, KeyDirectoryStorage, Sendable {
         var loadedKey: SecretKey?
         if try Self.directoryIsMissing(directory, create: create) {
             if let failure = FileSystem.makeDirectories(directory) {
-                throw .locked("cannot create directory \(failure.path): \(FileSystem.describe(failure.errno))")
+                throw .locked("cannot create directory \(failure.path): \(Errno.message(failure.errno))")
             }
             do {
                 loadedKey = try source.load(mayCreate: true)
@@ -86,12 +90,12 @@ public final class KeyStore: KeyDirectory, KeyDirectoryStorage, Sendable {
             guard create else { throw .storeNotFound("\(path) does not exist") }
             if loadedKey == nil { loadedKey = try source.load(mayCreate: true) }
             if let code = FileSystem.createExclusively(path) {
-                throw .locked("cannot create \(path): \(FileSystem.describe(code))")
+                throw .locked("cannot create \(path): \(Errno.message(code))")
             }
         case .directory, .other:
             throw .invalidStore("\(path) is not a regular file")
         case let .failed(code):
-            throw .locked("cannot access \(path): \(FileSystem.describe(code))")
+            throw .locked("cannot access \(path): \(Errno.message(code))")
         }
 
         let connection = try Self.connect(path)
@@ -165,44 +169,11 @@ public final class KeyStore: KeyDirectory, KeyDirectoryStorage, Sendable {
         try rules.key(for: id)
     }
 
-    /// The conversation's current key: its newest epoch, when that is live now (no not-after
-    /// time, or not-after not yet passed). `KeyDirectoryError.itemNotFound` when the conversation
-    /// has no keys, or its newest epoch is retired or was removed (rotate to continue): never an
-    /// older epoch, which a member removed by the rotation may still hold.
-    ///
-    /// The newest epoch comes from the conversation's authenticated epoch record (file format 3),
-    /// not from the rows: a deleted newest row, a rolled-back record or an edited epoch or
-    /// not-after time is `KeyDirectoryError.corruptedItem(_:)`; a missing record while rows exist is
-    /// `KeyDirectoryError.epochRecordMissing(conversation:)`; a record below the conversation's
-    /// high-water mark (its rows and record put back from an older copy, file format 7) is
-    /// `KeyDirectoryError.rolledBack(conversation:epoch:highWater:)`, and nothing is served.
-    public func currentKey(conversation: String) throws(KeyDirectoryError) -> StoredKey {
-        try rules.currentKey(conversation: conversation)
-    }
-
     /// Metadata of every item (or of one conversation's), ordered by conversation bytes and
     /// epoch. Each row is authenticated (its key is unsealed in zeroing memory and dropped), so
     /// an edited label, time or epoch is `KeyDirectoryError.corruptedItem(_:)`; never returns a secret.
     public func items(conversation: String? = nil) throws(KeyDirectoryError) -> [KeyItem] {
         try rules.items(conversation: conversation)
-    }
-
-    /// Rotates `conversation`: a fresh random key (or `key`, when given) at epoch max + 1 (1 for a
-    /// conversation without keys), and every earlier epoch is retired now, whatever lifetime it
-    /// had: its not-after (retire-by) time becomes `min(not-after, now)`. All in one write
-    /// transaction, so concurrent rotations get distinct, consecutive epochs.
-    ///
-    /// A retired key still opens notifications sent up to its retire-by time (plus the receiver's
-    /// future-skew allowance) until ``purgeExpired(gracePeriod:)`` deletes it after the grace
-    /// period; a notification claiming a later `ts` falls back with `retired_key`, so a member
-    /// removed by the rotation cannot forge fresh notifications with the old key (SPEC §10.2).
-    ///
-    /// Pass `key` to mirror a rotation made elsewhere (a device receiving the provider's new key
-    /// retires its earlier epochs the same way); `KeyDirectoryError.duplicateItem` when the store
-    /// already holds that key id, and then nothing changes.
-    @discardableResult
-    public func rotate(conversation: String, label: String? = nil, key supplied: ConversationKey? = nil) throws(KeyDirectoryError) -> StoredKey {
-        try rules.rotate(conversation: conversation, label: label, key: supplied)
     }
 
     /// Removes the item with id `keyID`; `KeyDirectoryError.itemNotFound` when absent. Removing a
@@ -241,14 +212,14 @@ public final class KeyStore: KeyDirectory, KeyDirectoryStorage, Sendable {
     /// store-and-forward time, so a notification sent just before a rotation still opens when it
     /// is delivered late. See Docs/KEY-STORE.md for what makes a purge durable.
     @discardableResult
-    public func purgeExpired(gracePeriod: Int64 = KeyStore.defaultGracePeriod) throws(KeyDirectoryError) -> Int {
+    public func purgeExpired(gracePeriod: Int64 = DeviceKeyStore.defaultGracePeriod) throws(KeyDirectoryError) -> Int {
         try rules.purgeExpired(gracePeriod: gracePeriod)
     }
 
     // MARK: - Internals
 
     /// The rules of every key directory over this store's file.
-    var rules: KeyDirectoryRules<KeyStore> {
+    package var rules: KeyDirectoryRules<DeviceKeyStore> {
         KeyDirectoryRules(storage: self, masterKey: masterKey, recordKey: epochRecordKey, verifier: verifier, clock: clock)
     }
 
@@ -366,7 +337,7 @@ public final class KeyStore: KeyDirectory, KeyDirectoryStorage, Sendable {
         case .regularFile, .other:
             throw .locked("\(directory) is not a directory")
         case let .failed(code):
-            throw .locked("cannot access directory \(directory): \(FileSystem.describe(code))")
+            throw .locked("cannot access directory \(directory): \(Errno.message(code))")
         }
     }
 
@@ -397,6 +368,3 @@ extension KeyDirectoryRow {
             notAfter: statement.optionalInt64(5), sealed: statement.bytes(6))
     }
 }
-
-/// The store's file-system calls (shared with the master-key files, module PushSealKeyDirectory).
-typealias FileSystem = StoreFileSystem

@@ -10,7 +10,7 @@ import PushSealKeyDirectory
 /// removed member holds, and no epoch number at or below the mark is given out again.
 ///
 /// `epoch_marks` row: `tag = HMAC-SHA256(rk, 0x04 || uint32be(len cid) || cid || int64be(epoch))`.
-extension KeyStore {
+extension DeviceKeyStore {
     /// Format 6 -> 7: every conversation's mark from its epoch record as it is.
     static func createEpochMarks(_ connection: SQLiteConnection, masterKey: SecretKey) throws(KeyDirectoryError) {
         let recordKey = ItemSealing.epochRecordKey(masterKey: masterKey)

@@ -1,8 +1,9 @@
 import PushSealCore
 import PushSealKeyDirectory
+internal import PushSealPlatform
 
 /// The receiver's key lookup: found / not found / unavailable, in SPEC §10.2 order.
-extension KeyStore {
+extension DeviceKeyStore {
     /// The receiver's three-way lookup (found / not found / unavailable); never throws.
     public func lookup(_ id: KeyID) -> KeyLookup {
         do {
@@ -26,7 +27,7 @@ extension KeyStore {
             case .regularFile: break
             case .missing: throw KeyDirectoryError.storeNotFound("\(path) does not exist")
             case .directory, .other: throw KeyDirectoryError.invalidStore("\(path) is not a regular file")
-            case let .failed(code): throw KeyDirectoryError.locked("cannot access \(path): \(FileSystem.describe(code))")
+            case let .failed(code): throw KeyDirectoryError.locked("cannot access \(path): \(Errno.message(code))")
             }
             let connection = try connect(path)
             defer { connection.close() }

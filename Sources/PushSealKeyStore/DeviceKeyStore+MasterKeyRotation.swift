@@ -4,7 +4,7 @@ import PushSealKeyDirectory
 /// Master-key rotation: every row sealed again under a new master key in one transaction, so a
 /// copy of the store made before (with keys purged since) no longer opens once the old master
 /// key is destroyed. Docs/KEY-STORE.md §8 ("A purge is durable only against later copies").
-extension KeyStore {
+extension DeviceKeyStore {
     /// Seals every key, every identity, every epoch record and the verifier again under the master key of
     /// `newSource`, and clears the duplicate log, in one write transaction: all or nothing. A row
     /// that does not unseal under the current master key (`corruptedItem`) aborts the rotation
