@@ -44,7 +44,7 @@ struct HostileTrialTests {
             let bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
-            #expect(bound == 0, "bind: \(Errno.message(errno))")
+            #expect(bound == 0, "bind: \(String(cString: strerror(errno)))")
             close(fd)
         }
         #expect(socketError?.contains("is not a regular file") == true, "\(socketError ?? "no error")")
@@ -114,7 +114,8 @@ struct HostileTrialTests {
         _ = try store.asDirectory.rotate(conversation: "c")
         let holder = try holdExclusiveLock(dir.database, seconds: Double(DeviceKeyStore.lockWaitSeconds) + 10)
         defer { _ = holder.kill9() }
-        let found = try reopen(dir).asDirectory.currentKey(conversation: "c")
+        let started = MonotonicClock.seconds()
+        let error = storeError { try store.asDirectory.currentKey(conversation: "c") }
         let waited = MonotonicClock.seconds() - started
         guard case let .sqlite(code, _, message)? = error else {
             Issue.record("expected SQLITE_BUSY, got \(String(describing: error))")
@@ -293,9 +294,12 @@ struct HostileTrialTests {
     @Test func temporariesOfDeadProcessesAreRemovedOthersKept() throws {
         let dir = TemporaryDirectory()
         // A PID that is certainly dead: a child that has exited and been reaped.
-        let (child, status) = ProcessSpawner.spawn(["/bin/true"])
-        #expect(status == 0)
-        ProcessSpawner.wait(for: child)
+        var child: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+        defer { free(argv[0]) }
+        #expect(posix_spawn(&child, "/bin/true", nil, nil, argv, environ) == 0)
+        var status: Int32 = 0
+        waitpid(child, &status, 0)
         let dead = dir.file("master.key.tmp-\(child)-0011223344556677")
         let alive = dir.file("master.key.tmp-\(getpid())-8899aabbccddeeff")
         let unrelated = dir.file("master.key.tmp-notapid")

@@ -132,7 +132,7 @@ struct MultiProcessTests {
     @Test func killingAProcessRightAfterItsMarksKeepsEveryMark() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        let key = try store.rotate(conversation: "k")
+        let key = try store.asDirectory.rotate(conversation: "k")
         var total = 0
         for round in 0..<30 {
             let conversation = "c\(round)"

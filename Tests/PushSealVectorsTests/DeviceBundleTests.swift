@@ -1,6 +1,7 @@
 import Foundation
 import PushSealCore
 import PushSealKeyDirectory
+import PushSealKeyDirectorySQLite
 import PushSealKeyStore
 import PushSealProvider
 import PushSealReceiver
@@ -12,15 +13,15 @@ import Testing
 struct DeviceBundleTests {
     static let now: Int64 = 1_700_000_000
 
-    static func makeStore() throws -> KeyStore {
+    static func makeStore() throws -> DeviceKeyStore {
         let directory = NSTemporaryDirectory() + "pushseal-device-bundle-" + UUID().uuidString
-        return try KeyStore(
+        return try DeviceKeyStore(
             directory: directory, masterKey: .keyFile(path: directory + "/master.key", createIfMissing: true), create: true, clock: { now })
     }
 
     /// A provider directory with a provider key and conversation c1, and a device pinned to it.
-    static func setUp() throws -> (directory: KeyStore, device: KeyStore, registration: DeviceRegistration) {
-        let directory = try makeStore()
+    static func setUp() throws -> (directory: SQLiteKeyDirectory, device: DeviceKeyStore, registration: DeviceRegistration) {
+        let directory = SQLiteKeyDirectory(store: try makeStore())
         let device = try makeStore()
         let provider = try directory.createProviderKey()
         let registration = try device.createDeviceKey()
@@ -84,7 +85,7 @@ struct DeviceBundleTests {
             try KeyBundle.seal(from: directory, conversation: "c1", device: registration, now: .max, lifetime: 1)
         } == .invalidLifetime(1))
 
-        let bare = try Self.makeStore()
+        let bare = SQLiteKeyDirectory(store: try Self.makeStore())
         _ = try bare.rotate(conversation: "c1")
         #expect(Self.refusal { () throws(DeviceBundleError) in
             try KeyBundle.seal(from: bare, conversation: "c1", device: registration, now: Self.now)
