@@ -1,6 +1,7 @@
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealProvider
 
 /// Provider figures: content (a `NotificationContent`) to complete APNs payload bytes.
@@ -45,7 +46,7 @@ enum SealWorkloads {
             attributes: [("content_bytes", .integer(contentBytes)), ("padded_bytes", .integer(padded)), ("keys", .integer(fixture.keyCount))],
             makeWorker: {
                 let sealer = try! NotificationSealer()
-                let provider = CachingKeyProvider(directory: fixture.store)
+                let provider = CachingKeyProvider(directory: SQLiteKeyDirectory(store: fixture.store))
                 let conversation = fixture.probeConversation
                 let content = Fixtures.content(byteCount: contentBytes, conversation: conversation)
                 let options = Fixtures.apnsOptions
