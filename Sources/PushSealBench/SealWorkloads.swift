@@ -1,5 +1,6 @@
 import PushSealCore
 import PushSealKeyDirectory
+import PushSealKeyStore
 import PushSealKeyDirectorySQLite
 import PushSealProvider
 
@@ -34,10 +35,10 @@ enum SealWorkloads {
             })
     }
 
-    /// ``single(contentBytes:key:)`` with the conversation's current key from the store fixture's
-    /// file (10,000 keys) as a provider's `SQLiteKeyDirectory` on its kept connection, through a
-    /// `CachingKeyProvider` with its default time to live, asked for the key on every seal: what
-    /// a long-lived provider on SQLite does per notification. Compared with `seal.apns.N` (the key in memory), not with the raw AEAD.
+    /// ``single(contentBytes:key:)`` with the conversation's current key from the device store
+    /// fixture (its kept `KeyStore`, 10,000 keys) through a `CachingKeyProvider` with its default
+    /// time to live, asked for the key on every seal: what a long-lived provider on SQLite does
+    /// per notification. Compared with `seal.apns.N` (the key in memory), not with the raw AEAD.
     static func throughStore(_ fixture: StoreFixture, contentBytes: Int) -> Workload {
         let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
         return Workload(
