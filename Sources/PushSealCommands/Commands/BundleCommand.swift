@@ -2,7 +2,6 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import PushSealJSON
 
 /// `pushseal bundle`: key bundles, one device's key sealed to that device (SPEC §16, format 2).
