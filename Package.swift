@@ -124,7 +124,7 @@ let package = Package(
 
         // `pushseal bench`: measures sealing, opening and key store lookups next to the raw AEAD of
         // the crypto backend (internal module, not a product).
-        .target(name: "PushSealBench", dependencies: ["PushSealPlatform", "CBenchAffinity", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
+        .target(name: "PushSealBench", dependencies: ["PushSealPlatform", "CBenchAffinity", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite", "PushSealProvider", "PushSealReceiver"]),
 
         // Hand-written argument parsing, help and diagnostics in swift-argument-parser's style,
         // and the standard streams (no Foundation: cold start matters).

@@ -43,14 +43,40 @@ package enum JSONParser {
         return try Array(bytes).withUnsafeBytes(attempt).get()
     }
 
+    /// Parses like ``parseKeepingDuplicateNames(_:maximumDepth:)`` and also returns the byte
+    /// offset of every repeated member name, in document order (the order in which a walk of
+    /// the tree, each object's members in order before their values, meets the repeats): for
+    /// `pushseal inspect`, which says where the receiver's duplicate is.
+    package static func parseRecordingDuplicateNames(
+        _ bytes: some Collection<UInt8>, maximumDepth: Int = 16
+    ) throws(Error) -> (value: JSONValue, duplicateOffsets: [Int]) {
+        let attempt = { (buffer: UnsafeRawBufferPointer) in
+            Result { () throws(Error) -> (value: JSONValue, duplicateOffsets: [Int]) in
+                var offsets: [Int] = []
+                let value = try parse(buffer, maximumDepth: maximumDepth, rejectingDuplicateNames: false, duplicateOffsets: &offsets)
+                return (value, offsets)
+            }
+        }
+        if let result = bytes.withContiguousStorageIfAvailable({ attempt(UnsafeRawBufferPointer($0)) }) {
+            return try result.get()
+        }
+        return try Array(bytes).withUnsafeBytes(attempt).get()
+    }
+
     private static func parse(_ buffer: UnsafeRawBufferPointer, maximumDepth: Int, rejectingDuplicateNames: Bool) throws(Error) -> JSONValue {
         var reader = JSONReader(bytes: buffer, maximumDepth: maximumDepth)
         reader.rejectsDuplicateNames = rejectingDuplicateNames
-        reader.skipWhitespace()
-        let value = try reader.parseValue(depth: 0)
-        reader.skipWhitespace()
-        guard reader.index == buffer.count else { throw reader.error("unexpected data after the JSON value") }
-        return value
+        return try reader.parseDocument()
+    }
+
+    private static func parse(
+        _ buffer: UnsafeRawBufferPointer, maximumDepth: Int, rejectingDuplicateNames: Bool, duplicateOffsets: inout [Int]
+    ) throws(Error) -> JSONValue {
+        var reader = JSONReader(bytes: buffer, maximumDepth: maximumDepth)
+        reader.rejectsDuplicateNames = rejectingDuplicateNames
+        reader.duplicateNameOffsets = []
+        defer { duplicateOffsets = reader.duplicateNameOffsets ?? [] }
+        return try reader.parseDocument()
     }
 }
 
@@ -60,6 +86,9 @@ package struct JSONReader {
     package let bytes: UnsafeRawBufferPointer
     package let maximumDepth: Int
     package var rejectsDuplicateNames = true
+    /// When not nil (and duplicates are not rejected), the byte offset of each repeated member
+    /// name is appended here.
+    package var duplicateNameOffsets: [Int]?
     package var index = 0
 
     package init(bytes: UnsafeRawBufferPointer, maximumDepth: Int) {
@@ -83,6 +112,15 @@ package struct JSONReader {
             default: return
             }
         }
+    }
+
+    /// Exactly one value, with optional whitespace around it and nothing after it.
+    package mutating func parseDocument() throws(JSONParser.Error) -> JSONValue {
+        skipWhitespace()
+        let value = try parseValue(depth: 0)
+        skipWhitespace()
+        guard index == bytes.count else { throw error("unexpected data after the JSON value") }
+        return value
     }
 
     package mutating func parseValue(depth: Int) throws(JSONParser.Error) -> JSONValue {
@@ -126,8 +164,9 @@ package struct JSONReader {
             guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
             let nameOffset = index
             let name = try parseString()
-            if rejectsDuplicateNames, Self.isDuplicate(name, in: members, names: &names) {
-                throw error("duplicate member name \"\(name)\"", at: nameOffset)
+            if rejectsDuplicateNames || duplicateNameOffsets != nil, Self.isDuplicate(name, in: members, names: &names) {
+                if rejectsDuplicateNames { throw error("duplicate member name \"\(name)\"", at: nameOffset) }
+                duplicateNameOffsets!.append(nameOffset)
             }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw error("expected ':'") }

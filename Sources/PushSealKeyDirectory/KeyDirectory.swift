@@ -87,9 +87,17 @@ public protocol KeyDirectory: AnyObject, Sendable {
     /// Revokes the registered device `id`: nothing is sealed to it any more.
     @discardableResult
     func revokeDevice(id: KeyID) throws(KeyDirectoryError) -> RegisteredDevice
+
+    /// Whether epoch `epoch` of `conversation` was created before per-device keys (its K went out
+    /// in format-1 bundles), so that it cannot be the root of per-device keys (SPEC §16.9). Only
+    /// a SQLite key store can have such epochs; the default is false.
+    func isSharedEpoch(conversation: String, epoch: Int64) throws(KeyDirectoryError) -> Bool
 }
 
 extension KeyDirectory {
+    /// No epoch is shared: a directory that never sealed format-1 bundles.
+    public func isSharedEpoch(conversation: String, epoch: Int64) throws(KeyDirectoryError) -> Bool { false }
+
     /// Whether a per-device seal for `deviceKeyID` is allowed (`RegisteredDevice.Rules.requireSealable(_:registered:directoryHasRegistrations:)`):
     /// never for a revoked device; for an unregistered one only while the directory registers no device.
     public func requireSealable(deviceKeyID: KeyID) throws(KeyDirectoryError) {

@@ -119,6 +119,12 @@ public final class SQLiteKeyDirectory: KeyDirectory, Sendable {
         try rules.rotate(conversation: conversation, label: label, key: supplied)
     }
 
+    /// Whether epoch `epoch` of `conversation` was created before per-device keys (its K went out
+    /// in format-1 bundles), so that it cannot be the root of per-device keys (SPEC §16.9).
+    public func isSharedEpoch(conversation: String, epoch: Int64) throws(KeyDirectoryError) -> Bool {
+        try store.isSharedEpoch(conversation: conversation, epoch: epoch)
+    }
+
     /// Creates a provider key pair. The first one is the current one at once; any later one is
     /// not used for bundles until ``promoteProviderKey(id:)`` makes it current, so devices can pin
     /// it first. Older ones stay until removed, so bundles sealed with them and devices that

@@ -40,7 +40,7 @@ extension DeviceKeyStore {
         let tag = ItemSealing.deliveryTag(conversation: conversation, messageID: messageID, logKey: deliveryLogKey)
         let envelopeTag = envelope.map { ItemSealing.envelopeTag($0, logKey: deliveryLogKey) }
         let now = clock()
-        return try session(.write) { connection throws(KeyDirectoryError) -> DeliveryCheck in
+        return try session(.writeLosableToPowerLoss) { connection throws(KeyDirectoryError) -> DeliveryCheck in
             try Self.writeDelivery(tag: tag, envelopeTag: envelopeTag, now: now, pruningOlderThan: retention, connection)
         }
     }
@@ -94,7 +94,7 @@ extension DeviceKeyStore {
         let envelopeTag = envelope.map { ItemSealing.envelopeTag($0, logKey: logKey) }
         let now = clock()
         do {
-            return try connection.transaction(.write) { () throws(KeyDirectoryError) -> DeliveryCheck in
+            return try connection.transaction(.writeLosableToPowerLoss) { () throws(KeyDirectoryError) -> DeliveryCheck in
                 let header = try Schema.readHeader(connection)
                 // Uninitialized, foreign, newer or older (to be migrated by the opening path)
                 // files, and a wrong master key, throw here: the two-step path reports them.

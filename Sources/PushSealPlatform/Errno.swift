@@ -1,8 +1,5 @@
 /// The C library's error numbers, as values and as the system's text.
 package enum Errno {
-    /// The calling thread's `errno`.
-    package static var current: Int32 { errno }
-
     /// The system's message for `code` (`strerror`), or "error N" when it has none.
     package static func message(_ code: Int32) -> String {
         guard let message = strerror(code) else { return "error \(code)" }

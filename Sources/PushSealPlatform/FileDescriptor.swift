@@ -46,6 +46,6 @@ package func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, 
 
 /// `write(2)`, for code inside a type with a `write` member.
 @inline(__always)
-package func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
     write(descriptor, buffer, count)
 }

@@ -285,12 +285,12 @@ package enum FileSystem {
     }
 
     /// The string in a NUL-terminated C buffer.
-    package static func string(fromCString buffer: [CChar]) -> String {
+    static func string(fromCString buffer: [CChar]) -> String {
         buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     /// The current directory (`getcwd`), nil when it cannot be read.
-    package static func currentDirectory() -> String? {
+    static func currentDirectory() -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return nil }
         return string(fromCString: buffer)

@@ -190,3 +190,67 @@ private struct PrivateKeyCopies {
         return copy
     }
 }
+
+extension NotificationSealer {
+    /// Seals a stream of JSON lines (``SealRequestLine``: `pushseal seal --batch`) in bounded
+    /// memory, with one outcome per line, in input order, and each line's error as a value.
+    ///
+    /// Lines are read in groups of at most ``SealLineLimits/lines`` lines and
+    /// ``SealLineLimits/bytes`` bytes (only those already read, see
+    /// ``JSONLineReader/nextLines(maximumCount:maximumByteCount:)``), so memory stays bounded
+    /// whatever the input's length, and each group is handed to `outcomes` before more input is
+    /// read: a caller that writes and flushes them there serves a co-process that writes one
+    /// line and waits for its result. For each line of a group, in order, on the calling
+    /// thread: a line longer than the reader's ``JSONLineReader/maximumLineByteCount`` (never
+    /// held in memory) fails as ``ProviderError/invalidOption(field:detail:)`` of `line`; a line
+    /// that is no request fails with ``SealRequestLine/init(parsing:)``'s error; otherwise
+    /// `item` makes the item to seal from the request (the caller's key and transport options
+    /// per line; what it throws is that line's failure). The group's items are then sealed on
+    /// all cores (``seal(batch:keyProvider:)``; items without a key use `keyProvider`).
+    ///
+    /// `outcomes` receives every line's ``SealLineOutcome``, numbered from 1 across the whole
+    /// stream. What the reader or `outcomes` throws ends the call. Returns the number of lines.
+    ///
+    /// ```swift
+    /// let reader = JSONLineReader(maximumLineByteCount: SealRequestLine.maximumByteCount, read: socket.read)
+    /// let count = try sealer.seal(lines: reader, keyProvider: keys, item: { request in
+    ///     BatchItem(content: request.content, key: request.key, options: APNsOptions(placeholder: .text(title: nil, body: "New message")))
+    /// }, outcomes: { outcomes in
+    ///     for outcome in outcomes { try socket.write(outcome) }
+    /// })
+    /// ```
+    public func seal<Options: TransportOptions, ReadError: Error>(
+        lines reader: JSONLineReader<ReadError>, keyProvider: (any CurrentKeyProvider)? = nil, limits: SealLineLimits = SealLineLimits(),
+        item: (_ request: SealRequestLine) throws(ProviderError) -> BatchItem<Options>,
+        outcomes: (_ outcomes: [SealLineOutcome<Options.SealedRequest>]) throws(ReadError) -> Void
+    ) throws(ReadError) -> Int {
+        var lineCount = 0
+        while let lines = try reader.nextLines(maximumCount: limits.lines, maximumByteCount: limits.bytes) {
+            var results = [Result<Options.SealedRequest, ProviderError>?](repeating: nil, count: lines.count)
+            var items: [BatchItem<Options>] = []
+            var positions: [Int] = []
+            for (index, line) in lines.enumerated() {
+                do throws(ProviderError) {
+                    switch line {
+                    case let .complete(bytes):
+                        items.append(try item(try SealRequestLine(parsing: bytes)))
+                    case let .tooLong(count):
+                        throw .invalidOption(
+                            field: "line",
+                            detail: "is \(count) bytes, more than the \(SealLineLimits.sizeText(reader.maximumLineByteCount)) a batch line may have")
+                    }
+                    positions.append(index)
+                } catch {
+                    results[index] = .failure(error)
+                }
+            }
+            for (position, result) in zip(positions, seal(batch: items, keyProvider: keyProvider)) {
+                results[position] = result
+            }
+            let first = lineCount + 1
+            lineCount += lines.count
+            try outcomes(results.enumerated().map { SealLineOutcome(line: first + $0.offset, result: $0.element!) })
+        }
+        return lineCount
+    }
+}

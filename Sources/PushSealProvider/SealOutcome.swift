@@ -42,3 +42,24 @@ public struct HTTPHeader: Sendable, Equatable, CustomStringConvertible {
     /// `name: value`.
     public var description: String { "\(name): \(value)" }
 }
+
+/// What became of one JSON line of ``NotificationSealer/seal(lines:keyProvider:limits:item:outcomes:)``:
+/// the sealed request, or why the line was not sealed. A failed line fails only itself.
+public struct SealLineOutcome<Request: Sendable>: Sendable {
+    /// The line's number in the stream, from 1.
+    public let line: Int
+    /// The sealed request (``APNsRequest`` or ``FCMMessage``), or the line's error.
+    public var result: Result<Request, ProviderError>
+
+    /// An outcome.
+    public init(line: Int, result: Result<Request, ProviderError>) {
+        self.line = line
+        self.result = result
+    }
+
+    /// Whether the line was not sealed.
+    public var isFailure: Bool {
+        if case .failure = result { return true }
+        return false
+    }
+}

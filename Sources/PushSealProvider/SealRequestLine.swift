@@ -103,3 +103,33 @@ extension ProviderError {
         return writer.bytes
     }
 }
+
+extension SealRequestLine {
+    /// The longest line of the JSON-lines contract (1 MiB): a ``JSONLineReader`` for requests
+    /// is made with it, and longer lines fail without being held in memory.
+    public static let maximumByteCount = 1 << 20
+}
+
+/// How much of a JSON-lines stream is sealed at once
+/// (``NotificationSealer/seal(lines:keyProvider:limits:item:outcomes:)``): the lines already
+/// read, up to these bounds, are sealed together on all cores before their outcomes are handed on.
+public struct SealLineLimits: Sendable, Equatable {
+    /// The most lines sealed together (default 256).
+    public var lines: Int
+    /// The most line bytes sealed together (default 1 MiB).
+    public var bytes: Int
+
+    /// Limits; both must be at least 1.
+    public init(lines: Int = 256, bytes: Int = 1 << 20) {
+        precondition(lines >= 1 && bytes >= 1, "SealLineLimits: lines and bytes must be at least 1")
+        self.lines = lines
+        self.bytes = bytes
+    }
+
+    /// A byte count for people: `1 MiB`, `64 KiB`, `100 bytes`.
+    static func sizeText(_ bytes: Int) -> String {
+        if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10 && bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
+    }
+}

@@ -300,7 +300,7 @@ public struct ParsedPayload: Sendable, Equatable {
         }
         let outer = OuterFields(apsJSON: Self.first(top, "aps"))
         switch Self.locate(in: top) {
-        case let .repeatedName(name):
+        case let .repeatedName(name, _):
             self.init(sealed: .absent("the payload repeats the member name \"\(name)\""), outer: outer)
         case .absent:
             self.init(sealed: .absent("no \"pushseal\" member"), outer: outer)
@@ -314,8 +314,9 @@ public struct ParsedPayload: Sendable, Equatable {
     /// duplicate names), before its value is looked at.
     enum Location {
         /// An object repeats this member name (anything but the sealed member in its own
-        /// object): `not_sealed`.
-        case repeatedName(String)
+        /// object): `not_sealed`. `ordinal` counts the repeats met before it in document order
+        /// (each object's names before its members' values), the exempt ones included.
+        case repeatedName(String, ordinal: Int)
         /// Neither the top level nor `message.data` has a sealed member: `not_sealed`.
         case absent
         /// The object holding the sealed member: `message.data` when `inMessageData`, else the
@@ -338,8 +339,9 @@ public struct ParsedPayload: Sendable, Equatable {
             path = ["message", "data"]
         }
 
-        if let name = Self.duplicatedName(in: .object(top), sealedPath: path.map { $0[...] }) {
-            return .repeatedName(name)
+        var repeats = 0
+        if let name = Self.duplicatedName(in: .object(top), sealedPath: path.map { $0[...] }, repeats: &repeats) {
+            return .repeatedName(name, ordinal: repeats)
         }
         guard let path else { return .absent }
         var container = top
@@ -385,11 +387,12 @@ public struct ParsedPayload: Sendable, Equatable {
 
     /// The first member name that occurs twice in one object, anywhere in `value`, except the
     /// sealed member's own name in the object at `sealedPath`. Names compare by UTF-8 bytes.
-    private static func duplicatedName(in value: JSONValue, sealedPath: ArraySlice<String>?) -> String? {
+    /// `repeats` counts the repeated names met before the one returned (exempt ones included).
+    private static func duplicatedName(in value: JSONValue, sealedPath: ArraySlice<String>?, repeats: inout Int) -> String? {
         switch value {
         case let .array(elements):
             for element in elements {
-                if let name = duplicatedName(in: element, sealedPath: nil) { return name }
+                if let name = duplicatedName(in: element, sealedPath: nil, repeats: &repeats) { return name }
             }
             return nil
         case let .object(object):
@@ -407,12 +410,13 @@ public struct ParsedPayload: Sendable, Equatable {
                 if repeated {
                     let exempt = sealedPath?.isEmpty == true && UTF8Bytes.equal(member.name, sealedName)
                     if !exempt { return member.name }
+                    repeats += 1
                 }
                 var childPath: ArraySlice<String>?
                 if let sealedPath, let next = sealedPath.first, UTF8Bytes.equal(next, member.name) {
                     childPath = sealedPath.dropFirst()
                 }
-                if let name = duplicatedName(in: member.value, sealedPath: childPath) { return name }
+                if let name = duplicatedName(in: member.value, sealedPath: childPath, repeats: &repeats) { return name }
             }
             return nil
         default:

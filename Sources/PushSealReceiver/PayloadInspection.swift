@@ -50,6 +50,8 @@ public struct PayloadInspection: Sendable, Equatable {
         /// The visible alert: APNs `aps.alert` (read as the receiver reads its placeholder), or
         /// an FCM message's `notification` title and body; nil when there is none.
         public let alert: FallbackText?
+        /// APNs `aps.thread-id` (PushSeal's is opaque: derived from the key, SPEC §9.1).
+        public let threadIdentifier: String?
         /// APNs `aps.mutable-content` is 1: the device runs the notification service
         /// extension, which opens the envelope.
         public let isMutableContent: Bool
@@ -162,8 +164,9 @@ public struct PayloadInspection: Sendable, Equatable {
     /// limit, duplicate names kept) and locates the sealed member with it.
     private static func locate(json bytes: ArraySlice<UInt8>, into found: inout Found) {
         let value: JSONValue
+        let repeats: [Int]
         do throws(JSONParser.Error) {
-            value = try JSONParser.parseKeepingDuplicateNames(bytes, maximumDepth: NotificationContent.maximumNestingDepth)
+            (value, repeats) = try JSONParser.parseRecordingDuplicateNames(bytes, maximumDepth: NotificationContent.maximumNestingDepth)
         } catch {
             found.error = .notJSON(error.description)
             return
@@ -184,8 +187,9 @@ public struct PayloadInspection: Sendable, Equatable {
             }
             found.visibility = visibility(top, form: found.form!)
             switch ParsedPayload.locate(in: top) {
-            case let .repeatedName(name):
-                found.error = .repeatedMemberName(name)
+            case let .repeatedName(name, ordinal):
+                // The parser met the repeats in the order the receiver's walk did: offset `ordinal`.
+                found.error = .repeatedMemberName(name, offset: repeats[ordinal])
             case .absent:
                 found.error = .noSealedMember(inMessageData: found.form == .fcmMessage)
             case let .found(container, inMessageData):
@@ -197,7 +201,8 @@ public struct PayloadInspection: Sendable, Equatable {
                     found.dataMap = container
                 }
                 switch ParsedPayload.members(of: container).0 {
-                case .duplicated: found.error = .duplicatedSealedMember
+                // Every repeat is the sealed member's (any other was found first): the first is its second occurrence.
+                case .duplicated: found.error = .duplicatedSealedMember(offset: repeats[0])
                 case let .notString(kind): found.error = .sealedMemberNotString(kind)
                 case let .wire(wire): found.wire = wire
                 case .absent, .envelope: preconditionFailure("a located sealed member")
@@ -214,15 +219,16 @@ public struct PayloadInspection: Sendable, Equatable {
         case .apns:
             let aps = top["aps"]
             let mutable = aps?.objectValue?["mutable-content"]
-            return Visibility(alert: OuterFields(apsJSON: aps).placeholder, isMutableContent: mutable == .number("1"))
+            let outer = OuterFields(apsJSON: aps)
+            return Visibility(alert: outer.placeholder, threadIdentifier: outer.threadIdentifier, isMutableContent: mutable == .number("1"))
         case .fcmMessage:
             let notification = top["message"]?.objectValue?["notification"]?.objectValue
             let title = notification?["title"]?.stringValue
             let body = notification?["body"]?.stringValue
             let alert = title == nil && body == nil ? nil : FallbackText(title: title, body: body ?? "")
-            return Visibility(alert: alert, isMutableContent: false)
+            return Visibility(alert: alert, threadIdentifier: nil, isMutableContent: false)
         case .fcmData, .wire:
-            return Visibility(alert: nil, isMutableContent: false)
+            return Visibility(alert: nil, threadIdentifier: nil, isMutableContent: false)
         }
     }
 

@@ -15,12 +15,14 @@ public enum PayloadInspectionError: Error, Sendable, Equatable, CustomStringConv
     case notAnObject
     /// An object repeats this member name (anything but the sealed member in its own object):
     /// `not_sealed`, so that two parsers cannot read the payload two ways (SPEC Appendix A.1).
-    case repeatedMemberName(String)
+    /// `offset` is the byte offset of the repeat in the input (surrounding whitespace excluded).
+    case repeatedMemberName(String, offset: Int)
     /// There is no sealed member where the receiver looks (top level, or `message.data`):
     /// `not_sealed`. `inMessageData` when the input is an FCM message.
     case noSealedMember(inMessageData: Bool)
-    /// The sealed member occurs more than once in its object: `malformed_envelope`.
-    case duplicatedSealedMember
+    /// The sealed member occurs more than once in its object: `malformed_envelope`. `offset` is
+    /// the byte offset of its second occurrence in the input (surrounding whitespace excluded).
+    case duplicatedSealedMember(offset: Int)
     /// The sealed member is not a string: `malformed_envelope`; the type it is ("a number", …).
     case sealedMemberNotString(String)
     /// The wire string is not a valid envelope: the envelope's own reason
@@ -43,10 +45,10 @@ public enum PayloadInspectionError: Error, Sendable, Equatable, CustomStringConv
         case .notText: "not a PushSeal payload: the input is neither JSON nor text"
         case let .notJSON(why): "not a PushSeal payload: not strict JSON: \(why)"
         case .notAnObject: "not a PushSeal payload: the JSON value is not an object"
-        case let .repeatedMemberName(name): "not a PushSeal payload: not strict JSON: duplicate member name \"\(name)\""
+        case let .repeatedMemberName(name, offset): "not a PushSeal payload: not strict JSON: duplicate member name \"\(name)\" at byte \(offset)"
         case .noSealedMember(inMessageData: true): "not a PushSeal payload: no message.data.\(PayloadMember.sealed) member"
         case .noSealedMember(inMessageData: false): "not a PushSeal payload: no top-level \"\(PayloadMember.sealed)\" member"
-        case .duplicatedSealedMember: "the \"\(PayloadMember.sealed)\" member appears more than once"
+        case let .duplicatedSealedMember(offset): "the \"\(PayloadMember.sealed)\" member appears more than once (at byte \(offset))"
         case .sealedMemberNotString: "the \"\(PayloadMember.sealed)\" member is not a string"
         case let .envelope(error): error.description
         }

@@ -10,6 +10,10 @@
 //                                workers, "wN"/"mI" twice); prints "add KID", "rot KID EPOCH",
 //                                "new MID" after each commit, then "done"
 //   rotate-loop --conversation C rotate C forever, printing "KID EPOCH" after each commit
+//   deliver-loop --conversation C
+//                                record deliveries of C, messages m0, m1, … forever (one store
+//                                instance, as a receiver keeps it), printing "MID" after each
+//                                mark returned as new
 //   probe [--as-nobody]          open, read every item, then try a write; prints one line each:
 //                                "open ok" | "open ERR", "read ok N" | "read ERR",
 //                                "write ok" | "write ERR", ERR being the error's case and details
@@ -174,6 +178,19 @@ func run() {
         while true {
             let rotated = attempt("rotate") { () throws(KeyDirectoryError) in try store.asDirectory.rotate(conversation: conversation) }
             emit("\(rotated.item.keyID) \(rotated.item.epoch)")
+        }
+
+    case "deliver-loop":
+        let conversation = option("--conversation")
+        let store = openStore()
+        var message = 0
+        while true {
+            let seen = attempt("recordDelivery") { () throws(KeyDirectoryError) in
+                try store.recordDelivery(conversation: conversation, messageID: "m\(message)")
+            }
+            if seen { fail("m\(message) was recorded before") }
+            emit("m\(message)")
+            message += 1
         }
 
     case "probe":

@@ -235,6 +235,63 @@ import PushSealPlatform
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
     }
+
+    @Test func entriesListEveryNameButDotAndDotDot() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        // Names of every length up to NAME_MAX: readdir's records are only as long as their name.
+        let names = (1...255).map { String(repeating: "n", count: $0) } + [".hidden"]
+        for name in names { try FileSystem.writeFile([], to: directory + "/" + name) }
+        #expect(FileSystem.entries(of: directory)?.sorted() == names.sorted())
+        #expect(FileSystem.entries(of: directory + "/missing") == nil)
+    }
+
+    @Test func removeTreeRemovesALinkButNotItsTarget() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let kept = directory + "/kept"
+        try FileSystem.createDirectory(kept)
+        try FileSystem.writeFile(Array("x".utf8), to: kept + "/file")
+        try FileSystem.createDirectory(directory + "/tree/a/b")
+        try FileSystem.writeFile(Array("y".utf8), to: directory + "/tree/a/b/file")
+        #expect(symlink(kept, directory + "/tree/a/link") == 0)
+        #expect(FileSystem.removeTree(directory + "/tree"))
+        #expect(!FileSystem.exists(directory + "/tree"))
+        #expect(try FileSystem.readFile(at: kept + "/file", limit: 10) == Array("x".utf8))
+        #expect(FileSystem.removeTree(directory + "/tree"), "a missing path is already removed")
+    }
+}
+
+@Suite struct ProcessSpawnerTests {
+    @Test func fileActionsAndEnvironmentReachTheChild() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let output = directory + "/out"
+        let (pid, status) = ProcessSpawner.spawn(
+            ["sh", "-c", "printf '%s' \"$PUSHSEAL_SPAWN_PROBE\"; exit 7"],
+            fileActions: [.open(output, onto: 1, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)],
+            environment: ["PUSHSEAL_SPAWN_PROBE=probe value"], searchingPath: true)
+        try #require(status == 0)
+        let raw = ProcessSpawner.wait(for: pid)
+        #expect(raw & 0x7F == 0 && (raw >> 8) & 0xFF == 7)
+        #expect(try FileSystem.readFile(at: output, limit: 100) == Array("probe value".utf8))
+    }
+
+    @Test func aMissingProgramIsAnErrnoNotAChild() {
+        let (_, status) = ProcessSpawner.spawn(["/nonexistent/pushseal-no-such-program"])
+        #expect(status == ENOENT)
+    }
+
+    @Test func monotonicClockNeverGoesBack() {
+        var last = MonotonicClock.nanoseconds()
+        for _ in 0..<1_000 {
+            let now = MonotonicClock.nanoseconds()
+            #expect(now >= last)
+            last = now
+        }
+        let seconds = MonotonicClock.seconds(), milliseconds = MonotonicClock.milliseconds()
+        #expect(abs(seconds * 1000 - Double(milliseconds)) < 1_000)
+    }
 }
 
 /// Raw `argv` decoding: every argument must be valid UTF-8 (issue 16, defect 7).
@@ -267,49 +324,3 @@ import PushSealPlatform
     }
 }
 
-/// Bounded-memory line reading (issue 16, defect 2).
-@Suite struct LineReaderTests {
-    /// A reader over a pipe filled with `input` and closed.
-    private func reader(_ input: [UInt8], maximumLine: Int) throws -> LineReader {
-        var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
-        let writer = fds[1]
-        let thread = Thread {
-            input.withUnsafeBytes { raw in
-                var done = 0
-                while done < raw.count {
-                    let n = write(writer, raw.baseAddress! + done, raw.count - done)
-                    if n <= 0 { break }
-                    done += n
-                }
-            }
-            close(writer)
-        }
-        thread.start()
-        return LineReader(descriptor: fds[0], path: nil, maximumLineByteCount: maximumLine, closesDescriptor: true)
-    }
-
-    private func all(_ reader: LineReader, count: Int = 3, bytes: Int = 1 << 20) throws -> [[LineReader.Line]] {
-        var groups: [[LineReader.Line]] = []
-        while let lines = try reader.nextLines(maximumCount: count, maximumByteCount: bytes) { groups.append(lines) }
-        return groups
-    }
-
-    @Test func linesComeInOrderInBoundedGroups() throws {
-        let input = Array("a\n\nbb\nccc\ndddd".utf8)
-        let groups = try all(try reader(input, maximumLine: 100), count: 2)
-        #expect(groups.joined().map { $0 } == [
-            .complete(Array("a".utf8)), .complete([]), .complete(Array("bb".utf8)), .complete(Array("ccc".utf8)),
-            .complete(Array("dddd".utf8)),
-        ])
-        #expect(groups.allSatisfy { $0.count <= 2 })
-        #expect(try all(try reader([], maximumLine: 10)).isEmpty)
-    }
-
-    @Test func tooLongLinesAreCountedNotKept() throws {
-        let long = [UInt8](repeating: 0x61, count: 300_000)
-        let input = Array("ok\n".utf8) + long + [0x0A] + Array("x\n".utf8) + long
-        let lines = Array(try all(try reader(input, maximumLine: 1000)).joined())
-        #expect(lines == [.complete(Array("ok".utf8)), .tooLong(byteCount: 300_000), .complete(Array("x".utf8)), .tooLong(byteCount: 300_000)])
-    }
-}

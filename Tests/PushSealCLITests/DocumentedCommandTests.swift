@@ -1,4 +1,5 @@
 import PushSealCLIKit
+import PushSealPlatform
 import Testing
 import PushSealPlatform
 

@@ -44,7 +44,7 @@ struct HostileTrialTests {
             let bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
-            #expect(bound == 0, "bind: \(Errno.message(errno))")
+            #expect(bound == 0, "bind: \(String(cString: strerror(errno)))")
             close(fd)
         }
         #expect(socketError?.contains("is not a regular file") == true, "\(socketError ?? "no error")")
@@ -294,9 +294,12 @@ struct HostileTrialTests {
     @Test func temporariesOfDeadProcessesAreRemovedOthersKept() throws {
         let dir = TemporaryDirectory()
         // A PID that is certainly dead: a child that has exited and been reaped.
-        let (child, status) = ProcessSpawner.spawn(["/bin/true"])
-        #expect(status == 0)
-        ProcessSpawner.wait(for: child)
+        var child: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+        defer { free(argv[0]) }
+        #expect(posix_spawn(&child, "/bin/true", nil, nil, argv, environ) == 0)
+        var status: Int32 = 0
+        waitpid(child, &status, 0)
         let dead = dir.file("master.key.tmp-\(child)-0011223344556677")
         let alive = dir.file("master.key.tmp-\(getpid())-8899aabbccddeeff")
         let unrelated = dir.file("master.key.tmp-notapid")

@@ -125,6 +125,39 @@ struct MultiProcessTests {
         print("kill -9: \(kills) kills, \(all.count) keys committed (\(printed) reported before the kill, \(committedNotPrinted) committed but not yet reported), \(hotJournals) kills left a hot journal (killed mid-transaction), \(String(format: "%.2f", elapsed)) s")
     }
 
+    /// The duplicate log's marks run at `synchronous = NORMAL` (Docs/KEY-STORE.md §4): a kill -9
+    /// still loses none that returned. Each round kills a receiver-like process (one kept
+    /// instance marking new messages) at a random moment; every mark it reported is in the log,
+    /// at most one more is (committed, not yet reported), and the store opens and reads.
+    @Test func killingAProcessRightAfterItsMarksKeepsEveryMark() throws {
+        let dir = TemporaryDirectory()
+        let store = try makeStore(dir)
+        let key = try store.asDirectory.rotate(conversation: "k")
+        var total = 0
+        for round in 0..<30 {
+            let conversation = "c\(round)"
+            let worker = try Worker(
+                ["deliver-loop", "--dir", dir.store, "--key-file", dir.keyFile, "--conversation", conversation],
+                outputPrefix: dir.file("marks"))
+            #expect(worker.waitForOutput(timeout: 10), "round \(round): no mark returned")
+            usleep(UInt32.random(in: 0...20_000))
+            let end = worker.kill9()
+            #expect(end == .signaled(SIGKILL), "round \(round): \(worker.errorOutput)")
+            let reported = worker.outputLines
+            let reopened = try reopen(dir)
+            for message in reported {
+                #expect(try reopened.hasDelivery(conversation: conversation, messageID: message), "round \(round): \(message) lost")
+            }
+            // The next message may have been marked (committed, not yet reported); the one after
+            // it was not.
+            _ = try reopened.recordDelivery(conversation: conversation, messageID: "m\(reported.count)")
+            #expect(try !reopened.recordDelivery(conversation: conversation, messageID: "m\(reported.count + 1)"), "round \(round)")
+            total += reported.count + 2
+            #expect(try reopened.key(for: key.item.keyID).key == key.key)
+        }
+        #expect(try reopen(dir).deliveryCount() == total)
+    }
+
     @Test func killingTheCreatorLeavesNoStoreOrAComplete() throws {
         let dir = TemporaryDirectory()
         // Calibrate: how long an uninterrupted init takes here, spawn included.

@@ -33,6 +33,7 @@ import PushSealReceiver
         let visibility = try #require(inspection.visibility)
         #expect(visibility.alert == FallbackText(title: placeholderTitle, body: placeholderBody))
         #expect(visibility.isMutableContent)
+        #expect(visibility.threadIdentifier == "opaque-thread")
         #expect(!visibility.isDataOnly)
         let envelope = try #require(inspection.envelope)
         #expect(envelope.keyID == keyA.id)
@@ -111,16 +112,28 @@ import PushSealReceiver
         }
     }
 
+    /// The byte offset of the `occurrence`-th (from 1) `needle` in `text`.
+    static func offset(of needle: String, occurrence: Int, in text: String) -> Int {
+        let bytes = Array(text.utf8), pattern = Array(needle.utf8)
+        var seen = 0
+        for start in 0...(bytes.count - pattern.count) where Array(bytes[start..<start + pattern.count]) == pattern {
+            seen += 1
+            if seen == occurrence { return start }
+        }
+        return -1
+    }
+
     static let failures: [(String, PayloadInspectionError)] = [
         (" \n\t ", .onlyWhitespace),
         ("{\"aps\":", .notJSON("unexpected end of input at byte 7")),
         ("[\"\(wire)\"]", .notAnObject),
-        (#"{"aps":{},"a":1,"a":2,"pushseal":"\#(wire)"}"#, .repeatedMemberName("a")),
-        (#"{"pushseal":"\#(wire)","pushseal":"\#(wire)","a":{"b":1,"b":2}}"#, .repeatedMemberName("b")),
+        (#"{"aps":{},"a":1,"a":2,"pushseal":"\#(wire)"}"#, .repeatedMemberName("a", offset: 16)),
+        (#"{"pushseal":"\#(wire)","pushseal":"\#(wire)","a":{"b":1,"b":2}}"#,
+         .repeatedMemberName("b", offset: offset(of: #""b""#, occurrence: 2, in: #"{"pushseal":"\#(wire)","pushseal":"\#(wire)","a":{"b":1,"b":2}}"#))),
         (#"{"aps":{"alert":"hi"}}"#, .noSealedMember(inMessageData: false)),
         (#"{"message":{"token":"t"}}"#, .noSealedMember(inMessageData: true)),
-        (#"{"aps":{},"pushseal":"\#(wire)","pushseal":"\#(wire)"}"#, .duplicatedSealedMember),
-        (#"{"message":{"data":{"pushseal":"\#(wire)","pushseal":"\#(wire)"}}}"#, .duplicatedSealedMember),
+        (#"{"aps":{},"pushseal":"\#(wire)","pushseal":"\#(wire)"}"#, .duplicatedSealedMember(offset: 22 + wire.utf8.count + 2)),
+        (#"{"message":{"data":{"pushseal":"\#(wire)","pushseal":"\#(wire)"}}}"#, .duplicatedSealedMember(offset: 32 + wire.utf8.count + 2)),
         (#"{"aps":{},"pushseal":42}"#, .sealedMemberNotString("a number")),
         (#"{"aps":{},"pushseal":""}"#, .envelope(.malformedEnvelope("empty envelope"))),
         (#"{"aps":{},"pushseal":"\#(wire)=="}"#, .envelope(openError(wire + "=="))),
@@ -160,9 +173,9 @@ import PushSealReceiver
     }
 
     @Test func duplicatedSealedMemberIsMalformedAndSaysSo() {
-        let error = PayloadInspectionError.duplicatedSealedMember
+        let error = PayloadInspectionError.duplicatedSealedMember(offset: 40)
         #expect(error.reason == .malformedEnvelope)
-        #expect(error.description == "the \"pushseal\" member appears more than once")
+        #expect(error.description == "the \"pushseal\" member appears more than once (at byte 40)")
     }
 
     @Test func headerOfAShortEnvelopeIsStillRead() throws {

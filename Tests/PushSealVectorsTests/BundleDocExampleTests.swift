@@ -50,22 +50,18 @@ struct BundleDocExampleTests {
         // Per device and epoch: seal the device's own key (derived from the conversation's
         // current key, which never leaves the directory) to the device's registration.
         let registration = try DeviceRegistration(json: Array(registrationJSON.utf8))
-        let current = try directory.asDirectory.currentKey(conversation: "c1")
-        let bundle = try KeyBundle.seal(
-            conversationKey: current.key, conversation: "c1", epoch: current.item.epoch, since: current.item.createdAt,
-            retireBy: nil, expires: systemClock() + KeyBundle.defaultLifetime,
-            provider: try directory.asDirectory.providerKey(), device: registration)
+        let sealed = try KeyBundle.seal(from: directory.asDirectory, conversation: "c1", device: registration, now: systemClock())
         // In band: the notification to this device, sealed under its key, carries its bundle.
         var perDevice = apnsOptions
-        perDevice.keyBundle = bundle
-        let request = try sealer.seal(content, conversationKey: current.key, device: registration.deviceKeyID, options: perDevice)
+        perDevice.keyBundle = sealed.bundle
+        let request = try sealer.seal(content, with: sealed.deviceKey, options: perDevice)
         // (end of the verbatim part)
 
         let receiver = Receiver(keySource: KeyStoreKeySource(directory: device.directory, masterKey: .keyFile(path: device.directory + "/master.key")))
         let opened = receiver.open(json: request.body)
         #expect(opened.outcome == .decrypted)
         #expect(opened.keyBundle == .installed)
-        #expect(try installFromAPI(store: device, bundleText: bundle.text) == .alreadyInstalled)
+        #expect(try installFromAPI(store: device, bundleText: sealed.bundle.text) == .alreadyInstalled)
         #expect(try enrollDevice(store: device, providerPublicKey: providerInfo.publicKey) == registrationJSON)
     }
 }

@@ -2,6 +2,7 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
+import PushSealProvider
 import PushSealJSON
 
 /// `pushseal bundle`: key bundles, one device's key sealed to that device (SPEC §16, format 2).
@@ -109,23 +110,7 @@ enum BundleCommand {
         } else {
             registration = try registrationFromFile(context)!
         }
-        try requireSealable(registration.deviceKeyID, directory: directory, location: location)
         return registration
-    }
-
-    /// Refuses sealing to `deviceKeyID` when the directory revoked it, or registers devices and not this one.
-    static func requireSealable(_ deviceKeyID: KeyID, directory: any KeyDirectory, location: StoreCommand.Location) throws(CLIError) {
-        do throws(KeyDirectoryError) {
-            try directory.requireSealable(deviceKeyID: deviceKeyID)
-        } catch .itemNotFound {
-            throw .failure(
-                "device \(deviceKeyID) is not registered in the key directory \(location.displayName), which registers its devices",
-                hints: "register it first: pushseal store device register \(location.commandLineOptions) --registration <file>")
-        } catch let .invalidArgument(why) {
-            throw .failure(why, hints: "the device registers a new device key (after a logout wipe) to be sealed to again")
-        } catch {
-            throw KeyStoreDiagnostics.error(error, location: location)
-        }
     }
 
     /// Reads and checks `--registration` as a file, or nil when absent.
@@ -140,92 +125,67 @@ enum BundleCommand {
     }
 
     /// Seals the key of `registration`'s device for `conversation` (current epoch, or `epoch`,
-    /// retired or not) from the store at `location` with the store's provider key (current, or
-    /// `providerKeyID`): since = the epoch's created time, retireBy = nil while it is current,
-    /// else its not-after time; expires = now + `lifetime`. Returns the bundle and the stored
-    /// conversation key K (whose device key the bundle carries).
+    /// retired or not) from the key directory at `location` with its provider key (current, or
+    /// `providerKeyID`), by the provider's `KeyBundle.seal(from:…)`: each refusal said as such,
+    /// with what to do.
     static func seal(
         store: any KeyDirectory, location: StoreCommand.Location, conversation: String, epoch: Int64?, providerKeyID: KeyID?,
         registration: DeviceRegistration, now: Int64, lifetime: Int64 = KeyBundle.defaultLifetime
-    ) throws(CLIError) -> (bundle: KeyBundle, stored: StoredKey) {
-        let (stored, current) = try conversationKey(store: store, location: location, conversation: conversation, epoch: epoch)
-        let provider = try providerKey(store: store, location: location, id: providerKeyID)
-        try PerDeviceSealing.requirePerDevice(store: store, location: location, item: stored.item)
-        let since = stored.item.createdAt
-        let retireBy = current ? nil : max(since, stored.item.notAfter ?? now)
-        let (expires, overflow) = now.addingReportingOverflow(lifetime)
-        guard lifetime >= 0, !overflow else { throw .usage("--lifetime \(lifetime) is negative or runs past 2^63 - 1") }
-        do throws(KeyBundleSealingError) {
-            let bundle = try KeyBundle.seal(
-                conversationKey: stored.key, conversation: conversation, epoch: stored.item.epoch, since: since, retireBy: retireBy,
-                expires: expires, provider: provider, device: registration)
-            return (bundle, stored)
+    ) throws(CLIError) -> DeviceBundle {
+        do throws(DeviceBundleError) {
+            return try KeyBundle.seal(
+                from: store, conversation: conversation, epoch: epoch, providerKeyID: providerKeyID, device: registration, now: now,
+                lifetime: lifetime)
         } catch {
-            throw .failure("\(error)", hints: "a bundle carries only a conversation id a notification can use (SPEC §5.1: 1 to 256 bytes of UTF-8, no control character U+0000-U+001F) and fields in the ranges of SPEC §16.3")
+            throw self.error(error, location: location)
         }
     }
 
-    /// The key `bundle seal` delivers — `epoch`'s, or the conversation's current one — and whether
-    /// it is the current one. A conversation without keys, an epoch it does not have, and one
-    /// without a live epoch are each said as such, with what to do.
-    private static func conversationKey(
-        store: any KeyDirectory, location: StoreCommand.Location, conversation: String, epoch: Int64?
-    ) throws(CLIError) -> (StoredKey, isCurrent: Bool) {
-        let quoted = JSONText.quoted(conversation)
+    /// The command's error for a bundle the key directory did not seal.
+    static func error(_ error: DeviceBundleError, location: StoreCommand.Location) -> CLIError {
         let options = location.commandLineOptions
-        let items = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.items(conversation: conversation) }
-        guard !items.isEmpty else {
-            throw .failure(
-                "conversation \(quoted) has no keys in the key directory \(location.displayName)",
+        switch error {
+        case let .deviceNotRegistered(id):
+            return .failure(
+                "device \(id) is not registered in the key directory \(location.displayName), which registers its devices",
+                hints: "register it first: pushseal store device register \(options) --registration <file>")
+        case let .deviceNotSealable(_, why):
+            return .failure(why, hints: "the device registers a new device key (after a logout wipe) to be sealed to again")
+        case let .noKeys(conversation):
+            return .failure(
+                "conversation \(JSONText.quoted(conversation)) has no keys in the key directory \(location.displayName)",
                 hints: "give its first key with: pushseal store rotate \(options) --conversation \(ShellQuoting.quote(conversation))",
                 "list the conversations with: pushseal store list \(options)")
-        }
-        let current: StoredKey?
-        do throws(KeyDirectoryError) {
-            current = try store.currentKey(conversation: conversation)
-        } catch .itemNotFound {
-            current = nil
-        } catch {
-            throw KeyStoreDiagnostics.error(error, location: location)
-        }
-        if let epoch {
-            guard let item = items.first(where: { $0.epoch == epoch }) else {
-                let epochs = items.map { String($0.epoch) }.joined(separator: ", ")
-                throw .failure(
-                    "conversation \(quoted) has no epoch \(epoch) (its epochs: \(epochs))",
-                    hints: "omit --epoch to deliver the current key, or give one of its epochs")
-            }
-            let stored = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try store.key(for: item.keyID) }
-            return (stored, current?.item.keyID == stored.item.keyID)
-        }
-        guard let current else {
-            throw .failure(
-                "conversation \(quoted) has no current key: every epoch is past its not-after time",
-                hints: "give it a new epoch with: pushseal store rotate \(options) --conversation \(ShellQuoting.quote(conversation))",
-                "or deliver an earlier epoch with --epoch (see: pushseal store list \(options) --conversation \(ShellQuoting.quote(conversation)))")
-        }
-        return (current, true)
-    }
-
-    /// The provider key pair that seals the bundle: `id`'s, or the directory's current one. An
-    /// unknown id and a directory without provider keys are each said as such, with what to do.
-    private static func providerKey(store: any KeyDirectory, location: StoreCommand.Location, id: KeyID?) throws(CLIError) -> IdentityKeyPair {
-        let options = location.commandLineOptions
-        do throws(KeyDirectoryError) {
-            return try store.providerKey(id: id)
-        } catch .itemNotFound {
-            if let id {
-                throw .failure(
-                    "the key directory \(location.displayName) has no provider key \(id)",
-                    hints: "list its provider keys with: pushseal store provider-key list \(options)",
-                    "or omit --provider-key-id to use the current one")
-            }
-            throw .failure(
+        case let .noSuchEpoch(conversation, epoch, epochs):
+            return .failure(
+                "conversation \(JSONText.quoted(conversation)) has no epoch \(epoch) (its epochs: \(epochs.map(String.init).joined(separator: ", ")))",
+                hints: "omit --epoch to deliver the current key, or give one of its epochs")
+        case let .noCurrentKey(conversation):
+            let quoted = ShellQuoting.quote(conversation)
+            return .failure(
+                "conversation \(JSONText.quoted(conversation)) has no current key: every epoch is past its not-after time",
+                hints: "give it a new epoch with: pushseal store rotate \(options) --conversation \(quoted)",
+                "or deliver an earlier epoch with --epoch (see: pushseal store list \(options) --conversation \(quoted))")
+        case let .noProviderKey(id?):
+            return .failure(
+                "the key directory \(location.displayName) has no provider key \(id)",
+                hints: "list its provider keys with: pushseal store provider-key list \(options)",
+                "or omit --provider-key-id to use the current one")
+        case .noProviderKey(nil):
+            return .failure(
                 "the key directory \(location.displayName) has no provider key to seal key bundles with",
                 hints: "create one with: pushseal store provider-key create \(options)",
                 "then pin its public key on each device (pushseal device pin) before sealing bundles to it")
-        } catch {
-            throw KeyStoreDiagnostics.error(error, location: location)
+        case .sharedEpoch:
+            return .failure(Diagnostic(
+                "\(error)",
+                hints: ["rotate the conversation first: pushseal store rotate \(options) --conversation <id>, then seal the new epoch per device"]))
+        case let .invalidLifetime(lifetime):
+            return .usage("--lifetime \(lifetime) is negative or runs past 2^63 - 1")
+        case let .directory(error):
+            return KeyStoreDiagnostics.error(error, location: location)
+        case let .sealing(error):
+            return .failure("\(error)", hints: "a bundle carries only a conversation id a notification can use (SPEC §5.1: 1 to 256 bytes of UTF-8, no control character U+0000-U+001F) and fields in the ranges of SPEC §16.3")
         }
     }
 
@@ -239,10 +199,10 @@ enum BundleCommand {
         let clock = StoreCommand.clock(try arguments[CommonOptions.now])
         let store = try StoreCommand.openDirectory(location, clock: clock)
         let registration = try registration(context, directory: store, location: location)!
-        let (bundle, _) = try seal(
+        let sealed = try seal(
             store: store, location: location, conversation: conversation, epoch: epoch, providerKeyID: providerKeyID, registration: registration,
             now: clock(), lifetime: lifetime)
-        context.write(bundle.text + "\n")
+        context.write(sealed.bundle.text + "\n")
         return .success
     }
 

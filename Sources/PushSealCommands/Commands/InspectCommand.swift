@@ -72,10 +72,8 @@ enum InspectCommand {
         switch inspection.error {
         case nil:
             return []
-        case .onlyWhitespace?, .notText?, .notJSON?, .notAnObject?:
+        case .onlyWhitespace?, .notText?, .notJSON?, .notAnObject?, .repeatedMemberName?:
             return [acceptedInputsHint]
-        case .repeatedMemberName?:
-            return ["a payload repeats no member name; receivers reject duplicates so two parsers cannot disagree"]
         case .noSealedMember?:
             return ["the envelope travels as the \"pushseal\" string: top level for APNs and FCM data maps, message.data.pushseal in an FCM v1 message"]
         case .duplicatedSealedMember?:
@@ -104,7 +102,7 @@ enum InspectCommand {
 
     static func text(_ inspection: PayloadInspection) -> String {
         var rows: [(String, String)] = []
-        let form = inspection.isKeyBundle ? "key bundle text" : inspection.form.map(label) ?? "unrecognised input"
+        let form = inspection.isKeyBundle ? "key bundle text" : form(inspection).map(label) ?? "unrecognised input"
         rows.append(("payload", "\(form), \(bytes(inspection.payloadByteCount))"))
         if let envelope = inspection.envelope {
             rows.append(("envelope", "valid, version \(Envelope.version) (well-formed; authenticity needs the key)"))
@@ -135,6 +133,15 @@ enum InspectCommand {
         return rows.map { label, value in
             label + String(repeating: " ", count: width - label.count) + value + "\n"
         }.joined()
+    }
+
+    /// The form printed: none for a payload that repeats a member name (it is not strict JSON,
+    /// so no form is claimed for it).
+    static func form(_ inspection: PayloadInspection) -> PayloadInspection.Form? {
+        switch inspection.error {
+        case .repeatedMemberName?, .duplicatedSealedMember?: nil
+        default: inspection.form
+        }
     }
 
     /// The form, for people.
@@ -186,7 +193,7 @@ enum InspectCommand {
         key("valid"); writer.appendRaw(inspection.isValid ? "true" : "false")
         key("reason"); string(inspection.error?.reason.rawValue)
         key("problem"); string(problem(inspection))
-        key("form"); string(inspection.form?.rawValue)
+        key("form"); string(form(inspection)?.rawValue)
         key("keyBundle"); writer.appendRaw(inspection.isKeyBundle ? "true" : "false")
         key("payloadBytes"); integer(inspection.payloadByteCount)
         key("wireLength"); integer(inspection.wire?.utf8.count)

@@ -273,10 +273,10 @@ enum SealCommand {
         else {
             return nil
         }
-        let (bundle, stored) = try BundleCommand.seal(
+        let sealed = try BundleCommand.seal(
             store: store, location: location, conversation: conversation, epoch: nil, providerKeyID: nil, registration: registration,
             now: StoreCommand.clock(nil)())
-        return (stored.key.deviceKey(for: registration.deviceKeyID), bundle, registration.deviceKeyID)
+        return (sealed.deviceKey, sealed.bundle, registration.deviceKeyID)
     }
 
     /// One notification to seal: the content, its key (nil: the key provider's current key) and
@@ -380,102 +380,70 @@ enum SealCommand {
         return writer.bytes
     }
 
-    /// The longest line `--batch` reads (longer lines are errors, skipped without being kept).
-    static let batchLineLimit = 1 << 20
-    /// The most lines sealed together (in parallel) before their results are written.
-    static let batchChunkLines = 256
-    /// The most input bytes sealed together.
-    static let batchChunkBytes = 1 << 20
-
-    /// `--batch`: one request per input line, one payload or error object per output line.
-    ///
-    /// Streams in constant memory: the lines read so far (at most ``batchChunkLines`` and
-    /// ``batchChunkBytes``) are sealed on all cores, their results written in input order and
-    /// flushed before more input is read, so a caller may keep the process as a co-process and
-    /// read each line's result after writing that line.
+    /// `--batch`: one request per input line, one payload or error object per output line, by
+    /// the provider's streaming sealer (`NotificationSealer.seal(lines:…)`): bounded memory, each
+    /// group of lines sealed on all cores and its results written in input order and flushed
+    /// before more input is read, so a caller may keep the process as a co-process and read
+    /// each line's result after writing that line.
     static func runBatch(
         _ context: inout CommandContext, options: Options, sealer: NotificationSealer, keyProvider: any CurrentKeyProvider,
         deviceKeys: DeviceKeys? = nil
     ) throws(CLIError) -> ExitCode {
-        let reader = try context.inputLines(from: options.inputPath, what: "content", maximumLineByteCount: batchLineLimit)
-        var sealedLines = 0
+        let reader = try context.inputLines(from: options.inputPath, what: "content", maximumLineByteCount: SealRequestLine.maximumByteCount)
         var failed = false
-        while true {
-            let lines: [LineReader.Line]?
-            do throws(IOError) {
-                lines = try reader.nextLines(maximumCount: batchChunkLines, maximumByteCount: batchChunkBytes)
-            } catch {
-                throw .io(error)
-            }
-            guard let lines else { break }
-            for output in sealChunk(lines, firstIndex: sealedLines, options: options, sealer: sealer, keyProvider: keyProvider, deviceKeys: deviceKeys) {
-                failed = failed || output.starts(with: Array(#"{"error":"#.utf8))
-                context.write(bytes: output)
-                context.write("\n")
-            }
-            sealedLines += lines.count
-            try context.flush()
+        let lineCount: Int
+        if options.transport.isFCM {
+            lineCount = try sealer.seal(lines: reader, keyProvider: keyProvider, item: { (request) throws(ProviderError) in
+                let item = try batchItem(request, options: options, deviceKeys: deviceKeys)
+                return BatchItem(content: item.content, key: item.key, options: try fcmOptions(options, item: item))
+            }, outcomes: { (outcomes) throws(CLIError) in
+                for outcome in outcomes {
+                    failed = failed || outcome.isFailure
+                    write(outcome.result.map(\.body), line: outcome.line, to: &context)
+                }
+                try context.flush()
+            })
+        } else {
+            lineCount = try sealer.seal(lines: reader, keyProvider: keyProvider, item: { (request) throws(ProviderError) in
+                let item = try batchItem(request, options: options, deviceKeys: deviceKeys)
+                return BatchItem(content: item.content, key: item.key, options: try apnsOptions(options, item: item))
+            }, outcomes: { (outcomes) throws(CLIError) in
+                for outcome in outcomes {
+                    let output = outcome.result.flatMap { request in
+                        Result { () throws(ProviderError) in options.withHeaders ? try withHeaders(request) : request.body }
+                    }
+                    failed = failed || outcome.isFailure
+                    write(output, line: outcome.line, to: &context)
+                }
+                try context.flush()
+            })
         }
-        if sealedLines == 0 { throw context.emptyInput(from: options.inputPath, what: "content") }
+        if lineCount == 0 { throw context.emptyInput(from: options.inputPath, what: "content") }
         return failed ? .failure : .success
     }
 
-    /// The output lines of `lines` (the first being input line `firstIndex + 1`), in order.
-    static func sealChunk(
-        _ lines: [LineReader.Line], firstIndex: Int, options: Options, sealer: NotificationSealer, keyProvider: any CurrentKeyProvider,
-        deviceKeys: DeviceKeys? = nil
-    ) -> [[UInt8]] {
-        var outputs = [[UInt8]](repeating: [], count: lines.count)
-        var apnsItems: [(line: Int, item: BatchItem<APNsOptions>)] = []
-        var fcmItems: [(line: Int, item: BatchItem<FCMOptions>)] = []
-        for (index, line) in lines.enumerated() {
-            do throws(ProviderError) {
-                let bytes: [UInt8]
-                switch line {
-                case let .complete(complete):
-                    bytes = complete
-                case let .tooLong(count):
-                    throw .invalidOption(field: "line", detail: "is \(count) bytes, more than the \(IOError.formatSize(batchLineLimit)) a batch line may have")
-                }
-                let request = try SealRequestLine(parsing: bytes)
-                if let expected = options.expectedConversation, !expected.utf8.elementsEqual(request.content.conversationID.utf8) {
-                    throw .invalidOption(field: "cid", detail: "is not the conversation given with --conversation")
-                }
-                var item = Item(content: request.content, key: request.key, fcmToken: request.fcmToken, collapseID: request.collapseID, headers: request.headers)
-                if let device = request.device {
-                    guard request.key == nil else { throw .invalidOption(field: "device", detail: "give either key or device, not both") }
-                    guard let deviceKeys else { throw .invalidOption(field: "device", detail: "needs --store: a bare key is already the device's key") }
-                    item.key = try deviceKeys.key(
-                        conversation: request.content.conversationID, device: PerDeviceSealing.checkRegistration(device, deviceKeys: deviceKeys))
-                }
-                if options.transport.isFCM {
-                    fcmItems.append((index, BatchItem(content: item.content, key: item.key, options: try fcmOptions(options, item: item))))
-                } else {
-                    apnsItems.append((index, BatchItem(content: item.content, key: item.key, options: try apnsOptions(options, item: item))))
-                }
-            } catch {
-                outputs[index] = error.jsonLine(line: firstIndex + index + 1)
-            }
+    /// A `--batch` line's item: `--conversation` checked, and a `device` member's key.
+    static func batchItem(_ request: SealRequestLine, options: Options, deviceKeys: DeviceKeys?) throws(ProviderError) -> Item {
+        if let expected = options.expectedConversation, !expected.utf8.elementsEqual(request.content.conversationID.utf8) {
+            throw .invalidOption(field: "cid", detail: "is not the conversation given with --conversation")
         }
-        for (entry, result) in zip(apnsItems, sealer.seal(batch: apnsItems.map(\.item), keyProvider: keyProvider)) {
-            let output = result.flatMap { request in
-                Result { () throws(ProviderError) in options.withHeaders ? try withHeaders(request) : request.body }
-            }
-            outputs[entry.line] = output.unwrapped(line: firstIndex + entry.line)
+        var item = Item(content: request.content, key: request.key, fcmToken: request.fcmToken, collapseID: request.collapseID, headers: request.headers)
+        if let device = request.device {
+            guard request.key == nil else { throw .invalidOption(field: "device", detail: "give either key or device, not both") }
+            guard let deviceKeys else { throw .invalidOption(field: "device", detail: "needs --store: a bare key is already the device's key") }
+            item.key = try deviceKeys.key(
+                conversation: request.content.conversationID, device: PerDeviceSealing.checkRegistration(device, deviceKeys: deviceKeys))
         }
-        for (entry, result) in zip(fcmItems, sealer.seal(batch: fcmItems.map(\.item), keyProvider: keyProvider)) {
-            outputs[entry.line] = result.map(\.body).unwrapped(line: firstIndex + entry.line)
+        return item
+    }
+
+    /// A line's output: the payload, or the JSON-lines error object for line `line` (from 1).
+    private static func write(_ output: Result<[UInt8], ProviderError>, line: Int, to context: inout CommandContext) {
+        switch output {
+        case let .success(body): context.write(bytes: body)
+        case let .failure(error): context.write(bytes: error.jsonLine(line: line))
         }
-        return outputs
+        context.write("\n")
     }
 }
 
-extension Result<[UInt8], ProviderError> {
-    /// The payload, or the JSON-lines error object for line `line` (0-based).
-    fileprivate func unwrapped(line: Int) -> [UInt8] {
-        switch self {
-        case let .success(body): body
-        case let .failure(error): error.jsonLine(line: line + 1)
-        }
-    }
-}

@@ -224,19 +224,19 @@ enum SendCommand {
         }
         let keyProvider = try options.keySource.map(SealCommand.makeKeyProvider)
         let reader = try context.inputLines(
-            from: options.inputPath, what: "notifications (one JSON line each)", maximumLineByteCount: SealCommand.batchLineLimit)
+            from: options.inputPath, what: "notifications (one JSON line each)", maximumLineByteCount: SealRequestLine.maximumByteCount)
         var helper = try DeliverProcess()
         guard helper.send(options.configuration) else { return helper.finish() }
         var lineNumber = 0
         while true {
-            let next: LineReader.Line?
-            do throws(IOError) { next = try reader.nextLine() } catch { throw .io(error) }
+            let next: JSONLine?
+            next = try reader.nextLine()
             guard let line = next else { break }
             lineNumber += 1
             let frame: [UInt8]
             switch line {
             case .tooLong:
-                frame = invalidFrame(line: lineNumber, code: "line_too_long", message: "the line is longer than \(SealCommand.batchLineLimit) bytes")
+                frame = invalidFrame(line: lineNumber, code: "line_too_long", message: "the line is longer than \(SealRequestLine.maximumByteCount) bytes")
             case var .complete(bytes):
                 if bytes.last == 13 { bytes.removeLast() }
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }

@@ -36,20 +36,6 @@ enum PerDeviceSealing {
         try outcome.get()
         return deviceKeyID
     }
-
-    /// Refuses an epoch created before per-device keys: its K may have gone out in format-1
-    /// bundles to every member, so device keys derived from it would be no secret among them.
-    /// (Only a SQLite directory can have such epochs: PostgreSQL never sealed format-1 bundles.)
-    static func requirePerDevice(store: any KeyDirectory, location: StoreCommand.Location, item: KeyItem) throws(CLIError) {
-        guard let store = (store as? SQLiteKeyDirectory)?.store else { return }
-        let shared = try StoreCommand.run(location) { () throws(KeyDirectoryError) -> Bool in
-            try store.isSharedEpoch(conversation: item.conversation, epoch: item.epoch)
-        }
-        guard shared else { return }
-        throw .failure(Diagnostic(
-            "epoch \(item.epoch) of \(item.conversation) was created before per-device keys (its key went out in format-1 bundles); it cannot be sealed per device",
-            hints: ["rotate the conversation first: pushseal store rotate \(location.commandLineOptions) --conversation <id>, then seal the new epoch per device"]))
-    }
 }
 
 /// The device keys of `seal --store --device` and of JSON lines with a `device` member: the
@@ -74,7 +60,7 @@ final class DeviceKeys: Sendable {
         let shared: Bool
         do throws(KeyDirectoryError) {
             stored = try directory.currentKey(conversation: conversation)
-            shared = try (directory as? SQLiteKeyDirectory)?.store.isSharedEpoch(conversation: conversation, epoch: stored.item.epoch) ?? false
+            shared = try directory.isSharedEpoch(conversation: conversation, epoch: stored.item.epoch)
         } catch {
             throw .keyUnavailable(conversation: conversation, detail: "\(error)")
         }

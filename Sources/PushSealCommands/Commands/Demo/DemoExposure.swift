@@ -1,11 +1,11 @@
 import PushSealCore
-import PushSealJSON
+import PushSealReceiver
 
 /// What Apple or Google would have seen of one payload, read back from its exact bytes: the
 /// visible alert, the thread id, the envelope header, the size — and a search of the bytes for
 /// every plaintext string of the content.
 struct DemoExposure {
-    /// The parsed payload (nil when the bytes are not a JSON object, which is a deviation).
+    /// The visible alert's title and body (nil when there is none).
     var alertTitle: String?
     var alertBody: String?
     /// `aps.thread-id` (APNs only).
@@ -30,36 +30,27 @@ struct DemoExposure {
         _ payload: [UInt8], transport: DemoNotification.Transport, plaintext: [(field: String, text: String)]
     ) -> DemoExposure {
         var exposure = DemoExposure()
-        var wire: String?
-        if case let .object(object)? = try? JSONParser.parse(payload) {
-            switch transport {
-            case .apns:
-                let aps = object["aps"]?.objectValue
-                switch aps?["alert"] {
-                case let .string(body)?: exposure.alertBody = body
-                case let .object(alert)?:
-                    exposure.alertTitle = alert["title"]?.stringValue
-                    exposure.alertBody = alert["body"]?.stringValue
-                default: break
-                }
-                exposure.threadID = aps?["thread-id"]?.stringValue
-                wire = object[PayloadMember.sealed]?.stringValue
-            case .fcm:
-                let message = object["message"]?.objectValue
-                exposure.hasNotificationBlock = message?["notification"] != nil
-                wire = message?["data"]?.objectValue?[PayloadMember.sealed]?.stringValue
-            }
-        } else {
-            exposure.problems.append("the payload is not a JSON object")
+        // Read as the receiver reads it, without a key (PushSealReceiver's PayloadInspection).
+        let inspection = PayloadInspection(payload)
+        if let alert = inspection.visibility?.alert {
+            exposure.alertTitle = alert.title?.unlocalizedText
+            exposure.alertBody = alert.body.unlocalizedText
         }
-        if let wire {
-            do throws(OpenError) {
-                exposure.envelope = try Envelope(wire: wire)
-            } catch {
-                exposure.problems.append("the payload's envelope is malformed: \(error)")
-            }
-        } else {
+        exposure.threadID = inspection.visibility?.threadIdentifier
+        exposure.hasNotificationBlock = transport == .fcm && inspection.visibility?.isDataOnly == false
+        exposure.envelope = inspection.envelope
+        switch inspection.error {
+        case _ where inspection.form == nil || inspection.form == .wire:
+            exposure.problems.append("the payload is not a JSON object")
+        case nil:
+            let expected: PayloadInspection.Form = transport == .apns ? .apns : .fcmMessage
+            if inspection.form != expected { exposure.problems.append("the payload is not of the \(expected.rawValue) form") }
+        case let .envelope(error)?:
+            exposure.problems.append("the payload's envelope is malformed: \(error)")
+        case .noSealedMember?, .sealedMemberNotString?, .duplicatedSealedMember?:
             exposure.problems.append("the payload has no \"pushseal\" string")
+        default:
+            exposure.problems.append("the payload is not a JSON object")
         }
 
         // The payload bytes as the push service stores them, and the decoded envelope (so even

@@ -206,18 +206,17 @@ struct DemoRun {
         return bundle
     }
 
-    /// The bundle of a provider key's device key for the device (the directory's current provider
-    /// key): since = the epoch's created time, retire-by = its not-after time, expires = now +
-    /// `lifetime` (30 days unless given).
+    /// The bundle of a provider key's device key for the device, sealed by the provider's
+    /// `KeyBundle.seal(from:…)` with the directory's current provider key: since = the epoch's
+    /// created time, no retire-by while it is current, expires = now + `lifetime` (30 days unless
+    /// given; negative: already expired).
     private func bundle(for stored: StoredKey, lifetime: Int64 = KeyBundle.defaultLifetime) throws(CLIError) -> KeyBundle {
         let (provider, device) = (self.provider!, self.device!)
-        let providerKey = try Self.perform("reading the provider key") { () throws(KeyDirectoryError) in try provider.providerKey() }
         let registration = try Self.perform("reading the device registration") { () throws(KeyDirectoryError) in try device.deviceRegistration() }
-        return try Self.perform("sealing a key bundle") { () throws(KeyBundleSealingError) in
+        return try Self.perform("sealing a key bundle") { () throws(DeviceBundleError) in
             try KeyBundle.seal(
-                conversationKey: stored.key, conversation: stored.item.conversation, epoch: stored.item.epoch, since: stored.item.createdAt,
-                retireBy: stored.item.notAfter.map { max($0, stored.item.createdAt) }, expires: now + lifetime, provider: providerKey,
-                device: registration)
+                from: provider, conversation: stored.item.conversation, epoch: stored.item.epoch, device: registration, now: now,
+                lifetime: lifetime).bundle
         }
     }
 
@@ -469,15 +468,15 @@ struct DemoRun {
             let attacker = IdentityKeyPair.generate()
             let pinned = try Self.perform("reading the provider key") { () throws(KeyDirectoryError) in try provider.providerKey() }
             let registration = try Self.perform("reading the device registration") { () throws(KeyDirectoryError) in try device.deviceRegistration() }
-            bundle = try Self.perform("forging a bundle") { () throws(KeyBundleSealingError) in
-                let contents = try KeyBundleContents(
-                    key: attackerKey.key.deviceKey(for: registration.deviceKeyID), conversation: attackerKey.item.conversation,
-                    epoch: attackerKey.item.epoch, since: now, retireBy: nil, expires: now + KeyBundle.defaultLifetime)
-                var plaintext = contents.encoded()
-                defer { plaintext.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
-                return try KeyBundle.seal(
-                    plaintext: plaintext, header: KeyBundleHeader(providerKeyID: pinned.providerKeyID), sender: attacker,
-                    devicePublicKey: registration.publicKey, ephemeral: nil).bundle
+            // Sealed with the attacker's own key pair, then its header made to name the pinned
+            // provider key (the header is the bundle's associated data; nothing else changes).
+            let sealed = try Self.perform("forging a bundle") { () throws(KeyBundleSealingError) in
+                try KeyBundle.seal(
+                    conversationKey: attackerKey.key, conversation: attackerKey.item.conversation, epoch: attackerKey.item.epoch,
+                    since: now, retireBy: nil, expires: now + KeyBundle.defaultLifetime, provider: attacker, device: registration)
+            }
+            bundle = try Self.perform("forging a bundle") { () throws(KeyBundleError) in
+                try KeyBundle(bytes: KeyBundleHeader(providerKeyID: pinned.providerKeyID).encoded() + sealed.bytes.dropFirst(KeyBundleHeader.byteCount))
             }
         } else {
             bundle = try self.bundle(for: attackerKey, lifetime: -3_600)
