@@ -104,7 +104,7 @@ let package = Package(
 
         // Helper process for the PostgreSQL directory's multi-process, kill -9 and staleness tests, and its
         // bench figures (`pushseal-keydir-worker bench --uri URI`; not a product).
-        .executableTarget(name: "pushseal-keydir-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL"]),
+        .executableTarget(name: "pushseal-keydir-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL"]),
 
         // Sending sealed notifications to APNs and FCM over HTTP/2 (Docs/PROVIDER.md, "Sending").
         // The receiver never links it.
@@ -117,7 +117,7 @@ let package = Package(
             name: "pushseal-deliver", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealDelivery", "PushSealCLIKit"]),
 
         // Deterministic test vectors (Vectors/pushseal-v1.json).
-        .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite", "PushSealProvider", "PushSealReceiver"]),
+        .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
 
         // Thread processor affinity for the bench's one-core figures (glibc's _GNU_SOURCE calls).
         .target(name: "CBenchAffinity"),
@@ -185,7 +185,7 @@ let package = Package(
                 .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms)),
             ]
         ),
-        .testTarget(name: "PushSealProviderTests", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite", "PushSealProvider", "PushSealTestSupport"]),
+        .testTarget(name: "PushSealProviderTests", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealProvider", "PushSealTestSupport"]),
         // Against the throwaway PostgreSQL cluster that scripts/with-postgres.sh starts (they fail without it).
         .testTarget(
             name: "PushSealKeyDirectoryPostgreSQLTests",

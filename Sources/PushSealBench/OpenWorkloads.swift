@@ -1,7 +1,6 @@
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import PushSealReceiver
 
 /// Receiver figures: payload bytes (an APNs body) to the display model (`ReceivedNotification`).

@@ -1,7 +1,6 @@
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import PushSealPlatform
 
 /// A device key store with `keyCount` keys in a temporary directory (one conversation per key),

@@ -1,6 +1,5 @@
 import PushSealJSON
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 @_spi(Vectors) import PushSealCore
 
 /// Key-store vectors (Docs/KEY-STORE.md §3): sealed rows, the master-key verifier, duplicate-log

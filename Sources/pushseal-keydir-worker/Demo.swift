@@ -1,7 +1,6 @@
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import PushSealProvider
 import PushSealKeyDirectoryPostgreSQL
 import PushSealPlatform

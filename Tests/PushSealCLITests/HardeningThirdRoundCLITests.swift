@@ -3,7 +3,6 @@ import Foundation
 import PushSealCore
 import PushSealJSON
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import PushSealTestSupport
 import Testing
 import PushSealPlatform

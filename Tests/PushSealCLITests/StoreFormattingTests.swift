@@ -2,7 +2,6 @@
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import Testing
 
 /// In-process checks of the helpers behind the store commands' output and hints.

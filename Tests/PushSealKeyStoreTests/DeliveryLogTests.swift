@@ -1,7 +1,6 @@
 import Dispatch
 import PushSealCore
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import Synchronization
 import Testing
 

@@ -1,7 +1,6 @@
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import Testing
 
 /// `DeviceKeyStore.recordDelivery(…directory:masterKey:…)` (one connection) must behave exactly like

@@ -7,7 +7,6 @@ import Foundation
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import Synchronization
 import Testing
 import PushSealPlatform

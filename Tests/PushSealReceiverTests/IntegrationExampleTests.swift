@@ -2,7 +2,6 @@ import Foundation
 @_spi(Vectors) import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import PushSealReceiver
 import Testing
 

@@ -1,7 +1,6 @@
 import Foundation
 import PushSealCore
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import PushSealProvider
 import PushSealReceiver
 import Testing

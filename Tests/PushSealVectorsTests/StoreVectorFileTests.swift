@@ -3,7 +3,6 @@ import PushSealCore
 import PushSealJSON
 import PushSealKeyDirectory
 @testable import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import PushSealVectors
 import Testing
 

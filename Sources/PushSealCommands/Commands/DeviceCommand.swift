@@ -2,7 +2,6 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import PushSealJSON
 
 /// `pushseal device`: the device identity of a device store (SPEC §16.1).

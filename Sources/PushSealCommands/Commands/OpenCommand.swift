@@ -1,7 +1,6 @@
 import PushSealCLIKit
 import PushSealCore
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import PushSealReceiver
 import PushSealJSON
 

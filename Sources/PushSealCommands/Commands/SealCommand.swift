@@ -2,7 +2,6 @@ import PushSealCLIKit
 @_spi(Vectors) import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 @_spi(Vectors) import PushSealProvider
 import PushSealJSON
 import PushSealPlatform

@@ -2,7 +2,6 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import PushSealPlatform
 
 /// Every `KeyDirectoryError` as `pushseal: error: …` with hints that say what to do (exit 1).

@@ -3,7 +3,6 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 
 /// Provider key directories on PostgreSQL, chosen by a connection URI for `--dir` / `--store`.
 ///

@@ -2,7 +2,6 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import PushSealJSON
 
 /// `pushseal store device`: the devices registered with a provider's key directory (SQLite or

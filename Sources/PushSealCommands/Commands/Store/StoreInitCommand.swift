@@ -2,7 +2,6 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import PushSealJSON
 
 /// `pushseal store init`.

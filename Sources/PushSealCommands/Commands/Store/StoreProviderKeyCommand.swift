@@ -2,7 +2,6 @@ import PushSealCLIKit
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealKeyStore
-import PushSealKeyDirectorySQLite
 import PushSealJSON
 
 /// `pushseal store provider-key`: the key directory's own X25519 key pairs (SPEC §16.1), on
