@@ -15,13 +15,19 @@ public struct CommandContext: Sendable {
     public let arguments: ParsedArguments
     /// Standard output, written when the command returns (or throws).
     public var output: OutputBuffer
+    /// What the executable linked in for its commands (``CommandLineTool/services``), given once
+    /// at start; nil when it gave nothing.
+    public let services: (any Sendable)?
 
     /// A context (built by ``CommandLineTool``; tests may build their own).
-    public init(toolName: String, commandName: String, arguments: ParsedArguments, output: OutputBuffer = OutputBuffer()) {
+    public init(
+        toolName: String, commandName: String, arguments: ParsedArguments, output: OutputBuffer = OutputBuffer(), services: (any Sendable)? = nil
+    ) {
         self.toolName = toolName
         self.commandName = commandName
         self.arguments = arguments
         self.output = output
+        self.services = services
     }
 
     /// Appends `text` to standard output.
