@@ -85,8 +85,10 @@ let package = Package(
         // registrations) over the device store's file. The receiver never links it.
         .target(name: "PushSealKeyDirectorySQLite", dependencies: ["PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore"]),
 
-        // Helper process for the key store's multi-process and kill -9 tests (not a product).
-        .executableTarget(name: "pushseal-store-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite"]),
+        // Helper process for the key store's multi-process and kill -9 tests (test support, not a product).
+        .executableTarget(
+            name: "pushseal-store-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite"],
+            path: "Tests/Workers/pushseal-store-worker"),
 
         // The receiver: open with fallback, exactly-once extension session (platform-neutral).
         .target(name: "PushSealReceiver", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore"]),
@@ -102,8 +104,11 @@ let package = Package(
         .target(name: "PushSealKeyDirectoryPostgreSQL", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "CLibPQ"]),
 
         // Helper process for the PostgreSQL directory's multi-process, kill -9 and staleness tests, and its
-        // bench figures (`pushseal-keydir-worker bench --uri URI`; not a product).
-        .executableTarget(name: "pushseal-keydir-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL"]),
+        // bench figures (`pushseal-keydir-worker bench --uri URI`; test support, not a product).
+        .executableTarget(
+            name: "pushseal-keydir-worker",
+            dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL"],
+            path: "Tests/Workers/pushseal-keydir-worker"),
 
         // Sending sealed notifications to APNs and FCM over HTTP/2 (Docs/PROVIDER.md, "Sending").
         // The receiver never links it.
