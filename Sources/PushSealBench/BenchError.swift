@@ -1,7 +1,7 @@
 /// Why a benchmark run could not be completed.
-public struct BenchError: Error, Sendable, CustomStringConvertible {
+package struct BenchError: Error, Sendable, CustomStringConvertible {
     /// What went wrong.
-    public let description: String
+    package let description: String
 
     init(_ description: String) {
         self.description = description

@@ -1,36 +1,36 @@
 /// What to measure and how long.
-public struct BenchOptions: Sendable {
+package struct BenchOptions: Sendable {
     /// Short run for tests and CI: few repetitions, tiny samples, small key stores. The figures
     /// are only indicative.
-    public var quick = false
+    package var quick = false
     /// Iterations per sample for every in-process figure; nil calibrates each figure to
     /// ``sampleMilliseconds``.
-    public var iterations: Int?
+    package var iterations: Int?
     /// Samples per figure (rounds); nil: 9, or 3 with ``quick``.
-    public var repetitions: Int?
+    package var repetitions: Int?
     /// Spawns of each cold-process command per round; nil: 12, or 1 with ``quick``.
-    public var spawnsPerRound: Int?
+    package var spawnsPerRound: Int?
     /// Threads for the all-core figures; nil: every processor this process may run on.
-    public var threads: Int?
+    package var threads: Int?
     /// Items per `seal(batch:)` call in the batch figures (and their one-by-one bases).
-    public var batchSize = BenchOptions.defaultBatchSize
+    package var batchSize = BenchOptions.defaultBatchSize
     /// A server's batch: a message to a large group, or the notifications of a busy moment.
     /// Waking a second core for a call costs tens of microseconds on a virtual machine, which
     /// 1,024 items (about 2 ms of work on 2 cores) make small (Docs/PERFORMANCE.md §5.2).
-    public static let defaultBatchSize = 1_024
+    package static let defaultBatchSize = 1_024
     /// Only figures whose name starts with one of these (their limit and baseline figures are
     /// always measured too); empty: everything.
-    public var only: [String] = []
+    package var only: [String] = []
     /// Key counts of the key stores; nil: 10,000 and 100,000 (1,000 and 10,000 with ``quick``).
-    public var storeSizes: [Int]?
+    package var storeSizes: [Int]?
     /// A profiling run (for callgrind): exactly the ``only`` figures, ``iterations`` operations
     /// once, no calibration, no limit figures.
-    public var profile = false
+    package var profile = false
     /// The `pushseal` executable spawned for the cold-process figures; nil: this process's own.
-    public var executable: String?
+    package var executable: String?
 
     /// The defaults: every figure, calibrated samples.
-    public init() {}
+    package init() {}
 
     var effectiveRepetitions: Int { repetitions ?? (quick ? 3 : 9) }
     var effectiveSpawns: Int { spawnsPerRound ?? (quick ? 1 : 12) }

@@ -1,21 +1,21 @@
 /// The result of a run: the machine and every figure.
-public struct BenchReport: Sendable {
+package struct BenchReport: Sendable {
     /// Where it ran.
-    public var machine: MachineInfo
+    package var machine: MachineInfo
     /// Cores used by the all-core figures.
-    public var cores: Int
+    package var cores: Int
     /// How it ran.
-    public var options: BenchOptions
+    package var options: BenchOptions
     /// The figures, in measuring order.
-    public var figures: [Figure]
+    package var figures: [Figure]
 
     /// One JSON object per figure, each followed by a newline.
-    public var jsonLines: String {
+    package var jsonLines: String {
         figures.map { $0.jsonLine + "\n" }.joined()
     }
 
     /// A description of the machine and the settings, one line each.
-    public var header: [String] {
+    package var header: [String] {
         func load(_ values: [Double]) -> String {
             values.isEmpty ? "unknown" : values.map { Decimal.fixed($0, decimals: 2) }.joined(separator: " ")
         }
@@ -36,7 +36,7 @@ public struct BenchReport: Sendable {
     }
 
     /// A fixed-width table for people.
-    public var table: String {
+    package var table: String {
         var lines = header
         lines.append("")
         let columns = ["figure", "cores", "median", "CPU", "ops/s", "ratio", "CPU ratio", "compared with", "notes"]

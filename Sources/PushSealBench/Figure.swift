@@ -2,48 +2,48 @@ import PushSealCore
 import PushSealJSON
 
 /// One measured figure: a median, and its ratio to the raw AEAD of the same padded size.
-public struct Figure: Sendable {
+package struct Figure: Sendable {
     /// Stable name, e.g. `seal.apns.512`.
-    public var name: String
+    package var name: String
     /// `limit`, `seal`, `open`, `keystore`, `process`.
-    public var group: String
+    package var group: String
     /// Cores used (1, or every core).
-    public var cores: Int
+    package var cores: Int
     /// Median nanoseconds per operation (per item for batches; wall time per process).
-    public var medianNanoseconds: Double
+    package var medianNanoseconds: Double
     /// Median CPU nanoseconds per operation (the whole process; for I/O-bound figures less than
     /// the wall time).
-    public var cpuMedianNanoseconds: Double?
+    package var cpuMedianNanoseconds: Double?
     /// Throughput relative to the limit figure in the same run: limit time / this time
     /// (the median of the per-round ratios when both are measured in every round).
-    public var ratio: Double?
+    package var ratio: Double?
     /// The same ratio computed from CPU times (insensitive to other processes taking the CPU).
-    public var cpuRatio: Double?
+    package var cpuRatio: Double?
     /// The limit figure the ratio refers to.
-    public var limit: String?
+    package var limit: String?
     /// For an all-core figure: single-core time / this time.
-    public var speedup: Double?
+    package var speedup: Double?
     /// For an all-core figure: cores × single-core CPU time per operation / this CPU time per
     /// operation, capped at the cores — the speedup an otherwise idle machine would show.
-    public var cpuScaling: Double?
+    package var cpuScaling: Double?
     /// The single-core figure the speedup refers to.
-    public var speedupBase: String?
+    package var speedupBase: String?
     /// Number of samples the median is taken over.
-    public var samples: Int
+    package var samples: Int
     /// Operations per sample (1 for processes).
-    public var iterations: Int
+    package var iterations: Int
     /// A target this figure is judged against, e.g. `ratio >= 0.33`.
-    public var target: String?
+    package var target: String?
     /// Whether ``target`` was met.
-    public var targetMet: Bool?
+    package var targetMet: Bool?
     /// Further fields: sizes, key counts, peak RSS.
     var attributes: [(String, Attribute)] = []
 
     /// Operations per second (aggregate over the figure's cores).
-    public var operationsPerSecond: Double { medianNanoseconds > 0 ? 1e9 / medianNanoseconds : 0 }
+    package var operationsPerSecond: Double { medianNanoseconds > 0 ? 1e9 / medianNanoseconds : 0 }
 
     /// An integer attribute (`content_bytes`, `padded_bytes`, `keys`, `rss_kib_max`, …).
-    public func integer(_ name: String) -> Int? {
+    package func integer(_ name: String) -> Int? {
         for (key, value) in attributes where key == name {
             if case let .integer(number) = value { return number }
         }
@@ -51,7 +51,7 @@ public struct Figure: Sendable {
     }
 
     /// The figure as one compact JSON object (no newline).
-    public var jsonLine: String {
+    package var jsonLine: String {
         var writer = JSONWriter(capacity: 256)
         writer.appendRaw("{\"figure\":")
         writer.appendString(name)

@@ -2,21 +2,21 @@ import PushSealCore
 import PushSealPlatform
 
 /// The machine a run measured: reported with every run, because ratios depend on it.
-public struct MachineInfo: Sendable {
+package struct MachineInfo: Sendable {
     /// Online processors (`nproc`).
-    public var processors: Int
+    package var processors: Int
     /// The processors this process may run on (its affinity, e.g. under `taskset` or a cpuset);
     /// empty where that cannot be read.
-    public var allowedProcessors: [Int]
+    package var allowedProcessors: [Int]
     /// The CPU model (`model name` in /proc/cpuinfo), or "unknown".
-    public var cpuModel: String
+    package var cpuModel: String
     /// 1, 5 and 15 minute load averages at the start of the run.
-    public var loadAverageAtStart: [Double]
+    package var loadAverageAtStart: [Double]
     /// The same at the end of the run.
-    public var loadAverageAtEnd: [Double] = []
+    package var loadAverageAtEnd: [Double] = []
     /// The cryptography library PushSeal was built on, with its version where it has one
     /// (`libsodium 1.0.18`, `CryptoKit`).
-    public var cryptoBackend: String
+    package var cryptoBackend: String
 
     static func current() -> MachineInfo {
         MachineInfo(

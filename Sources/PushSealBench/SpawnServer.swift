@@ -80,9 +80,9 @@ final class SpawnClient {
 
 /// The helper's side: one request per line on stdin (TAB-separated: stdin file, stderr file,
 /// executable, arguments), one `status wall_ns maxrss_kib` line per request on stdout.
-public enum SpawnServer {
+package enum SpawnServer {
     /// Serves until end of input; returns the exit status.
-    public static func serve() -> Int32 {
+    package static func serve() -> Int32 {
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4_096)
         while true {

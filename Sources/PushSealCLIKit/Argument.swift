@@ -1,5 +1,5 @@
 /// A declared positional argument of a command: what ``CommandSpec`` lists.
-public protocol CommandArgument: Sendable {
+package protocol CommandArgument: Sendable {
     /// The argument's untyped description.
     var spec: ArgumentSpec { get }
 }
@@ -8,16 +8,16 @@ public protocol CommandArgument: Sendable {
 /// `try context.arguments[Self.file]`. As for ``Option``, the type says how it behaves when
 /// absent: `Argument<T?>` may be left out (reads `nil`), `Argument<T>` must be given,
 /// `Argument<[T]>` takes every remaining positional value.
-public struct Argument<Value: Sendable>: CommandArgument {
+package struct Argument<Value: Sendable>: CommandArgument {
     /// The untyped description the parser and help use.
-    public let spec: ArgumentSpec
+    package let spec: ArgumentSpec
     /// The positional values given (none when absent) → value.
     let convert: @Sendable ([String]) throws(ValueError) -> Value
 }
 
 extension Argument {
     /// An argument that may be left out: `nil` when absent.
-    public init<Wrapped: ArgumentValue>(_ valueName: String, abstract: String, discussion: String = "") where Value == Wrapped? {
+    package init<Wrapped: ArgumentValue>(_ valueName: String, abstract: String, discussion: String = "") where Value == Wrapped? {
         spec = ArgumentSpec(valueName: valueName, abstract: abstract, discussion: discussion, isOptional: true)
         convert = { (texts) throws(ValueError) -> Wrapped? in
             guard let text = texts.first else { return nil }
@@ -26,14 +26,14 @@ extension Argument {
     }
 
     /// An argument that must be given.
-    public init(_ valueName: String, abstract: String, discussion: String = "") where Value: ArgumentValue {
+    package init(_ valueName: String, abstract: String, discussion: String = "") where Value: ArgumentValue {
         spec = ArgumentSpec(valueName: valueName, abstract: abstract, discussion: discussion, isOptional: false)
         convert = { (texts) throws(ValueError) -> Value in try Value(argument: texts[0]) }
     }
 
     /// An argument that takes every remaining positional value (declare it last); with
     /// `required`, at least one must be given.
-    public init<Element: ArgumentValue>(
+    package init<Element: ArgumentValue>(
         _ valueName: String, abstract: String, discussion: String = "", required: Bool = false
     ) where Value == [Element] {
         spec = ArgumentSpec(valueName: valueName, abstract: abstract, discussion: discussion, isOptional: !required, isRepeating: true)

@@ -1,17 +1,17 @@
 /// The untyped description of a positional argument, shown as `<valueName>` (or `[<valueName>]`
 /// when optional): what the parser, the help text and the error messages read. Commands declare
 /// an ``Argument``, which makes it.
-public struct ArgumentSpec: Sendable {
+package struct ArgumentSpec: Sendable {
     /// The name shown between angle brackets.
-    public let valueName: String
+    package let valueName: String
     /// One-line help, shown in the ARGUMENTS section.
-    public let abstract: String
+    package let abstract: String
     /// Longer help, shown under the abstract.
-    public let discussion: String
+    package let discussion: String
     /// The argument may be left out.
-    public let isOptional: Bool
+    package let isOptional: Bool
     /// The argument takes every remaining positional value (declare it last).
-    public let isRepeating: Bool
+    package let isRepeating: Bool
 
     /// Memberwise initialiser (``Argument`` builds these).
     init(valueName: String, abstract: String, discussion: String = "", isOptional: Bool, isRepeating: Bool = false) {
@@ -23,10 +23,10 @@ public struct ArgumentSpec: Sendable {
     }
 
     /// `<name>`, as used in error messages.
-    public var label: String { "<\(valueName)>" }
+    package var label: String { "<\(valueName)>" }
 
     /// `<name>`, `[<name>]`, `<name> ...` or `[<name> ...]`, as used in usage lines.
-    public var synopsis: String {
+    package var synopsis: String {
         var text = label
         if isRepeating { text += " ..." }
         return isOptional ? "[\(text)]" : text

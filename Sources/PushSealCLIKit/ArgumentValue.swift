@@ -4,7 +4,7 @@
 /// `CaseIterable` (its raw values are the accepted words, listed in help as `(values: …)` and
 /// checked by the parser). A value that needs more than its type (an integer range, a key's
 /// length) is declared with a parse function or a range on the ``Option`` instead.
-public protocol ArgumentValue: Sendable {
+package protocol ArgumentValue: Sendable {
     /// The value written as `argument` on the command line; a ``ValueError`` becomes the usage
     /// error `The value 'x' is invalid for '--name <value>': <reason>`.
     init(argument: String) throws(ValueError)
@@ -18,17 +18,17 @@ public protocol ArgumentValue: Sendable {
 
 extension ArgumentValue {
     /// Any word is accepted by default.
-    public static var allValueStrings: [String] { [] }
+    package static var allValueStrings: [String] { [] }
 }
 
 extension ArgumentValue where Self: CustomStringConvertible {
     /// The value's description.
-    public var argumentDescription: String { description }
+    package var argumentDescription: String { description }
 }
 
 extension ArgumentValue where Self: CaseIterable & RawRepresentable, RawValue == String {
     /// The case whose raw value is `argument`.
-    public init(argument: String) throws(ValueError) {
+    package init(argument: String) throws(ValueError) {
         guard let value = Self(rawValue: argument) else {
             throw ValueError("expected one of \(UsageError.quotedList(Self.allValueStrings))")
         }
@@ -36,61 +36,61 @@ extension ArgumentValue where Self: CaseIterable & RawRepresentable, RawValue ==
     }
 
     /// Every case's raw value, in declaration order.
-    public static var allValueStrings: [String] { allCases.map(\.rawValue) }
+    package static var allValueStrings: [String] { allCases.map(\.rawValue) }
 
     /// The raw value.
-    public var argumentDescription: String { rawValue }
+    package var argumentDescription: String { rawValue }
 }
 
 extension String: ArgumentValue {
     /// The argument as given.
-    public init(argument: String) {
+    package init(argument: String) {
         self = argument
     }
 }
 
 extension Int64: ArgumentValue {
     /// A plain decimal integer (``ValueError/parseInteger(_:in:)``).
-    public init(argument: String) throws(ValueError) {
+    package init(argument: String) throws(ValueError) {
         self = try ValueError.parseInteger(argument, in: Int64.min...Int64.max)
     }
 }
 
 extension Int: ArgumentValue {
     /// A plain decimal integer (``ValueError/parseInteger(_:in:)``).
-    public init(argument: String) throws(ValueError) {
+    package init(argument: String) throws(ValueError) {
         self = try ValueError.parseInteger(argument, in: Int.min...Int.max)
     }
 }
 
 /// A path on the command line: any text but the empty string (which names no file, and would
 /// otherwise reach the file system as the current directory or an `ENOENT`).
-public struct FilePath: ArgumentValue, Equatable, CustomStringConvertible {
+package struct FilePath: ArgumentValue, Equatable, CustomStringConvertible {
     /// The path as given.
-    public let path: String
+    package let path: String
 
     /// A non-empty path.
-    public init(argument: String) throws(ValueError) {
+    package init(argument: String) throws(ValueError) {
         guard !argument.isEmpty else { throw ValueError("empty path") }
         path = argument
     }
 
     /// The path.
-    public var description: String { path }
+    package var description: String { path }
 }
 
 /// Why an option's value could not be converted; becomes a usage error naming the option.
-public struct ValueError: Error, Sendable, Equatable {
+package struct ValueError: Error, Sendable, Equatable {
     /// Shown after the option in the error message, e.g. `not a decimal integer`.
-    public let reason: String
+    package let reason: String
 
     /// A conversion failure.
-    public init(_ reason: String) {
+    package init(_ reason: String) {
         self.reason = reason
     }
 
     /// Parses a plain decimal integer (optional leading `-`, no `+`, no spaces) in `range`.
-    public static func parseInteger<Integer: FixedWidthInteger>(_ text: String, in range: ClosedRange<Integer>) throws(ValueError) -> Integer {
+    package static func parseInteger<Integer: FixedWidthInteger>(_ text: String, in range: ClosedRange<Integer>) throws(ValueError) -> Integer {
         guard let value = Integer(text), text.first != "+" else { throw ValueError("not a decimal integer") }
         guard range.contains(value) else {
             if range.upperBound == Integer.max { throw ValueError("must be at least \(range.lowerBound)") }

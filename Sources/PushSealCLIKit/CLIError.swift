@@ -6,38 +6,38 @@ import PushSealPlatform
 /// pushseal: error: cannot read 'payload.json': No such file or directory
 /// pushseal: hint: pass the payload on standard input: pushseal inspect < payload.json
 /// ```
-public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
+package struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
     /// The text after `<tool>: error: `, lower-case, no final period.
-    public var message: String
+    package var message: String
     /// Lines printed after `<tool>: hint: `.
-    public var hints: [String]
+    package var hints: [String]
     /// The exit status (``ExitCode/failure`` unless a command says otherwise).
-    public var exitCode: ExitCode
+    package var exitCode: ExitCode
 
     /// A diagnostic.
-    public init(_ message: String, hints: [String] = [], exitCode: ExitCode = .failure) {
+    package init(_ message: String, hints: [String] = [], exitCode: ExitCode = .failure) {
         self.message = message
         self.hints = hints
         self.exitCode = exitCode
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// Everything a command can fail with.
-public enum CLIError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum CLIError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The command line is wrong: `Error: …`, the command's usage, exit 64.
     case usage(UsageError)
     /// The command failed at run time: `<tool>: error: …`, hints, its exit status.
     case failure(Diagnostic)
 
     /// A usage error with a custom message (exit 64).
-    public static func usage(_ message: String, help: String? = nil) -> CLIError {
+    package static func usage(_ message: String, help: String? = nil) -> CLIError {
         .usage(UsageError(message, help: help))
     }
 
     /// A runtime failure with optional hints.
-    public static func failure(_ message: String, hints: String..., exitCode: ExitCode = .failure) -> CLIError {
+    package static func failure(_ message: String, hints: String..., exitCode: ExitCode = .failure) -> CLIError {
         .failure(Diagnostic(message, hints: hints, exitCode: exitCode))
     }
 
@@ -47,21 +47,21 @@ public enum CLIError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The temporary error of a declared command whose implementation is not wired in yet.
-    public static func notYetWired(_ commandPath: String, pendingOn component: String) -> CLIError {
+    package static func notYetWired(_ commandPath: String, pendingOn component: String) -> CLIError {
         .failure(Diagnostic(
             "'\(commandPath)' is not wired in yet in this build",
             hints: ["its implementation arrives with \(component); see '\(commandPath) --help' for the interface"]))
     }
 
     /// The exit status this error ends the process with.
-    public var exitCode: ExitCode {
+    package var exitCode: ExitCode {
         switch self {
         case .usage: .usage
         case let .failure(diagnostic): diagnostic.exitCode
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .usage(error): error.message
         case let .failure(diagnostic): diagnostic.message

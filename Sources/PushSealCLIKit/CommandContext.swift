@@ -2,25 +2,25 @@ import PushSealPlatform
 
 /// What a command's run function works with: its parsed arguments, buffered standard output,
 /// and helpers for input and diagnostics that already produce the tool's standard messages.
-public struct CommandContext: Sendable {
+package struct CommandContext: Sendable {
     /// Default bound on standard input and input files: 16 MiB, far above any payload, well below
     /// anything that would hurt.
-    public static let defaultInputLimit = 16 << 20
+    package static let defaultInputLimit = 16 << 20
 
     /// The tool's name, prefixing diagnostics (`pushseal`).
-    public let toolName: String
+    package let toolName: String
     /// The full command name, e.g. `pushseal store add`.
-    public let commandName: String
+    package let commandName: String
     /// The parsed command line.
-    public let arguments: ParsedArguments
+    package let arguments: ParsedArguments
     /// Standard output, written when the command returns (or throws).
-    public var output: OutputBuffer
+    package var output: OutputBuffer
     /// What the executable linked in for its commands (``CommandLineTool/services``), given once
     /// at start; nil when it gave nothing.
-    public let services: (any Sendable)?
+    package let services: (any Sendable)?
 
     /// A context (built by ``CommandLineTool``; tests may build their own).
-    public init(
+    package init(
         toolName: String, commandName: String, arguments: ParsedArguments, output: OutputBuffer = OutputBuffer(), services: (any Sendable)? = nil
     ) {
         self.toolName = toolName
@@ -31,27 +31,27 @@ public struct CommandContext: Sendable {
     }
 
     /// Appends `text` to standard output.
-    public mutating func write(_ text: String) {
+    package mutating func write(_ text: String) {
         output.append(text)
     }
 
     /// Appends raw bytes to standard output.
-    public mutating func write(bytes: some Sequence<UInt8>) {
+    package mutating func write(bytes: some Sequence<UInt8>) {
         output.append(bytes: bytes)
     }
 
     /// Writes pending output now (long-running commands that report progress).
-    public mutating func flush() throws(CLIError) {
+    package mutating func flush() throws(CLIError) {
         do throws(IOError) { try output.flush() } catch { throw .io(error) }
     }
 
     /// Prints `<tool>: warning: message` on standard error at once.
-    public func warn(_ message: String) {
+    package func warn(_ message: String) {
         StandardStreams.writeStandardError("\(toolName): warning: \(message)\n")
     }
 
     /// Prints `<tool>: note: message` on standard error at once (progress, notes).
-    public func note(_ message: String) {
+    package func note(_ message: String) {
         StandardStreams.writeStandardError("\(toolName): note: \(message)\n")
     }
 
@@ -60,7 +60,7 @@ public struct CommandContext: Sendable {
     /// showing how to provide it (`invocation`, default the command's name, is the command line
     /// the hint shows, e.g. `pushseal inspect --bundle`). When standard input is a terminal,
     /// says so first, since otherwise the command seems to hang.
-    public func readInput(
+    package func readInput(
         from path: String?, what: String, invocation: String? = nil, limit: Int = defaultInputLimit
     ) throws(CLIError) -> [UInt8] {
         let bytes: [UInt8]
@@ -77,7 +77,7 @@ public struct CommandContext: Sendable {
     /// The input named by a `[<file>]` argument (the file, or standard input when `path` is nil
     /// or `-`) as a ``StreamInput``, for input of any length processed as it arrives. Says so
     /// when standard input is a terminal, as ``readInput(from:what:limit:)`` does.
-    public func inputStream(from path: String?, what: String) throws(CLIError) -> StreamInput {
+    package func inputStream(from path: String?, what: String) throws(CLIError) -> StreamInput {
         guard let path, path != "-" else {
             noteIfTerminal(what)
             return StreamInput(descriptor: 0, path: nil)
@@ -92,7 +92,7 @@ public struct CommandContext: Sendable {
 
     /// The error for an input (`path` nil or `-`: standard input) that turned out to be empty;
     /// the hint shows `invocation` (default: the command's name).
-    public func emptyInput(from path: String?, what: String, invocation: String? = nil) -> CLIError {
+    package func emptyInput(from path: String?, what: String, invocation: String? = nil) -> CLIError {
         if let path, path != "-" { return .failure("'\(path)' is empty; expected a \(what)") }
         let command = invocation ?? commandName
         return .failure(
@@ -107,12 +107,12 @@ public struct CommandContext: Sendable {
     }
 
     /// Reads a whole file (keys, vector files, …), with the tool's standard messages.
-    public func readFile(_ path: String, limit: Int = defaultInputLimit) throws(CLIError) -> [UInt8] {
+    package func readFile(_ path: String, limit: Int = defaultInputLimit) throws(CLIError) -> [UInt8] {
         do throws(IOError) { return try FileSystem.readFile(at: path, limit: limit) } catch { throw .io(error) }
     }
 
     /// Writes a file atomically (see ``FileSystem/writeFileAtomically(_:to:permissions:replaceExisting:)``).
-    public func writeFile(_ bytes: some Collection<UInt8>, to path: String, permissions: UInt32 = 0o644, replaceExisting: Bool = true) throws(CLIError) {
+    package func writeFile(_ bytes: some Collection<UInt8>, to path: String, permissions: UInt32 = 0o644, replaceExisting: Bool = true) throws(CLIError) {
         do throws(IOError) {
             try FileSystem.writeFileAtomically(bytes, to: path, permissions: .init(permissions), replaceExisting: replaceExisting)
         } catch {

@@ -8,9 +8,9 @@
 /// - A non-repeating option given twice is an error (silently keeping one of two keys would hide
 ///   a mistake).
 /// - Help flags are handled by ``CommandLineTool`` before parsing.
-public enum CommandLineParser {
+package enum CommandLineParser {
     /// Parses `arguments` for `command`.
-    public static func parse(_ arguments: [String], for command: CommandSpec) throws(UsageError) -> ParsedArguments {
+    package static func parse(_ arguments: [String], for command: CommandSpec) throws(UsageError) -> ParsedArguments {
         var optionValues: [String: [String]] = [:]
         var flags: Set<String> = []
         var positionals: [String] = []

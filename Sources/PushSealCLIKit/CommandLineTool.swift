@@ -7,24 +7,24 @@ import PushSealPlatform
 /// Recognised everywhere (before `--`): `-h`/`--help` (help for the deepest command named so
 /// far). At the root: `--version`, and `help [<subcommand> …]`, which is also accepted by every
 /// group (`pushseal store help add`).
-public struct CommandLineTool: Sendable {
+package struct CommandLineTool: Sendable {
     /// The root command; its name is the tool's name in every message.
-    public let root: CommandSpec
+    package let root: CommandSpec
     /// Printed by `--version`.
-    public let version: String
+    package let version: String
     /// Handed to every command as ``CommandContext/services``: what this executable linked in
     /// (chosen once, in its `main`).
-    public let services: (any Sendable)?
+    package let services: (any Sendable)?
 
     /// A tool.
-    public init(root: CommandSpec, version: String, services: (any Sendable)? = nil) {
+    package init(root: CommandSpec, version: String, services: (any Sendable)? = nil) {
         self.root = root
         self.version = version
         self.services = services
     }
 
     /// What a command line asks for.
-    public enum Resolution: Sendable {
+    package enum Resolution: Sendable {
         /// Print help for the command at this path (exit 0).
         case help([CommandSpec])
         /// Print the version (exit 0).
@@ -38,7 +38,7 @@ public struct CommandLineTool: Sendable {
     }
 
     /// Works out what `arguments` (without the program name) ask for. No side effects.
-    public func resolve(_ arguments: [String]) -> Resolution {
+    package func resolve(_ arguments: [String]) -> Resolution {
         var path = [root]
         var index = 0
         while let current = path.last, !current.subcommands.isEmpty, index < arguments.count {
@@ -96,12 +96,12 @@ public struct CommandLineTool: Sendable {
     /// Runs the tool on this process's command line (`argv` without the program name), taken as
     /// raw bytes so that an argument that is not valid UTF-8 is a usage error (exit 64) instead
     /// of being silently repaired (``main(argumentBytes:)``).
-    public func main() -> ExitCode {
+    package func main() -> ExitCode {
         main(argumentBytes: Self.processArgumentBytes())
     }
 
     /// This process's arguments, without the program name, as the exact bytes of `argv`.
-    public static func processArgumentBytes() -> [[UInt8]] {
+    package static func processArgumentBytes() -> [[UInt8]] {
         (1..<Int(CommandLine.argc)).map { index in
             guard let argument = CommandLine.unsafeArgv[index] else { return [] }
             return UnsafeRawBufferPointer(start: argument, count: strlen(argument)).map { $0 }
@@ -113,7 +113,7 @@ public struct CommandLineTool: Sendable {
     /// argument (U+FFFD for each bad sequence) would make different byte strings collide or name
     /// another file. The first invalid one is a usage error naming it — never echoing its bytes,
     /// which may be a secret.
-    public func main(argumentBytes: [[UInt8]]) -> ExitCode {
+    package func main(argumentBytes: [[UInt8]]) -> ExitCode {
         switch Self.decodeArguments(argumentBytes) {
         case let .success(arguments):
             return main(arguments: arguments)
@@ -125,15 +125,15 @@ public struct CommandLineTool: Sendable {
 
     /// Why raw arguments could not be decoded: the usage error, and every argument repaired (to
     /// find the command the error is about).
-    public struct ArgumentDecodingFailure: Error, Sendable {
+    package struct ArgumentDecodingFailure: Error, Sendable {
         /// `The value of '--conversation' is not valid UTF-8 …`.
-        public let error: UsageError
+        package let error: UsageError
         /// The arguments with invalid sequences replaced by U+FFFD.
-        public let repaired: [String]
+        package let repaired: [String]
     }
 
     /// The arguments as strings, or the usage error for the first one that is not valid UTF-8.
-    public static func decodeArguments(_ raw: [[UInt8]]) -> Result<[String], ArgumentDecodingFailure> {
+    package static func decodeArguments(_ raw: [[UInt8]]) -> Result<[String], ArgumentDecodingFailure> {
         var strings: [String] = []
         strings.reserveCapacity(raw.count)
         var firstInvalid: Int?
@@ -169,7 +169,7 @@ public struct CommandLineTool: Sendable {
 
     /// Runs the tool on `arguments` (without the program name), writing to the standard
     /// streams, and returns the exit status.
-    public func main(arguments: [String]) -> ExitCode {
+    package func main(arguments: [String]) -> ExitCode {
         switch resolve(arguments) {
         case let .help(path):
             return emit(HelpFormatter.help(path, version: version))
@@ -207,7 +207,7 @@ public struct CommandLineTool: Sendable {
     }
 
     /// Prints `<tool>: error: …` and `<tool>: hint: …` lines.
-    public func report(_ diagnostic: Diagnostic) {
+    package func report(_ diagnostic: Diagnostic) {
         var text = "\(root.name): error: \(diagnostic.message)\n"
         for hint in diagnostic.hints { text += "\(root.name): hint: \(hint)\n" }
         StandardStreams.writeStandardError(text)

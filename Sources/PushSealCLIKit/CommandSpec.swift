@@ -1,7 +1,7 @@
 /// The function that carries out a command once its arguments are parsed. It writes data to
 /// `context` and returns the exit status, or throws a ``CLIError`` (a usage error exits 64 with
 /// the command's usage; a failure prints `<tool>: error: …` and its hints).
-public typealias CommandRun = @Sendable (inout CommandContext) throws(CLIError) -> ExitCode
+package typealias CommandRun = @Sendable (inout CommandContext) throws(CLIError) -> ExitCode
 
 /// A declarative command: its name, help text, positional arguments, options, and either a run
 /// function or subcommands (a group). The parser, the help screens and the error messages are all
@@ -26,29 +26,29 @@ public typealias CommandRun = @Sendable (inout CommandContext) throws(CLIError) 
 ///     }
 /// }
 /// ```
-public struct CommandSpec: Sendable {
+package struct CommandSpec: Sendable {
     /// The name typed on the command line.
-    public let name: String
+    package let name: String
     /// One line, shown after `OVERVIEW:` and in the parent's SUBCOMMANDS list.
-    public let abstract: String
+    package let abstract: String
     /// Paragraphs shown under the overview (kept as written; lines longer than the screen wrap).
-    public let discussion: String
+    package let discussion: String
     /// A custom synopsis (after the command path) replacing the generated one, for commands whose
     /// options combine in ways a flat list cannot show, e.g. `(--key <key> | --store <dir>) [<options>]`.
-    public let usage: String?
+    package let usage: String?
     /// Positional arguments, in order.
-    public let arguments: [ArgumentSpec]
+    package let arguments: [ArgumentSpec]
     /// Options and flags, in the order help lists them.
-    public let options: [OptionSpec]
+    package let options: [OptionSpec]
     /// Subcommands; a command with subcommands and no run function is a group.
-    public let subcommands: [CommandSpec]
+    package let subcommands: [CommandSpec]
     /// What the command does; nil for a group.
-    public let run: CommandRun?
+    package let run: CommandRun?
     /// Left out of the parent's SUBCOMMANDS list (still runnable).
-    public let isHidden: Bool
+    package let isHidden: Bool
 
     /// Declares a command.
-    public init(
+    package init(
         name: String, abstract: String, discussion: String = "", usage: String? = nil,
         arguments: [any CommandArgument] = [], options: [any CommandOption] = [], subcommands: [CommandSpec] = [],
         isHidden: Bool = false, run: CommandRun? = nil
@@ -65,29 +65,29 @@ public struct CommandSpec: Sendable {
     }
 
     /// The option with long name `name` (without dashes).
-    public func option(named name: String) -> OptionSpec? {
+    package func option(named name: String) -> OptionSpec? {
         options.first { $0.name == name }
     }
 
     /// The option with short name `short`.
-    public func option(short: Character) -> OptionSpec? {
+    package func option(short: Character) -> OptionSpec? {
         options.first { $0.shortName == short }
     }
 
     /// The positional argument named `valueName`.
-    public func argument(named valueName: String) -> ArgumentSpec? {
+    package func argument(named valueName: String) -> ArgumentSpec? {
         arguments.first { $0.valueName == valueName }
     }
 
     /// The direct subcommand called `name`.
-    public func subcommand(named name: String) -> CommandSpec? {
+    package func subcommand(named name: String) -> CommandSpec? {
         subcommands.first { $0.name == name }
     }
 
     /// Declaration mistakes (duplicate names, clashes with `-h/--help`, a required argument after
     /// an optional one, …), one message each; empty when the declaration is sound. Checked by
     /// the tests for the whole command tree.
-    public func declarationProblems(path: String = "") -> [String] {
+    package func declarationProblems(path: String = "") -> [String] {
         let here = path.isEmpty ? name : "\(path) \(name)"
         var problems: [String] = []
         var seen: Set<String> = ["help"]

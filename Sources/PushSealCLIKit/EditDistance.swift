@@ -1,8 +1,8 @@
 /// Levenshtein distance and "did you mean" suggestions for mistyped options and subcommands.
-public enum EditDistance {
+package enum EditDistance {
     /// The number of single-character insertions, deletions and substitutions turning `a` into
     /// `b` (compared by Unicode scalar).
-    public static func distance(_ a: String, _ b: String) -> Int {
+    package static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
@@ -21,7 +21,7 @@ public enum EditDistance {
 
     /// The candidate closest to `given`, if its distance is below `threshold` (swift-argument-parser
     /// uses 4). Ties go to the earlier candidate, so declaration order decides.
-    public static func suggestion(for given: String, among candidates: some Sequence<String>, threshold: Int = 4) -> String? {
+    package static func suggestion(for given: String, among candidates: some Sequence<String>, threshold: Int = 4) -> String? {
         var best: (candidate: String, distance: Int)?
         for candidate in candidates {
             let d = distance(given, candidate)

@@ -1,22 +1,22 @@
 /// A process exit status. PushSeal's contract (Docs/CLI.md): 0 success, 3 the receiver fell back
 /// (the fallback result is still printed), 64 usage error, 1 anything else.
-public struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+package struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The status passed to `exit(3)`.
-    public let rawValue: Int32
+    package let rawValue: Int32
 
     /// Wraps a raw status.
-    public init(rawValue: Int32) {
+    package init(rawValue: Int32) {
         self.rawValue = rawValue
     }
 
     /// 0: the command did what was asked.
-    public static let success = ExitCode(rawValue: 0)
+    package static let success = ExitCode(rawValue: 0)
     /// 1: a runtime failure (bad input data, I/O, a check that did not pass, …).
-    public static let failure = ExitCode(rawValue: 1)
+    package static let failure = ExitCode(rawValue: 1)
     /// 3: the receiver fell back; the fallback result was still printed.
-    public static let fallback = ExitCode(rawValue: 3)
+    package static let fallback = ExitCode(rawValue: 3)
     /// 64 (`EX_USAGE` from sysexits.h): the command line itself is wrong.
-    public static let usage = ExitCode(rawValue: 64)
+    package static let usage = ExitCode(rawValue: 64)
 
-    public var description: String { String(rawValue) }
+    package var description: String { String(rawValue) }
 }

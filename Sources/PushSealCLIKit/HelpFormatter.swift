@@ -3,23 +3,23 @@
 /// column 26; 80 columns).
 ///
 /// A command path is the list of specs from the root to the command, e.g. `[pushseal, store, add]`.
-public enum HelpFormatter {
+package enum HelpFormatter {
     /// Column where help text starts.
-    public static let labelColumnWidth = 26
+    package static let labelColumnWidth = 26
     /// Indent of labels.
-    public static let labelIndent = 2
+    package static let labelIndent = 2
     /// Continuation lines of a long usage line start under the command name.
-    public static let usageIndent = 7
+    package static let usageIndent = 7
     /// Synopses with more options than this show `[<options>]` instead of each optional one.
-    public static let maximumOptionsInUsage = 12
+    package static let maximumOptionsInUsage = 12
 
     /// `pushseal store add`.
-    public static func commandName(_ path: [CommandSpec]) -> String {
+    package static func commandName(_ path: [CommandSpec]) -> String {
         path.map(\.name).joined(separator: " ")
     }
 
     /// The usage line without the `USAGE:` prefix, e.g. `pushseal seal --key <key> [<file>]`.
-    public static func usage(_ path: [CommandSpec]) -> String {
+    package static func usage(_ path: [CommandSpec]) -> String {
         let command = path.last!
         let name = commandName(path)
         if let custom = command.usage { return "\(name) \(custom)" }
@@ -50,7 +50,7 @@ public enum HelpFormatter {
     }
 
     /// The full help screen, ending with a newline. `version` adds `--version` (root only).
-    public static func help(_ path: [CommandSpec], version: String? = nil) -> String {
+    package static func help(_ path: [CommandSpec], version: String? = nil) -> String {
         let command = path.last!
         var text = ""
         if !command.abstract.isEmpty {
@@ -112,7 +112,7 @@ public enum HelpFormatter {
 
     /// The text printed on standard error for a usage error, ending with a newline:
     /// `Error: …`, an optional `Help:  …`, `Usage: …` and where to find more.
-    public static func errorText(_ error: UsageError, path: [CommandSpec]) -> String {
+    package static func errorText(_ error: UsageError, path: [CommandSpec]) -> String {
         var text = "Error: \(error.message)\n"
         if let help = error.help { text += "Help:  \(help)\n" }
         text += renderUsage("Usage: ", path) + "\n"

@@ -1,6 +1,6 @@
 /// A declared option or flag of a command: what ``CommandSpec`` lists, and what its help, its
 /// usage line and its parser read (``spec``). ``Option`` and ``Flag`` are the two kinds.
-public protocol CommandOption: Sendable {
+package protocol CommandOption: Sendable {
     /// The option's untyped description (names, value name, help, required, …).
     var spec: OptionSpec { get }
 }
@@ -19,9 +19,9 @@ public protocol CommandOption: Sendable {
 /// A value is converted when it is read, so a command's checks and conversions are reported in
 /// the order the command reads them; only the parser's own checks (an enum's words, a missing
 /// required option, a repeated one) come first.
-public struct Option<Value: Sendable>: CommandOption {
+package struct Option<Value: Sendable>: CommandOption {
     /// The untyped description the parser and help use.
-    public let spec: OptionSpec
+    package let spec: OptionSpec
     /// Text → value (each value of a repeated option).
     let convert: @Sendable ([String]) throws(ValueError) -> Value
     /// What an absent option reads as; nil when it is required.
@@ -45,7 +45,7 @@ public struct Option<Value: Sendable>: CommandOption {
 
 extension Option {
     /// An optional option read through `parse`: `nil` when absent.
-    public init<Wrapped: Sendable>(
+    package init<Wrapped: Sendable>(
         _ name: String, short: Character? = nil, valueName: String, abstract: String, discussion: String = "",
         secret: Bool = false, hidden: Bool = false, parse: @escaping @Sendable (String) throws(ValueError) -> Wrapped
     ) where Value == Wrapped? {
@@ -56,7 +56,7 @@ extension Option {
     }
 
     /// An optional option of an ``ArgumentValue`` type: `nil` when absent.
-    public init<Wrapped: ArgumentValue>(
+    package init<Wrapped: ArgumentValue>(
         _ name: String, short: Character? = nil, valueName: String, abstract: String, discussion: String = "",
         secret: Bool = false, hidden: Bool = false
     ) where Value == Wrapped? {
@@ -68,7 +68,7 @@ extension Option {
 
     /// An optional integer option in `range`: `nil` when absent; a value outside `range` is a
     /// usage error (`must be between 1 and 20`).
-    public init<Wrapped: FixedWidthInteger & Sendable>(
+    package init<Wrapped: FixedWidthInteger & Sendable>(
         _ name: String, short: Character? = nil, valueName: String, abstract: String, discussion: String = "",
         hidden: Bool = false, in range: ClosedRange<Wrapped>
     ) where Value == Wrapped? {
@@ -79,7 +79,7 @@ extension Option {
 
     /// A required option of an ``ArgumentValue`` type: the parser reports
     /// `Missing expected argument '--name <value>'` when it is absent.
-    public init(
+    package init(
         _ name: String, short: Character? = nil, valueName: String, abstract: String, discussion: String = "",
         secret: Bool = false, hidden: Bool = false
     ) where Value: ArgumentValue {
@@ -90,7 +90,7 @@ extension Option {
     }
 
     /// An option of an ``ArgumentValue`` type with a default, shown as `(default: …)`.
-    public init(
+    package init(
         _ name: String, short: Character? = nil, valueName: String, abstract: String, discussion: String = "",
         default defaultValue: Value, hidden: Bool = false
     ) where Value: ArgumentValue {
@@ -101,7 +101,7 @@ extension Option {
     }
 
     /// An integer option in `range` with a default, shown as `(default: …)`.
-    public init(
+    package init(
         _ name: String, short: Character? = nil, valueName: String, abstract: String, discussion: String = "",
         default defaultValue: Value, in range: ClosedRange<Value>, hidden: Bool = false
     ) where Value: FixedWidthInteger & ArgumentValue {
@@ -116,7 +116,7 @@ extension Option {
 
     /// An option that may be given several times, each value of an ``ArgumentValue`` type;
     /// reads every value in command-line order (none when absent).
-    public init<Element: ArgumentValue>(
+    package init<Element: ArgumentValue>(
         _ name: String, short: Character? = nil, valueName: String, abstract: String, discussion: String = "",
         secret: Bool = false, hidden: Bool = false
     ) where Value == [Element] {
@@ -133,7 +133,7 @@ extension Option {
 
     /// This optional option made required (a shared declaration that one command needs): it
     /// reads as `Wrapped`, and the parser reports it missing.
-    public func required<Wrapped>() -> Option<Wrapped> where Value == Wrapped? {
+    package func required<Wrapped>() -> Option<Wrapped> where Value == Wrapped? {
         let convert = self.convert
         return Option<Wrapped>(spec: spec.required(), absent: nil) { (texts) throws(ValueError) -> Wrapped in
             // A present option never converts to nil: every optional declaration wraps its value.
@@ -144,12 +144,12 @@ extension Option {
 
 /// A boolean flag, `--json`: present or absent, never with a value. Read as a `Bool`,
 /// `context.arguments[Self.json]`.
-public struct Flag: CommandOption {
+package struct Flag: CommandOption {
     /// The untyped description the parser and help use.
-    public let spec: OptionSpec
+    package let spec: OptionSpec
 
     /// A flag `--name` (and `-short`).
-    public init(_ name: String, short: Character? = nil, abstract: String, discussion: String = "", hidden: Bool = false) {
+    package init(_ name: String, short: Character? = nil, abstract: String, discussion: String = "", hidden: Bool = false) {
         spec = OptionSpec(name: name, shortName: short, kind: .flag, abstract: abstract, discussion: discussion, isHidden: hidden)
     }
 }

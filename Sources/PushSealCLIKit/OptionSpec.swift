@@ -2,9 +2,9 @@
 /// (`--pad-block <n>`) or a flag (`--json`): what the parser, the help text and the error
 /// messages read. Commands never build one; they declare an ``Option`` or a ``Flag``, which
 /// makes it from the same declaration as the value's type.
-public struct OptionSpec: Sendable {
+package struct OptionSpec: Sendable {
     /// Whether the option takes a value.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// A boolean flag: present or absent, never with a value.
         case flag
         /// An option with a value, shown as `<valueName>` in help and errors.
@@ -12,36 +12,36 @@ public struct OptionSpec: Sendable {
     }
 
     /// The long name without dashes, e.g. `pad-block` for `--pad-block`.
-    public let name: String
+    package let name: String
     /// An optional one-character short name, e.g. `o` for `-o`.
-    public let shortName: Character?
+    package let shortName: Character?
     /// Flag or option.
-    public let kind: Kind
+    package let kind: Kind
     /// One-line help, shown in the OPTIONS section.
-    public let abstract: String
+    package let abstract: String
     /// Longer help, shown under the abstract (may contain newlines).
-    public let discussion: String
+    package let discussion: String
     /// The value an absent option reads as, as help shows it: `(default: …)`.
-    public let defaultValue: String?
+    package let defaultValue: String?
     /// When not empty, the only accepted values; shown as `(values: …)` and enforced by the parser.
-    public let allowedValues: [String]
+    package let allowedValues: [String]
     /// The parser reports `Missing expected argument` when a required option is absent.
-    public let isRequired: Bool
+    package let isRequired: Bool
     /// The option may be given several times; every value is kept.
-    public let isRepeating: Bool
+    package let isRepeating: Bool
     /// The value is secret (a key): error messages never echo it.
-    public let isSecret: Bool
+    package let isSecret: Bool
     /// Left out of help and usage (still parsed).
-    public let isHidden: Bool
+    package let isHidden: Bool
 
     /// `--name` (and `-short`) as shown in help: `-o, --output`.
-    public var namesForHelp: String {
+    package var namesForHelp: String {
         if let shortName { return "-\(shortName), --\(name)" }
         return "--\(name)"
     }
 
     /// `--name <value>` or `--name`, as used in usage lines and error messages.
-    public var synopsis: String {
+    package var synopsis: String {
         switch kind {
         case .flag: "--\(name)"
         case let .option(valueName): "--\(name) <\(valueName)>"
@@ -49,13 +49,13 @@ public struct OptionSpec: Sendable {
     }
 
     /// The value name of an option; nil for a flag.
-    public var valueName: String? {
+    package var valueName: String? {
         if case let .option(valueName) = kind { return valueName }
         return nil
     }
 
     /// Whether this is a flag.
-    public var isFlag: Bool { kind == .flag }
+    package var isFlag: Bool { kind == .flag }
 
     /// Memberwise initialiser (``Option`` and ``Flag`` build these).
     init(

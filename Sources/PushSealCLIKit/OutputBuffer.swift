@@ -2,30 +2,30 @@ import PushSealPlatform
 
 /// Buffered standard output: commands append, the tool writes once at the end (one `write(2)`
 /// for typical outputs), or earlier when the buffer grows past ``flushThreshold``.
-public struct OutputBuffer: Sendable {
+package struct OutputBuffer: Sendable {
     /// Buffered bytes beyond this are written out at the next append.
-    public static let flushThreshold = 256 * 1024
+    package static let flushThreshold = 256 * 1024
 
     /// Bytes not yet written.
-    public private(set) var pending: [UInt8] = []
+    package private(set) var pending: [UInt8] = []
     /// The descriptor written to.
-    public let descriptor: Int32
+    package let descriptor: Int32
     /// The first write failure, reported at the final flush.
     package private(set) var failure: IOError?
 
     /// A buffer for `descriptor` (standard output by default).
-    public init(descriptor: Int32 = 1) {
+    package init(descriptor: Int32 = 1) {
         self.descriptor = descriptor
     }
 
     /// Appends `text`.
-    public mutating func append(_ text: String) {
+    package mutating func append(_ text: String) {
         pending.append(contentsOf: text.utf8)
         flushIfLarge()
     }
 
     /// Appends raw bytes.
-    public mutating func append(bytes: some Sequence<UInt8>) {
+    package mutating func append(bytes: some Sequence<UInt8>) {
         pending.append(contentsOf: bytes)
         flushIfLarge()
     }

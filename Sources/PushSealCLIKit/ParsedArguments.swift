@@ -6,9 +6,9 @@
 /// A value is converted when it is read; a bad one becomes a usage error worded like
 /// swift-argument-parser's (`The value 'x' is invalid for '--pad-block <n>': …`), so a command's
 /// run function can simply `try` it.
-public struct ParsedArguments: Sendable {
+package struct ParsedArguments: Sendable {
     /// The command these arguments belong to.
-    public let command: CommandSpec
+    package let command: CommandSpec
     /// Values given for each option name, in command-line order.
     let optionValues: [String: [String]]
     /// Names of the flags that were given.
@@ -32,7 +32,7 @@ public struct ParsedArguments: Sendable {
 
     /// The option's value as its type: the value given (the last one; every one, for an
     /// `Option<[T]>`), or what the declaration says an absent option reads as.
-    public subscript<Value>(_ option: Option<Value>) -> Value {
+    package subscript<Value>(_ option: Option<Value>) -> Value {
         get throws(CLIError) {
             guard let texts = optionValues[declared(option.spec)] else {
                 guard let absent = option.absent else { preconditionFailure("the parser let required --\(option.spec.name) be absent") }
@@ -47,12 +47,12 @@ public struct ParsedArguments: Sendable {
     }
 
     /// Whether the flag was given.
-    public subscript(_ flag: Flag) -> Bool {
+    package subscript(_ flag: Flag) -> Bool {
         flags.contains(declared(flag.spec))
     }
 
     /// The positional argument's value as its type.
-    public subscript<Value>(_ argument: Argument<Value>) -> Value {
+    package subscript<Value>(_ argument: Argument<Value>) -> Value {
         get throws(CLIError) {
             let texts = positionalValues[declared(argument.spec)] ?? []
             do throws(ValueError) {
@@ -70,20 +70,20 @@ public struct ParsedArguments: Sendable {
     }
 
     /// Whether the option or flag was given explicitly (defaults do not count).
-    public func isPresent(_ option: some CommandOption) -> Bool {
+    package func isPresent(_ option: some CommandOption) -> Bool {
         let name = declared(option.spec)
         return option.spec.isFlag ? flags.contains(name) : optionValues[name] != nil
     }
 
     /// A usage error about `option`'s value, for checks done after reading it:
     /// `The value 'x' is invalid for '--name <value>': <reason>`.
-    public func invalidValue(_ option: some CommandOption, reason: String) -> CLIError {
+    package func invalidValue(_ option: some CommandOption, reason: String) -> CLIError {
         let text = optionValues[declared(option.spec)]?.last ?? option.spec.defaultValue ?? ""
         return .usage(.invalidValue(text, for: option.spec, reason: reason))
     }
 
     /// A usage error about `argument`'s value, for checks done after reading it.
-    public func invalidValue<Value>(_ argument: Argument<Value>, reason: String) -> CLIError {
+    package func invalidValue<Value>(_ argument: Argument<Value>, reason: String) -> CLIError {
         let text = positionalValues[declared(argument.spec)]?.first ?? ""
         return .usage(.invalidValue(text, for: argument.spec, reason: reason))
     }

@@ -2,9 +2,9 @@ import PushSealPlatform
 
 /// Standard input, output and error over plain file descriptors (no Foundation, no stdio
 /// buffering surprises).
-public enum StandardStreams {
+package enum StandardStreams {
     /// Writes `text` to standard error, ignoring failures (there is nowhere left to report them).
-    public static func writeStandardError(_ text: String) {
+    package static func writeStandardError(_ text: String) {
         var text = text
         text.withUTF8 { try? FileDescriptor.write(UnsafeRawBufferPointer($0), to: STDERR_FILENO, path: "standard error") }
     }
@@ -16,5 +16,5 @@ public enum StandardStreams {
     }
 
     /// Whether standard input is a terminal (nothing was piped in).
-    public static var standardInputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+    package static var standardInputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
 }

@@ -3,14 +3,14 @@ import PushSealPlatform
 /// A file or standard input read as it arrives, one `read(2)` at a time: for input of any
 /// length processed line by line (the JSON lines of `pushseal seal --batch` and `pushseal
 /// send`, split by the provider's `JSONLineReader`).
-public final class StreamInput {
+package final class StreamInput {
     private let descriptor: Int32
     private let path: String?
     private let closesDescriptor: Bool
 
     /// A stream of `descriptor` (closed by `deinit` when `closesDescriptor`). `path` names the
     /// stream in errors (nil: standard input).
-    public init(descriptor: Int32, path: String?, closesDescriptor: Bool = false) {
+    package init(descriptor: Int32, path: String?, closesDescriptor: Bool = false) {
         self.descriptor = descriptor
         self.path = path
         self.closesDescriptor = closesDescriptor
@@ -22,7 +22,7 @@ public final class StreamInput {
 
     /// One `read(2)` into `buffer` (retried when interrupted): the number of bytes read, 0 at
     /// the end of the stream.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(CLIError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(CLIError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
             let count = systemRead(descriptor, base, buffer.count)

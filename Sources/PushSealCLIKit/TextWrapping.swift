@@ -1,14 +1,14 @@
 /// Word wrapping for help screens: fixed width (80 columns, so output is the same in a terminal,
 /// a pipe and a test). Newlines are kept. Lines that start with a space are preformatted
 /// (examples, tables) and never wrapped, so they can be copied as written; keep them short.
-public enum TextWrapping {
+package enum TextWrapping {
     /// The width of help screens.
-    public static let screenWidth = 80
+    package static let screenWidth = 80
 
     /// Wraps `text` to `width` columns. Every output line is prefixed with `indent` spaces except
     /// the first, which gets `firstLineIndent` (default: `indent`). Spacing inside a line is kept
     /// except where it breaks. A word longer than the available width stays whole on its own line.
-    public static func wrap(_ text: String, width: Int = screenWidth, indent: Int = 0, firstLineIndent: Int? = nil) -> String {
+    package static func wrap(_ text: String, width: Int = screenWidth, indent: Int = 0, firstLineIndent: Int? = nil) -> String {
         var output: [String] = []
         for sourceLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let lineIndent = output.isEmpty ? (firstLineIndent ?? indent) : indent

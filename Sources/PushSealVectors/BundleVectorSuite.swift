@@ -7,11 +7,11 @@ import PushSealKeyDirectory
 /// Each case gives the provider's conversation key K, the device key K_d derived from it, the
 /// sealed fields, the device's store before (stored keys, conversation record) and the outcome,
 /// with the not-after times and the record the installation rules produce.
-public enum BundleVectorSuite {
+package enum BundleVectorSuite {
     /// Schema name written into the file.
-    public static let schema = "pushseal_v1_bundle_test_schema"
+    package static let schema = "pushseal_v1_bundle_test_schema"
     /// Schema version written into the file: 2 for bundle format 2.
-    public static let schemaVersion = 2
+    package static let schemaVersion = 2
     /// The device's clock unless a case says otherwise (as the receiver vectors).
     static let now: Int64 = VectorSuite.now
 
@@ -324,7 +324,7 @@ public enum BundleVectorSuite {
     ]
 
     /// The vector file's text (pretty-printed JSON, trailing newline).
-    public static func render() -> String {
+    package static func render() -> String {
         let all = cases()
         var writer = JSONWriter(capacity: 1 << 17)
         writer.appendPretty(.object(JSONObject(members: [
@@ -348,7 +348,7 @@ public enum BundleVectorSuite {
     }
 
     /// Number of cases in the file.
-    public static var caseCount: Int { cases().count }
+    package static var caseCount: Int { cases().count }
 
     static func json(_ record: KeyBundleConversationRecord?) -> JSONValue {
         guard let record else { return .null }

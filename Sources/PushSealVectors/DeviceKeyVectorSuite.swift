@@ -6,11 +6,11 @@ import PushSealCore
 /// conversation key" || deviceKeyId, 32), its kid and its thread-id. Keys come from the receiver
 /// vectors' seed and the device keys from the bundle vectors' DeriveKeyPair, so the file
 /// regenerates byte for byte.
-public enum DeviceKeyVectorSuite {
+package enum DeviceKeyVectorSuite {
     /// Schema name written into the file.
-    public static let schema = "pushseal_v1_device_key_test_schema"
+    package static let schema = "pushseal_v1_device_key_test_schema"
     /// Schema version written into the file.
-    public static let schemaVersion = 1
+    package static let schemaVersion = 1
 
     struct Case {
         var comment: String
@@ -58,7 +58,7 @@ public enum DeviceKeyVectorSuite {
     }
 
     /// The vector file's text (pretty-printed JSON, trailing newline).
-    public static func render() -> String {
+    package static func render() -> String {
         let all = cases()
         var writer = JSONWriter(capacity: 1 << 13)
         writer.appendPretty(.object(JSONObject(members: [
@@ -79,7 +79,7 @@ public enum DeviceKeyVectorSuite {
     }
 
     /// Number of cases in the file.
-    public static var caseCount: Int { cases().count }
+    package static var caseCount: Int { cases().count }
 
     /// Every problem with one case; empty when it passes.
     static func check(_ test: JSONObject) -> [String] {

@@ -5,9 +5,9 @@ import PushSealJSON
 /// One provider-side test vector: a content, transport options, a key and a salt, and the exact
 /// payload the size policy produces (or the error it reports), with every intermediate value.
 /// Field meanings are documented in Vectors/README.md.
-public struct ProviderVectorCase: Sendable {
+package struct ProviderVectorCase: Sendable {
     /// The transport a case seals for.
-    public enum Transport: Sendable, Equatable {
+    package enum Transport: Sendable, Equatable {
         /// An APNs body with these options.
         case apns(APNsOptions)
         /// An FCM HTTP v1 message with these options.
@@ -15,27 +15,27 @@ public struct ProviderVectorCase: Sendable {
     }
 
     /// Stable case id (assigned in order of definition).
-    public var tcId = 0
+    package var tcId = 0
     /// What the case shows.
-    public var comment: String
+    package var comment: String
     /// Flags naming the property exercised (see ``ProviderVectorSuite/flagNotes``).
-    public var flags: [String]
+    package var flags: [String]
     /// The sealing key: the device's key K_d.
-    public var key: ConversationKey
+    package var key: ConversationKey
     /// The provider's conversation key K and the device key id that `key` is derived from
     /// (``ConversationKey/deviceKey(for:)``); nil for a case sealed with a bare key.
-    public var perDevice: (conversationKey: ConversationKey, deviceKeyID: KeyID)?
+    package var perDevice: (conversationKey: ConversationKey, deviceKeyID: KeyID)?
     /// The 24-byte salt.
-    public var salt: [UInt8]
+    package var salt: [UInt8]
     /// The sealer's pad block.
-    public var padBlock: Int
+    package var padBlock: Int
     /// The content handed to the sealer (before the size policy).
-    public var input: NotificationContent
+    package var input: NotificationContent
     /// The transport and its options.
-    public var transport: Transport
+    package var transport: Transport
 
     /// Seals the case with the Swift provider: the payload bytes and path, or the provider error.
-    public func seal() -> Result<(payload: [UInt8], path: SealPath, sizes: SealSizes), ProviderError> {
+    package func seal() -> Result<(payload: [UInt8], path: SealPath, sizes: SealSizes), ProviderError> {
         Result { () throws(ProviderError) in
             let sealer = try NotificationSealer(padBlock: padBlock)
             switch transport {
@@ -110,7 +110,7 @@ extension ProviderVectorCase {
     }
 
     /// The file's name of a size-policy path: `complete`, `truncated` or `content_free`.
-    public static func pathName(_ path: SealPath) -> String {
+    package static func pathName(_ path: SealPath) -> String {
         switch path {
         case .complete: "complete"
         case .truncated: "truncated"

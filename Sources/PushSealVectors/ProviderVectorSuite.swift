@@ -5,14 +5,14 @@ import PushSealJSON
 /// The provider-side test vectors (Vectors/pushseal-v1-provider.json): content, options, key
 /// and salt in; the exact payload of the size policy out. Generated from the same fixed seed as
 /// ``VectorSuite``, so the file regenerates byte for byte.
-public enum ProviderVectorSuite {
+package enum ProviderVectorSuite {
     /// Schema name written into the file.
-    public static let schema = "pushseal_v1_provider_test_schema"
+    package static let schema = "pushseal_v1_provider_test_schema"
     /// Schema version written into the file.
-    public static let schemaVersion = 1
+    package static let schemaVersion = 1
 
     /// Descriptions of the flags used in the file.
-    public static let flagNotes: [(String, String)] = [
+    package static let flagNotes: [(String, String)] = [
         ("Complete", "The whole content fits and is sealed as given."),
         ("Truncated", "The body is shortened at an extended grapheme cluster boundary, `…` appended, `trunc: true` set."),
         ("Grapheme", "The cut falls among multi-scalar grapheme clusters of the named script, or of a mixture of every break class."),
@@ -39,7 +39,7 @@ public enum ProviderVectorSuite {
     static let sentAt = VectorSuite.now - 60
 
     /// Every case, numbered from 1.
-    public static func cases() -> [ProviderVectorCase] {
+    package static func cases() -> [ProviderVectorCase] {
         var builder = ProviderCaseBuilder()
         builder.defineAll()
         return builder.cases.enumerated().map { offset, element in
@@ -50,7 +50,7 @@ public enum ProviderVectorSuite {
     }
 
     /// The vector file's text (pretty-printed JSON, trailing newline).
-    public static func render() -> String {
+    package static func render() -> String {
         let all = cases()
         var writer = JSONWriter(capacity: 1 << 20)
         writer.appendPretty(.object(JSONObject(members: [

@@ -6,11 +6,11 @@ import PushSealKeyDirectorySQLite
 /// Key-store vectors (Docs/KEY-STORE.md §3): sealed rows, the master-key verifier, duplicate-log
 /// tags and epoch-record tags under a fixed master key and fixed salts, so that a port that keeps
 /// its own store (Android) can check its at-rest format byte for byte.
-public enum StoreVectorSuite {
+package enum StoreVectorSuite {
     /// Schema name written into the file.
-    public static let schema = "pushseal_v1_store_test_schema"
+    package static let schema = "pushseal_v1_store_test_schema"
     /// Schema version written into the file.
-    public static let schemaVersion = 1
+    package static let schemaVersion = 1
 
     static let masterKey = VectorSuite.key("store master key").withUnsafeBytes { Array($0) }
 
@@ -96,7 +96,7 @@ public enum StoreVectorSuite {
     }
 
     /// The vector file's text (pretty-printed JSON, trailing newline).
-    public static func render() -> String {
+    package static func render() -> String {
         let all = cases()
         var writer = JSONWriter(capacity: 1 << 14)
         writer.appendPretty(.object(JSONObject(members: [

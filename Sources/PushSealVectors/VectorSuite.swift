@@ -3,17 +3,17 @@ import PushSealJSON
 
 /// The PushSeal v1 cross-implementation test vectors, generated from fixed seeds so that the
 /// file regenerates byte for byte.
-public enum VectorSuite {
+package enum VectorSuite {
     /// Schema name written into the file.
-    public static let schema = "pushseal_v1_test_schema"
+    package static let schema = "pushseal_v1_test_schema"
     /// Schema version written into the file.
-    public static let schemaVersion = 2
+    package static let schemaVersion = 2
     /// The receiver clock of every case unless a case says otherwise (2025-11-29T07:06:40Z).
-    public static let now: Int64 = 1_764_400_000
+    package static let now: Int64 = 1_764_400_000
     /// The receiver's default maximum age (31 days).
-    public static let defaultMaxAge: Int64 = 2_678_400
+    package static let defaultMaxAge: Int64 = 2_678_400
     /// The receiver's default tolerance for clocks ahead of its own (10 minutes).
-    public static let defaultMaxFutureSkew: Int64 = 600
+    package static let defaultMaxFutureSkew: Int64 = 600
 
     /// Seed for every key and salt in the file; changing it changes every byte.
     static let seed = SecretKey(bytes: Array("PushSeal v1 test vectors".utf8))
@@ -29,7 +29,7 @@ public enum VectorSuite {
     }
 
     /// Every case, numbered from 1.
-    public static func cases(transports: VectorTransports = .standard) -> [VectorCase] {
+    package static func cases(transports: VectorTransports = .standard) -> [VectorCase] {
         var builder = VectorCaseBuilder(transports: transports)
         builder.defineAll()
         return builder.cases.enumerated().map { offset, element in
@@ -40,7 +40,7 @@ public enum VectorSuite {
     }
 
     /// Descriptions of the flags used in the file.
-    public static let flagNotes: [(String, String)] = [
+    package static let flagNotes: [(String, String)] = [
         ("Valid", "A well-formed notification that decrypts."),
         ("EmptyBody", "The body is the empty string."),
         ("Unicode", "Multi-byte UTF-8: CJK, RTL, emoji with ZWJ sequences and skin tones, combining marks."),
@@ -79,7 +79,7 @@ public enum VectorSuite {
     ]
 
     /// The vector file's text (pretty-printed JSON, trailing newline).
-    public static func render(transports: VectorTransports = .standard) -> String {
+    package static func render(transports: VectorTransports = .standard) -> String {
         let all = cases(transports: transports)
         var writer = JSONWriter(capacity: 1 << 18)
         writer.appendPretty(.object(JSONObject(members: [

@@ -4,32 +4,32 @@ import PushSealJSON
 
 /// Runs a vector file (this project's or another in the same schema) through the Swift receiver
 /// and sealer, the way Vectors/README.md tells a port to.
-public enum VectorVerifier {
+package enum VectorVerifier {
     /// The outcome of verifying one file.
-    public struct Report: Sendable {
+    package struct Report: Sendable {
         /// Number of cases whose every check passed.
-        public var passed = 0
+        package var passed = 0
         /// One line per failed case: its id and what differed.
-        public var failures: [String] = []
+        package var failures: [String] = []
         /// Number of failed cases.
-        public var failed: Int { failures.count }
+        package var failed: Int { failures.count }
         /// Cases the file holds that are outside what PushSeal implements (the RFC 9180 file's psk modes).
-        public var notApplicable = 0
+        package var notApplicable = 0
         /// Lines to print before the summary (what was not applicable, and why).
-        public var notes: [String] = []
+        package var notes: [String] = []
         /// The closing line every implementation prints: `N passed, N failed`.
-        public var summary: String { "\(passed) passed, \(failed) failed" }
+        package var summary: String { "\(passed) passed, \(failed) failed" }
     }
 
     /// Why a file cannot be verified at all.
-    public enum FileError: Error, Sendable, CustomStringConvertible {
+    package enum FileError: Error, Sendable, CustomStringConvertible {
         /// The file is not strict JSON: what the strict parser reported.
         case notJSON(String)
         /// The file is JSON but in none of `pushseal_v1_test_schema`,
         /// `pushseal_v1_provider_test_schema`, `pushseal_v1_bundle_test_schema` and the RFC 9180 file's shape.
         case wrongSchema(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case let .notJSON(error): "vector file is not strict JSON: \(error)"
             case let .wrongSchema(detail): "not a pushseal_v1_test_schema, pushseal_v1_provider_test_schema, pushseal_v1_bundle_test_schema or RFC 9180 HPKE vector file: \(detail)"
@@ -39,7 +39,7 @@ public enum VectorVerifier {
 
     /// Verifies every case of a vector file: receiver vectors (`pushseal_v1_test_schema`) are
     /// opened and re-sealed, provider vectors (`pushseal_v1_provider_test_schema`) are sealed.
-    public static func verify(fileBytes: [UInt8]) throws(FileError) -> Report {
+    package static func verify(fileBytes: [UInt8]) throws(FileError) -> Report {
         let root: JSONValue
         do {
             root = try JSONParser.parse(fileBytes, maximumDepth: 64)

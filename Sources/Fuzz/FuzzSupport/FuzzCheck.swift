@@ -5,7 +5,7 @@ import PushSealPlatform
 ///
 /// Unlike `precondition`, this is never compiled out by `-Ounchecked`.
 @inline(__always)
-public func fuzzCheck(
+package func fuzzCheck(
     _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,
     file: StaticString = #fileID, line: UInt = #line
 ) {
@@ -15,14 +15,14 @@ public func fuzzCheck(
 }
 
 /// Reports a property violation and traps.
-public func fuzzFail(_ message: String, file: StaticString = #fileID, line: UInt = #line) -> Never {
+package func fuzzFail(_ message: String, file: StaticString = #fileID, line: UInt = #line) -> Never {
     let text = "fuzz property violated at \(file):\(line): \(message)\n"
     writeStandardError(text)
     fatalError("fuzz property violated: \(message)")
 }
 
 /// Lowercase hex of `bytes`, for failure messages.
-public func fuzzHex(_ bytes: some Sequence<UInt8>) -> String {
+package func fuzzHex(_ bytes: some Sequence<UInt8>) -> String {
     let digits = Array("0123456789abcdef".utf8)
     var out: [UInt8] = []
     for byte in bytes {
@@ -33,7 +33,7 @@ public func fuzzHex(_ bytes: some Sequence<UInt8>) -> String {
 }
 
 /// Writes `text` to file descriptor 2 (unbuffered, so it is out before a trap).
-public func writeStandardError(_ text: String) {
+package func writeStandardError(_ text: String) {
     var text = text
     text.withUTF8 { buffer in
         var offset = 0

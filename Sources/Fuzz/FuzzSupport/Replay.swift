@@ -6,9 +6,9 @@ import PushSealPlatform
 ///
 /// libFuzzer provides `main` in a `--sanitize=fuzzer` build, where this is not compiled in (see
 /// the `FUZZING` condition in each target's `Replay` file).
-public enum FuzzReplay {
+package enum FuzzReplay {
     /// Replays the inputs named in `arguments` (without the program name); returns the exit status.
-    public static func run(
+    package static func run(
         name: String, arguments: [String], testOneInput: (UnsafePointer<UInt8>?, Int) -> CInt
     ) -> CInt {
         if arguments.isEmpty || arguments.contains("-h") || arguments.contains("--help") {
