@@ -24,7 +24,7 @@ enum SendDelivery {
             // Every line read (blocking) and checked as for sending; its request printed, none made.
             readLines: while true {
                 switch input() {
-                case .waiting: continue
+                case .waiting: continue  // not given without a readiness descriptor, which a dry run has none of
                 case .finished: break readLines
                 case let .line(line):
                     switch notification(line) {

@@ -199,8 +199,10 @@ enum SendCommand {
         let reader = try context.inputLines(
             from: options.inputPath, what: "notifications (one JSON line each)", maximumLineByteCount: SealRequestLine.maximumByteCount)
         // Standard input may have no complete line yet (a co-process): the sender keeps its
-        // transfers moving meanwhile and asks again when it is readable. A file always is.
-        let readiness: Int32? = options.inputPath == nil || options.inputPath == "-" ? 0 : nil
+        // transfers moving meanwhile and asks again when it is readable. A file always is, and
+        // a dry run has no transfers: both read blocking.
+        let readsStandardInput = options.inputPath == nil || options.inputPath == "-"
+        let readiness: Int32? = readsStandardInput && !options.configuration.dryRun ? 0 : nil
         var lineNumber = 0
         var readFailure: CLIError?
         let status = try delivery.run(options.configuration, readiness) { () -> SendInput in

@@ -73,7 +73,8 @@ package enum SendInput: Sendable {
 }
 
 /// Delivery over HTTP/2 (libcurl), linked by the companion only: runs a whole `send` in process,
-/// pulling the sealed lines from `input` (asking again when `readiness` is readable), writing
+/// pulling the sealed lines from `input` (which answers `.waiting` only when `readiness` is
+/// given; the backend asks again when it is readable), writing
 /// one result line per input line; the exit status.
 package struct DeliveryBackend: Sendable {
     /// Delivers every line of `input` with `configuration`; throws when the configuration
