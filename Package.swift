@@ -21,8 +21,7 @@ let package = Package(
         .library(name: "PushSealDelivery", targets: ["PushSealDelivery"]),
         .library(name: "PushSealKeyDirectoryPostgreSQL", targets: ["PushSealKeyDirectoryPostgreSQL"]),
         .executable(name: "pushseal", targets: ["pushseal"]),
-        .executable(name: "pushseal-deliver", targets: ["pushseal-deliver"]),
-        .executable(name: "pushseal-postgres", targets: ["pushseal-postgres"]),
+        .executable(name: "pushseal-full", targets: ["pushseal-full"]),
     ],
     targets: [
         // C libraries from the system (Debian: libsodium-dev, libsqlite3-dev), not on Apple
@@ -86,8 +85,10 @@ let package = Package(
         // registrations) over the device store's file. The receiver never links it.
         .target(name: "PushSealKeyDirectorySQLite", dependencies: ["PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore"]),
 
-        // Helper process for the key store's multi-process and kill -9 tests (not a product).
-        .executableTarget(name: "pushseal-store-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite"]),
+        // Helper process for the key store's multi-process and kill -9 tests (test support, not a product).
+        .executableTarget(
+            name: "pushseal-store-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite"],
+            path: "Tests/Workers/pushseal-store-worker"),
 
         // The receiver: open with fallback, exactly-once extension session (platform-neutral).
         .target(name: "PushSealReceiver", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore"]),
@@ -103,18 +104,15 @@ let package = Package(
         .target(name: "PushSealKeyDirectoryPostgreSQL", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "CLibPQ"]),
 
         // Helper process for the PostgreSQL directory's multi-process, kill -9 and staleness tests, and its
-        // bench figures (`pushseal-keydir-worker bench --uri URI`; not a product).
-        .executableTarget(name: "pushseal-keydir-worker", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL"]),
+        // bench figures (`pushseal-keydir-worker bench --uri URI`; test support, not a product).
+        .executableTarget(
+            name: "pushseal-keydir-worker",
+            dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL"],
+            path: "Tests/Workers/pushseal-keydir-worker"),
 
         // Sending sealed notifications to APNs and FCM over HTTP/2 (Docs/PROVIDER.md, "Sending").
         // The receiver never links it.
         .target(name: "PushSealDelivery", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealProvider", "CCurl", "COpenSSL"]),
-
-        // The delivering half of `pushseal send`: `pushseal` seals and streams the requests to this
-        // helper (started next to itself), so that libcurl, which cannot be linked statically
-        // here, stays out of the static `pushseal` (Docs/CLI.md, `send`).
-        .executableTarget(
-            name: "pushseal-deliver", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealDelivery", "PushSealCLIKit"]),
 
         // Deterministic test vectors (Vectors/pushseal-v1.json).
         .target(name: "PushSealVectors", dependencies: ["PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealReceiver"]),
@@ -131,24 +129,35 @@ let package = Package(
         .target(name: "PushSealCLIKit", dependencies: ["PushSealPlatform"]),
 
         // The commands of the `pushseal` tool (its command tree, parsing, diagnostics), shared by
-        // `pushseal` and its PostgreSQL companion `pushseal-postgres` (not a product).
+        // `pushseal` and its companion `pushseal-full` (not a product).
         .target(
             name: "PushSealCommands",
             dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealKeyDirectorySQLite", "PushSealProvider", "PushSealReceiver", "PushSealVectors", "PushSealCLIKit", "PushSealBench"]),
 
+        // The backends the static `pushseal` cannot link here (libpq, libcurl), for the command
+        // tree: the PostgreSQL key directory and `send`'s delivery in process (not a product).
+        .target(
+            name: "PushSealCompanion",
+            dependencies: [
+                "PushSealPlatform", "PushSealCLIKit", "PushSealCommands", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyDirectoryPostgreSQL",
+                "PushSealDelivery",
+            ]),
+
         // The command-line tool.
         // Release builds on Linux link it fully statically (glibc, libsodium, SQLite, the Swift
         // runtime): a cold `pushseal open` then spends no time in the dynamic loader, which was
-        // 61 % of its instructions and a third of its wall time (Docs/PERFORMANCE.md §5.3).
+        // 61 % of its instructions and a third of its wall time (Docs/PERFORMANCE.md §5.3). There
+        // it runs `pushseal-full` in its place for what needs libpq or libcurl (decided once, in
+        // its `main`); on macOS, where everything links, it is the one executable.
         .executableTarget(
             name: "pushseal",
-            dependencies: ["PushSealPlatform", "PushSealCommands"],
+            dependencies: ["PushSealPlatform", "PushSealCommands", .target(name: "PushSealCompanion", condition: .when(platforms: [.macOS]))],
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]),
 
-        // The same commands with the PostgreSQL key directory (linked dynamically, with libpq):
-        // `pushseal` runs it, found next to itself, for a `--dir`/`--store` connection URI
-        // (Docs/CLI.md, "Key directories on PostgreSQL").
-        .executableTarget(name: "pushseal-postgres", dependencies: ["PushSealPlatform", "PushSealCommands", "PushSealKeyDirectory", "PushSealKeyDirectoryPostgreSQL"]),
+        // The companion: the same command tree with every backend (linked dynamically): `send`
+        // seals and delivers in one process, a `--dir`/`--store` connection URI opens the
+        // PostgreSQL key directory (Docs/CLI.md, "The companion executable").
+        .executableTarget(name: "pushseal-full", dependencies: ["PushSealPlatform", "PushSealCommands", "PushSealCompanion"]),
 
         // libFuzzer targets (Docs/FUZZING.md). A plain build makes corpus-replay executables;
         // scripts/fuzz.sh builds them with --sanitize=fuzzer and -DFUZZING, where libFuzzer owns main.
@@ -173,7 +182,7 @@ let package = Package(
         .testTarget(
             name: "PushSealCLITests",
             dependencies: [
-                "PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealCLIKit", "PushSealCommands", "pushseal", "pushseal-deliver", "pushseal-postgres",
+                "PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealCLIKit", "PushSealCommands", "pushseal", "pushseal-full",
                 "PushSealTestSupport",
                 .target(name: "CSQLite", condition: .when(platforms: systemLibraryPlatforms)),
             ]),

@@ -10,11 +10,11 @@ want_ports=0
 missing=()
 pkg-config --exists libsodium 2>/dev/null || missing+=(libsodium-dev)
 pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
-# Delivery (PushSealDelivery, pushseal-deliver): libcurl with HTTP/2, and libcrypto for the tokens.
+# Delivery (PushSealDelivery, in pushseal-full): libcurl with HTTP/2, and libcrypto for the tokens.
 pkg-config --exists libcurl 2>/dev/null || missing+=(libcurl4-openssl-dev)
 pkg-config --exists libcrypto 2>/dev/null || missing+=(libssl-dev)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
-# The key directory on PostgreSQL (PushSealKeyDirectoryPostgreSQL, pushseal-postgres): libpq, and the server that
+# The key directory on PostgreSQL (PushSealKeyDirectoryPostgreSQL, in pushseal-full): libpq, and the server that
 # scripts/with-postgres.sh starts as a throwaway cluster for the tests.
 pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)

@@ -2,13 +2,14 @@
 """The `pushseal send` figure: notifications per second sealed and sent over one HTTP/2
 connection to the local APNs emulator, next to a reference client measured in the same run
 (Python httpx over HTTP/2, same concurrency, payloads sealed by PushSeal beforehand, so the
-reference only sends), and the peak RSS of `pushseal send` and its `pushseal-deliver` helper.
+reference only sends), and the peak RSS of `pushseal send` (one process: `pushseal` runs its
+companion `pushseal-full` in its place, which seals and delivers).
 
     scripts/send-bench.py                         # 100,000 lines, reference 10,000
     scripts/send-bench.py --lines 1000000         # the PERFORMANCE.md figure (minutes)
     scripts/send-bench.py --lines 20000 --check   # bounded, for CI: fails on > 64 MiB or a lost line
 
-Targets (Docs/PERFORMANCE.md): rate >= 3x the reference's; peak RSS <= 64 MiB per process,
+Targets (Docs/PERFORMANCE.md): rate >= 3x the reference's; peak RSS <= 64 MiB,
 whatever the input length. Both clients share the emulator, which runs on the same cores: on
 a small machine the emulator, not the client, can be what limits both rates.
 """
@@ -74,14 +75,6 @@ def rss_kib(pid):
     return None
 
 
-def children(pid):
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(p) for p in f.read().split()]
-    except OSError:
-        return []
-
-
 def run_pushseal(pushseal, emulator_dir, key, lines, concurrency):
     url = open(os.path.join(emulator_dir, "url")).read()
     command = [pushseal, "send", "--key", key, "--apns-key-file", os.path.join(emulator_dir, "apns-key.p8"),
@@ -90,7 +83,7 @@ def run_pushseal(pushseal, emulator_dir, key, lines, concurrency):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=1 << 16)
-    peaks = {"pushseal": 0, "pushseal-deliver": 0}
+    peaks = {"pushseal": 0}
     done = threading.Event()
 
     def sample():
@@ -98,10 +91,6 @@ def run_pushseal(pushseal, emulator_dir, key, lines, concurrency):
             value = rss_kib(process.pid)
             if value:
                 peaks["pushseal"] = max(peaks["pushseal"], value)
-            for child in children(process.pid):
-                value = rss_kib(child)
-                if value:
-                    peaks["pushseal-deliver"] = max(peaks["pushseal-deliver"], value)
             time.sleep(0.05)
 
     def feed():
@@ -224,8 +213,7 @@ def main():
         print(f"  pushseal send      {ours['lines']:>9,} lines  {ours['rate']:>9,.0f}/s  {ours['cpu_us_per_notification']:>6.0f} µs CPU each  (sealed and sent; {ours['delivered']:,} delivered)")
         print(f"  httpx (reference)  {reference['lines']:>9,} lines  {reference['rate']:>9,.0f}/s  {reference['cpu_us_per_notification']:>6.0f} µs CPU each  (sent only; {reference['delivered']:,} delivered)")
         print(f"  ratio              {ratio:.2f}x  (target >= 3x: {'met' if ratio >= 3 else 'NOT met'})")
-        print(f"  peak RSS           pushseal {ours['peak_rss_kib']['pushseal'] / 1024:.1f} MiB, "
-              f"pushseal-deliver {ours['peak_rss_kib']['pushseal-deliver'] / 1024:.1f} MiB  (target <= 64 MiB: {'met' if peak <= 64 else 'NOT met'})")
+        print(f"  peak RSS           pushseal send {ours['peak_rss_kib']['pushseal'] / 1024:.1f} MiB  (target <= 64 MiB: {'met' if peak <= 64 else 'NOT met'})")
     failed = ours["delivered"] != ours["lines"] or ours["status"] != 0 or reference["delivered"] != reference["lines"]
     if failed:
         print(f"send-bench: error: not every line was delivered ({ours['other']}, exit {ours['status']})\n{ours['stderr']}", file=sys.stderr)

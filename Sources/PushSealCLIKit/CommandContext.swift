@@ -15,13 +15,19 @@ package struct CommandContext: Sendable {
     package let arguments: ParsedArguments
     /// Standard output, written when the command returns (or throws).
     package var output: OutputBuffer
+    /// What the executable linked in for its commands (``CommandLineTool/services``), given once
+    /// at start; nil when it gave nothing.
+    package let services: (any Sendable)?
 
     /// A context (built by ``CommandLineTool``; tests may build their own).
-    package init(toolName: String, commandName: String, arguments: ParsedArguments, output: OutputBuffer = OutputBuffer()) {
+    package init(
+        toolName: String, commandName: String, arguments: ParsedArguments, output: OutputBuffer = OutputBuffer(), services: (any Sendable)? = nil
+    ) {
         self.toolName = toolName
         self.commandName = commandName
         self.arguments = arguments
         self.output = output
+        self.services = services
     }
 
     /// Appends `text` to standard output.

@@ -12,11 +12,15 @@ package struct CommandLineTool: Sendable {
     package let root: CommandSpec
     /// Printed by `--version`.
     package let version: String
+    /// Handed to every command as ``CommandContext/services``: what this executable linked in
+    /// (chosen once, in its `main`).
+    package let services: (any Sendable)?
 
     /// A tool.
-    package init(root: CommandSpec, version: String) {
+    package init(root: CommandSpec, version: String, services: (any Sendable)? = nil) {
         self.root = root
         self.version = version
+        self.services = services
     }
 
     /// What a command line asks for.
@@ -178,7 +182,7 @@ package struct CommandLineTool: Sendable {
             StandardStreams.writeStandardError(HelpFormatter.errorText(error, path: path))
             return .usage
         case let .run(path, parsed):
-            var context = CommandContext(toolName: root.name, commandName: HelpFormatter.commandName(path), arguments: parsed)
+            var context = CommandContext(toolName: root.name, commandName: HelpFormatter.commandName(path), arguments: parsed, services: services)
             let outcome = Result { () throws(CLIError) -> ExitCode in try path.last!.run!(&context) }
             // Data first (a fallback result or a partial report is still output), then diagnostics.
             var flushFailure: IOError?

@@ -40,4 +40,32 @@ package enum PushSealTool {
 
     /// The tool: parsing, help, version and diagnostics.
     package static let tool = CommandLineTool(root: root, version: version)
+
+    /// Runs the tool on this process's command line with `backends` (what the executable links
+    /// beyond the static `pushseal`'s own); the exit status.
+    package static func main(backends: Backends) -> ExitCode {
+        CommandLineTool(root: root, version: version, services: backends).main()
+    }
+
+    /// `pushseal`'s `main`: when the command line needs a backend only the companion links
+    /// (``Companion/isNeeded(for:)``, decided once, before parsing), the companion in place of
+    /// this process; otherwise the tool with no backends.
+    package static func mainOrCompanion() -> ExitCode {
+        let arguments = CommandLineTool.processArgumentBytes().map { String(decoding: $0, as: UTF8.self) }
+        if Companion.isNeeded(for: arguments) {
+            do throws(CLIError) {
+                try Companion.replaceProcess(for: arguments)
+            } catch {
+                switch error {
+                case let .failure(diagnostic):
+                    tool.report(diagnostic)
+                    return diagnostic.exitCode
+                case let .usage(usage):
+                    tool.report(Diagnostic(usage.message))
+                    return .usage
+                }
+            }
+        }
+        return main(backends: Backends())
+    }
 }

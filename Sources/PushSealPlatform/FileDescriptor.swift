@@ -1,5 +1,12 @@
 /// Whole reads and writes on an open file descriptor, retrying short transfers and `EINTR`.
 package enum FileDescriptor {
+    /// Whether reading `descriptor` now would not block (data, end of file or an error is
+    /// there): a zero-timeout `poll`.
+    package static func isReadable(_ descriptor: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) != 0
+    }
+
     /// Writes all of `bytes` to `descriptor`, retrying on short writes and `EINTR`.
     /// `path` only names the target in the error (nil: standard output).
     package static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String? = nil) throws(IOError) {

@@ -4,7 +4,7 @@ import PushSealJSON
 import Testing
 
 /// `pushseal` with a PostgreSQL connection URI for `--dir` / `--store`: the same commands as on a
-/// SQLite store directory, run by the companion `pushseal-postgres` against the throwaway cluster
+/// SQLite store directory, run by the companion `pushseal-full` against the throwaway cluster
 /// of scripts/with-postgres.sh (these tests FAIL without it, never skip). No output ever holds
 /// the URI's password.
 @Suite("PostgreSQL key directory through pushseal") struct PostgreSQLStoreCLITests {
@@ -193,8 +193,8 @@ import Testing
             }
         }
         let run = try #require(started)
-        expectFailure(run, messagePrefix: "a PostgreSQL key directory needs pushseal-postgres next to pushseal", hint: true)
-        #expect(run.stderr.contains("--product pushseal-postgres"), "\(run)")
+        expectFailure(run, messagePrefix: "a PostgreSQL key directory needs pushseal-full next to pushseal", hint: true)
+        #expect(run.stderr.contains("--product pushseal-full"), "\(run)")
         #expect(!run.stderr.contains("hunter2"))
         #expect(run.stdout.isEmpty)
     }

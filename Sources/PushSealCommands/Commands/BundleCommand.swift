@@ -191,7 +191,7 @@ enum BundleCommand {
 
     static func runSeal(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
-        let location = try StoreCommand.location(arguments, acceptsURI: true)
+        let location = try StoreCommand.location(context, acceptsURI: true)
         let conversation = try arguments[StoreCommand.requiredConversation]
         let epoch = try arguments[StoreCommand.epoch]
         let providerKeyID = try arguments[Self.providerKeyID]
@@ -214,7 +214,7 @@ enum BundleCommand {
     }
 
     static func runInstall(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let location = try StoreCommand.location(context.arguments)
+        let location = try StoreCommand.location(context)
         let now = try context.arguments[CommonOptions.now]
         let input = try context.readInput(from: try context.arguments[Self.bundleFile], what: "bundle text", limit: 4096)
         let store = try StoreCommand.open(location, clock: StoreCommand.clock(now))

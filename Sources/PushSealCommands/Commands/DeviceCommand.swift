@@ -54,7 +54,7 @@ enum DeviceCommand {
         run: runPin)
 
     static func runInit(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let location = try StoreCommand.location(context.arguments)
+        let location = try StoreCommand.location(context)
         let store = try StoreCommand.run(location) { () throws(KeyDirectoryError) in
             try DeviceKeyStore(directory: location.directory, masterKey: .keyFile(path: location.masterKeyFile, createIfMissing: true), create: true)
         }
@@ -72,7 +72,7 @@ enum DeviceCommand {
     }
 
     static func runShow(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let location = try StoreCommand.location(context.arguments)
+        let location = try StoreCommand.location(context)
         let store = try StoreCommand.open(location)
         let registration: DeviceRegistration
         do throws(KeyDirectoryError) {
@@ -118,7 +118,7 @@ enum DeviceCommand {
     }.required()
 
     static func runPin(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let location = try StoreCommand.location(context.arguments)
+        let location = try StoreCommand.location(context)
         let publicKey = try context.arguments[Self.providerKey]
         let store = try StoreCommand.open(location)
         let id: KeyID

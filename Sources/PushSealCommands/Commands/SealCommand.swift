@@ -194,7 +194,7 @@ enum SealCommand {
         let hasDirectKey = arguments.isPresent(CommonOptions.key) || arguments.isPresent(CommonOptions.keyFile)
         if arguments.isPresent(store) {
             guard !hasDirectKey else { throw .usage("Give either a key (--key, --key-file) or '--store <dir>', not both.") }
-            return .store(try StoreCommand.location(try arguments[store]!, option: store, arguments, acceptsURI: true))
+            return .store(try StoreCommand.location(try arguments[store]!, option: store, context, acceptsURI: true))
         }
         if arguments.isPresent(CommonOptions.masterKeyFile) { throw .usage("'--master-key-file <file>' is only used with '--store <dir>'.") }
         return try ArgumentDecoding.conversationKey(context).map(KeySource.key)

@@ -6,8 +6,8 @@ import PushSealJSON
 import PushSealPlatform
 
 /// `pushseal send`: JSON lines in (device token, transport, content or an already sealed
-/// payload), each sealed here and delivered by the `pushseal-deliver` helper over HTTP/2;
-/// one JSON result line per input line out.
+/// payload), each sealed here and delivered over HTTP/2 in this same process (the companion's
+/// ``DeliveryBackend``); one JSON result line per input line out.
 enum SendCommand {
     static let transport = Option<Transport>(
         "transport", valueName: "transport", abstract: "The transport of lines that name none.", default: .apns)
@@ -124,8 +124,8 @@ enum SendCommand {
         var placeholderBody: String
         var padBlock: Int
         var inputPath: String?
-        /// The helper's configuration line (paths, ids, URLs, limits).
-        var configuration: [UInt8]
+        /// What the delivery backend delivers with (paths, ids, URLs, limits).
+        var configuration: SendConfiguration
     }
 
     static func options(_ context: CommandContext) throws(CLIError) -> Options {
@@ -154,55 +154,22 @@ enum SendCommand {
         guard apnsGiven || fcmGiven else {
             throw .usage("Nothing to send with: give '--apns-key-file <p8>' (with its ids), '--fcm-service-account <json>', or both.")
         }
-        var writer = JSONWriter(capacity: 512)
-        writer.appendRaw("{")
-        if let apnsKeyFile, let keyID = try arguments[apnsKeyID], let teamID = try arguments[apnsTeamID] {
-            writer.appendRaw("\"apns\":{\"key_file\":")
-            writer.appendString(apnsKeyFile)
-            writer.appendRaw(",\"key_id\":")
-            writer.appendString(keyID)
-            writer.appendRaw(",\"team_id\":")
-            writer.appendString(teamID)
-            writer.appendRaw(",\"environment\":")
-            writer.appendString(try arguments[apnsEnvironment].rawValue)
-            if let url = try arguments[apnsURL] {
-                writer.appendRaw(",\"base_url\":")
-                writer.appendString(url)
-            }
-            writer.appendRaw("},")
+        let apns: SendConfiguration.APNs? = if let apnsKeyFile, let keyID = try arguments[apnsKeyID], let teamID = try arguments[apnsTeamID] {
+            SendConfiguration.APNs(
+                keyFile: apnsKeyFile, keyID: keyID, teamID: teamID, sandbox: try arguments[apnsEnvironment] == .sandbox, baseURL: try arguments[apnsURL])
+        } else {
+            nil
         }
-        if let fcmServiceAccount {
-            writer.appendRaw("\"fcm\":{\"service_account\":")
-            writer.appendString(fcmServiceAccount)
-            for (option, member) in [(fcmURL, "send_url"), (fcmTokenURL, "token_url")] {
-                if let url = try arguments[option] {
-                    writer.appendRaw(",")
-                    writer.appendString(member)
-                    writer.appendRaw(":")
-                    writer.appendString(url)
-                }
-            }
-            writer.appendRaw("},")
+        let fcm: SendConfiguration.FCM? = if let fcmServiceAccount {
+            SendConfiguration.FCM(serviceAccountFile: fcmServiceAccount, sendURL: try arguments[fcmURL], tokenURL: try arguments[fcmTokenURL])
+        } else {
+            nil
         }
-        if let caFile = try arguments[Self.caFile] {
-            writer.appendRaw("\"ca_file\":")
-            writer.appendString(caFile)
-            writer.appendRaw(",")
-        }
-        writer.appendRaw("\"max_in_flight\":")
-        writer.appendInteger(try arguments[maxInFlight])
-        writer.appendRaw(",\"max_attempts\":")
-        writer.appendInteger(try arguments[maxAttempts])
-        writer.appendRaw(",\"timeout_ms\":")
-        writer.appendInteger(try arguments[timeout] * 1000)
-        writer.appendRaw(",\"backoff_ms\":")
-        writer.appendInteger(try arguments[backoff])
-        if arguments[jsonSummary] { writer.appendRaw(",\"json_summary\":true") }
-        if dryRun { writer.appendRaw(",\"dry_run\":true") }
-        if validateOnly { writer.appendRaw(",\"fcm_validate_only\":true") }
-        writer.appendRaw(",\"connection_retry_ms\":")
-        writer.appendInteger(try arguments[connectionRetry] * 1000)
-        writer.appendRaw("}\n")
+        let configuration = SendConfiguration(
+            apns: apns, fcm: fcm, caFile: try arguments[caFile], maximumInFlight: Int(try arguments[maxInFlight]),
+            maximumAttempts: Int(try arguments[maxAttempts]), timeoutMilliseconds: Int(try arguments[timeout] * 1000),
+            backoffMilliseconds: Int(try arguments[backoff]), connectionRetryMilliseconds: Int(try arguments[connectionRetry] * 1000),
+            jsonSummary: arguments[jsonSummary], dryRun: dryRun, validateOnly: validateOnly)
         return Options(
             keySource: try SealCommand.keySource(context),
             transport: try arguments[transport],
@@ -211,11 +178,16 @@ enum SendCommand {
             placeholderBody: try arguments[SealCommand.placeholderBody],
             padBlock: try arguments[SealCommand.padBlock],
             inputPath: try arguments[file],
-            configuration: writer.bytes)
+            configuration: configuration)
     }
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let options = try options(context)
+        guard let delivery = context.backends.delivery else {
+            // `pushseal` hands every `send` to its companion before parsing.
+            throw .failure(
+                "this executable does not link delivery (libcurl)", hints: "run: pushseal send, which runs \(Companion.executableName) for it")
+        }
         let sealer: NotificationSealer
         do {
             sealer = try NotificationSealer(padBlock: options.padBlock)
@@ -225,37 +197,41 @@ enum SendCommand {
         let keyProvider = try options.keySource.map(SealCommand.makeKeyProvider)
         let reader = try context.inputLines(
             from: options.inputPath, what: "notifications (one JSON line each)", maximumLineByteCount: SealRequestLine.maximumByteCount)
-        var helper = try DeliverProcess()
-        guard helper.send(options.configuration) else { return helper.finish() }
+        // Standard input may have no complete line yet (a co-process): the sender keeps its
+        // transfers moving meanwhile and asks again when it is readable. A file always is, and
+        // a dry run has no transfers: both read blocking.
+        let readsStandardInput = options.inputPath == nil || options.inputPath == "-"
+        let readiness: Int32? = readsStandardInput && !options.configuration.dryRun ? 0 : nil
         var lineNumber = 0
-        while true {
-            let next: JSONLine?
-            next = try reader.nextLine()
-            guard let line = next else { break }
-            lineNumber += 1
-            let frame: [UInt8]
-            switch line {
-            case .tooLong:
-                frame = invalidFrame(line: lineNumber, code: "line_too_long", message: "the line is longer than \(SealRequestLine.maximumByteCount) bytes")
-            case var .complete(bytes):
-                if bytes.last == 13 { bytes.removeLast() }
-                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                do throws(SendLine.Failure) {
-                    frame = try SendLine(parsing: bytes, options: options).frame(
-                        line: lineNumber, sealer: sealer, keyProvider: keyProvider, options: options)
+        var readFailure: CLIError?
+        let status = try delivery.run(options.configuration, readiness) { () -> SendInput in
+            while true {
+                if let readiness, !reader.hasBufferedLine, !FileDescriptor.isReadable(readiness) { return .waiting }
+                let next: JSONLine?
+                do throws(CLIError) {
+                    next = try reader.nextLine()
                 } catch {
-                    frame = invalidFrame(line: lineNumber, code: error.code, message: error.message)
+                    readFailure = error
+                    return .finished
+                }
+                guard let line = next else { return .finished }
+                lineNumber += 1
+                switch line {
+                case .tooLong:
+                    return .line(.invalid(line: lineNumber, code: "line_too_long", message: "the line is longer than \(SealRequestLine.maximumByteCount) bytes"))
+                case var .complete(bytes):
+                    if bytes.last == 13 { bytes.removeLast() }
+                    if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+                    do throws(SendLine.Failure) {
+                        return .line(try SendLine(parsing: bytes, options: options).sealed(
+                            line: lineNumber, sealer: sealer, keyProvider: keyProvider, options: options))
+                    } catch {
+                        return .line(.invalid(line: lineNumber, code: error.code, message: error.message))
+                    }
                 }
             }
-            guard helper.send(frame) else { break }
-            if !reader.hasBufferedLine && !helper.flush() { break }
         }
-        return helper.finish()
-    }
-
-    /// `<line> invalid <code> <message length>\n<message>`: the helper writes the line's
-    /// `invalid` result.
-    static func invalidFrame(line: Int, code: String, message: String) -> [UInt8] {
-        Array("\(line) invalid \(code) \(message.utf8.count)\n\(message)".utf8)
+        if let readFailure { throw readFailure }
+        return status
     }
 }

@@ -24,7 +24,7 @@ enum StoreCommand {
             For init, add, get, list, rotate, remove, purge, provider-key and device, --dir may instead be a \
             PostgreSQL connection URI (postgresql://… or postgres://…, with --master-key-file): \
             the provider key directory shared by many backend nodes. pushseal then runs \
-            pushseal-postgres, the companion next to it that links libpq, with the same \
+            pushseal-full, the companion next to it that links libpq, with the same \
             arguments. The URI's password is never printed.
             """,
         subcommands: [
@@ -88,12 +88,18 @@ enum StoreCommand {
         var masterKeyFileGiven = false
         /// The option that named the store (`dir`, or `store` for `seal`).
         var option = "dir"
+        /// The PostgreSQL key directory, when this executable links it (the companion).
+        var postgreSQL: PostgreSQLBackend?
 
         /// Whether `directory` is a PostgreSQL connection URI.
-        var isConnectionURI: Bool { PostgreSQLCompanion.isConnectionURI(directory) }
+        var isConnectionURI: Bool { Companion.isConnectionURI(directory) }
 
-        /// The directory, or the URI with its password redacted, for messages.
-        var displayName: String { PostgreSQLCompanion.displayName(directory) }
+        /// The directory as it is, or the URI with its password redacted (`***`; without the
+        /// backend, which only `pushseal` lacks, the URI is not shown at all), for messages.
+        var displayName: String {
+            guard isConnectionURI else { return directory }
+            return postgreSQL?.redacted(directory) ?? "<connection URI>"
+        }
 
         /// The database file, `<dir>/pushseal-keys.sqlite3` (the redacted URI on PostgreSQL).
         var databaseFile: String {
@@ -113,23 +119,25 @@ enum StoreCommand {
     /// `--dir` and `--master-key-file` (defaulted). With `acceptsURI`, `--dir` may be a
     /// PostgreSQL connection URI (the provider key directory commands); otherwise a URI is a
     /// usage error.
-    static func location(_ arguments: ParsedArguments, acceptsURI: Bool = false) throws(CLIError) -> Location {
-        try location(try arguments[directory], option: directory, arguments, acceptsURI: acceptsURI)
+    static func location(_ context: CommandContext, acceptsURI: Bool = false) throws(CLIError) -> Location {
+        try location(try context.arguments[directory], option: directory, context, acceptsURI: acceptsURI)
     }
 
     /// The store named by `value` (the value of `option`) and `--master-key-file`. A
-    /// connection URI needs `acceptsURI` and `--master-key-file`; in `pushseal` itself it runs
-    /// the PostgreSQL companion in place of this process (``PostgreSQLCompanion``).
-    static func location(_ value: FilePath, option: some CommandOption, _ arguments: ParsedArguments, acceptsURI: Bool) throws(CLIError) -> Location {
+    /// connection URI needs `acceptsURI` and `--master-key-file`, and is opened with the
+    /// context's PostgreSQL backend (the companion's; `pushseal` runs the companion for a URI
+    /// before parsing, ``Companion``).
+    static func location(_ value: FilePath, option: some CommandOption, _ context: CommandContext, acceptsURI: Bool) throws(CLIError) -> Location {
+        let arguments = context.arguments
         let option = option.spec.name
         let given = try arguments[CommonOptions.masterKeyFile]?.path
-        if PostgreSQLCompanion.isConnectionURI(value.path) {
+        if Companion.isConnectionURI(value.path) {
             guard acceptsURI else { throw uriRefusal(option: option) }
             guard let given else {
                 throw .usage("'--\(option) <uri>' needs '--master-key-file <file>': a PostgreSQL key directory has no directory to keep its master key in.")
             }
-            if PostgreSQLCompanion.backend == nil { try PostgreSQLCompanion.replaceProcess() }
-            return Location(directory: value.path, masterKeyFile: given, masterKeyFileGiven: true, option: option)
+            return Location(
+                directory: value.path, masterKeyFile: given, masterKeyFileGiven: true, option: option, postgreSQL: context.backends.postgreSQL)
         }
         return Location(
             directory: value.path, masterKeyFile: given ?? MasterKeyPlacement.resolve(for: value.path), masterKeyFileGiven: given != nil,
@@ -140,7 +148,7 @@ enum StoreCommand {
     /// (the device's commands, provider keys, bundles): a usage error, never a
     /// directory path (it would create `./postgresql:/…`).
     static func refuseConnectionURI(_ value: String, option: some CommandOption) throws(CLIError) {
-        guard PostgreSQLCompanion.isConnectionURI(value) else { return }
+        guard Companion.isConnectionURI(value) else { return }
         throw uriRefusal(option: option.spec.name)
     }
 
@@ -187,8 +195,8 @@ enum StoreCommand {
     }
 
     /// Opens the existing provider key directory at `location`: the SQLite store, or with a
-    /// connection URI the PostgreSQL key directory (in `pushseal-postgres`, the only process
-    /// that gets this far with a URI).
+    /// connection URI the PostgreSQL key directory (in the companion, the only executable that
+    /// links it).
     static func openDirectory(_ location: Location, clock: @escaping SecondsClock = systemClock) throws(CLIError) -> any KeyDirectory {
         guard location.isConnectionURI else { return SQLiteKeyDirectory(store: try open(location, clock: clock)) }
         return try openPostgreSQL(location, create: false, clock: clock).directory
@@ -199,7 +207,12 @@ enum StoreCommand {
     static func openPostgreSQL(_ location: Location, create: Bool, clock: @escaping SecondsClock = systemClock) throws(CLIError)
         -> (directory: any KeyDirectory, created: Bool)
     {
-        guard let backend = PostgreSQLCompanion.backend else { try PostgreSQLCompanion.replaceProcess() }
+        guard let backend = location.postgreSQL else {
+            // `pushseal` hands every command line with a URI to its companion before parsing.
+            throw .failure(
+                "this executable does not link the PostgreSQL key directory",
+                hints: "run the command with pushseal, which runs \(Companion.executableName) for a connection URI")
+        }
         return try run(location) { () throws(KeyDirectoryError) in try backend.open(location.directory, location.masterKeyFile, create, clock) }
     }
 

@@ -2,7 +2,7 @@ import PushSealPlatform
 import PushSealCLIKit
 
 /// The helper executables `pushseal` runs from its own directory for what its static build
-/// cannot link (`pushseal-deliver`: libcurl; `pushseal-postgres`, `pushseal-keydir-worker`: libpq).
+/// cannot link (`pushseal-full`: libpq and libcurl; `pushseal-keydir-worker`: libpq).
 enum HelperExecutable {
     /// The path of `name` next to the running `pushseal`; when it is missing, an error saying that
     /// `user` needs it, with `hints` (how to build it).

@@ -120,8 +120,8 @@ struct SendLine {
         !text.isEmpty && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
     }
 
-    /// The helper frame for this line (see pushseal-deliver's FrameReader).
-    func frame(line: Int, sealer: NotificationSealer, keyProvider: (any CurrentKeyProvider)?, options: SendCommand.Options) throws(Failure) -> [UInt8] {
+    /// This line sealed for the delivery backend.
+    func sealed(line: Int, sealer: NotificationSealer, keyProvider: (any CurrentKeyProvider)?, options: SendCommand.Options) throws(Failure) -> SealedSend {
         if transport == .apns {
             guard let token else { throw Failure("invalid_line", "an APNs line needs the device \"token\"") }
             guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
@@ -150,9 +150,7 @@ struct SendLine {
                     headers.append(HTTPHeader(name: "apns-topic", value: topic))
                 }
             }
-            var header = "\(line) apns \(token) \(body.count)"
-            for field in headers { header += " \(field.name):\(field.value)" }
-            return Array((header + "\n").utf8) + body
+            return .apns(line: line, token: token, headers: headers, body: body)
         }
         let body: [UInt8]
         switch self.body {
@@ -170,7 +168,7 @@ struct SendLine {
             }
             body = payload
         }
-        return Array("\(line) fcm \(body.count) \(transport.rawValue)\n".utf8) + body
+        return .fcm(line: line, transport: transport, body: body)
     }
 
     private func apnsOptions(_ options: SendCommand.Options) -> APNsOptions {

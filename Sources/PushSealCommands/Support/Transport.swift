@@ -3,7 +3,7 @@ import PushSealCLIKit
 /// What a payload is sealed for (`--transport`, a `send` line's "transport"): an APNs body, an
 /// FCM data message for Android, or an FCM message for an iOS device (an apns block carrying the
 /// APNs headers and payload).
-enum Transport: String, CaseIterable, ArgumentValue {
+package enum Transport: String, CaseIterable, ArgumentValue {
     /// An APNs JSON body.
     case apns
     /// An FCM HTTP v1 data-only message.
@@ -12,5 +12,5 @@ enum Transport: String, CaseIterable, ArgumentValue {
     case fcmAPNs = "fcm-apns"
 
     /// Whether the payload goes through FCM (`fcm` or `fcm-apns`).
-    var isFCM: Bool { self != .apns }
+    package var isFCM: Bool { self != .apns }
 }

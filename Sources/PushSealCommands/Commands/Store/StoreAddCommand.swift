@@ -35,7 +35,7 @@ enum StoreAddCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
-        let location = try StoreCommand.location(arguments, acceptsURI: true)
+        let location = try StoreCommand.location(context, acceptsURI: true)
         let conversation = try StoreCommand.readNewConversation(arguments)
         let givenEpoch = try arguments[Self.epoch]
         let notAfter = try arguments[Self.notAfter]

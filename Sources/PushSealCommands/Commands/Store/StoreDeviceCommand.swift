@@ -57,7 +57,7 @@ enum StoreDeviceCommand {
     }
 
     static func runRegister(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let location = try StoreCommand.location(context.arguments, acceptsURI: true)
+        let location = try StoreCommand.location(context, acceptsURI: true)
         guard let registration = try BundleCommand.registrationFromFile(context) else { throw .usage("'--registration <file>' is required.") }
         let directory = try StoreCommand.openDirectory(location)
         do throws(KeyDirectoryError) {
@@ -71,7 +71,7 @@ enum StoreDeviceCommand {
     }
 
     static func runList(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let location = try StoreCommand.location(context.arguments, acceptsURI: true)
+        let location = try StoreCommand.location(context, acceptsURI: true)
         let directory = try StoreCommand.openDirectory(location)
         for device in try StoreCommand.run(location, { () throws(KeyDirectoryError) in try directory.registeredDevices() }) {
             context.write(line(device))
@@ -80,7 +80,7 @@ enum StoreDeviceCommand {
     }
 
     static func runRevoke(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let location = try StoreCommand.location(context.arguments, acceptsURI: true)
+        let location = try StoreCommand.location(context, acceptsURI: true)
         let id = try context.arguments[Self.id]
         let directory = try StoreCommand.openDirectory(location)
         do throws(KeyDirectoryError) {

@@ -31,7 +31,7 @@ enum StoreGetCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
-        let location = try StoreCommand.location(arguments, acceptsURI: true)
+        let location = try StoreCommand.location(context, acceptsURI: true)
         let epoch = try arguments[StoreCommand.epoch]
         let kid = try arguments[StoreCommand.kid]
         if kid == nil && !arguments.isPresent(StoreCommand.conversation) {

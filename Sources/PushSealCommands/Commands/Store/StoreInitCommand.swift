@@ -15,7 +15,7 @@ enum StoreInitCommand {
 
             --dir may be a PostgreSQL connection URI (postgresql://…; with --master-key-file): \
             init then creates the provider key directory's schema in that database ("file" is \
-            null, the URI's password is never printed). pushseal runs pushseal-postgres, next \
+            null, the URI's password is never printed). pushseal runs pushseal-full, next \
             to it, for a URI.
 
             An existing master key file is kept, never overwritten (a new store then uses that \
@@ -30,7 +30,7 @@ enum StoreInitCommand {
         run: run)
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let location = try StoreCommand.location(context.arguments, acceptsURI: true)
+        let location = try StoreCommand.location(context, acceptsURI: true)
         if location.isConnectionURI { return try initPostgreSQL(&context, location: location) }
         // Only for the hint on a failure: whether this init created the store is the store's answer.
         let storeExisted = if case let .file(size, _) = FileStatus(location.databaseFile) { size > 0 } else { false }

@@ -41,7 +41,7 @@ enum StoreListCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
-        let location = try StoreCommand.location(arguments, acceptsURI: true)
+        let location = try StoreCommand.location(context, acceptsURI: true)
         let conversation = try arguments[Self.conversation]
         let now = try arguments[CommonOptions.now] ?? systemClock()
         let store = try StoreCommand.openDirectory(location, clock: { now })

@@ -92,7 +92,7 @@ enum StoreProviderKeyCommand {
     }
 
     static func runCreate(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let location = try StoreCommand.location(context.arguments, acceptsURI: true)
+        let location = try StoreCommand.location(context, acceptsURI: true)
         let directory = try StoreCommand.openDirectory(location)
         let info = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try directory.createProviderKey() }
         if context.arguments[Self.promote] {
@@ -108,7 +108,7 @@ enum StoreProviderKeyCommand {
     }
 
     static func runPromote(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let location = try StoreCommand.location(context.arguments, acceptsURI: true)
+        let location = try StoreCommand.location(context, acceptsURI: true)
         let id = try context.arguments[Self.id]
         let directory = try StoreCommand.openDirectory(location)
         do throws(KeyDirectoryError) {
@@ -124,7 +124,7 @@ enum StoreProviderKeyCommand {
     }
 
     static func runList(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let location = try StoreCommand.location(context.arguments, acceptsURI: true)
+        let location = try StoreCommand.location(context, acceptsURI: true)
         let directory = try StoreCommand.openDirectory(location)
         let keys = try StoreCommand.run(location) { () throws(KeyDirectoryError) in try directory.providerKeys() }
         // Current is what `bundle seal` uses (the recorded key), never merely the newest row.
@@ -134,7 +134,7 @@ enum StoreProviderKeyCommand {
     }
 
     static func runRemove(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let location = try StoreCommand.location(context.arguments, acceptsURI: true)
+        let location = try StoreCommand.location(context, acceptsURI: true)
         let id = try context.arguments[Self.id]
         let directory = try StoreCommand.openDirectory(location)
         do throws(KeyDirectoryError) {

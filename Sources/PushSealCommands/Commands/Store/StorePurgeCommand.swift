@@ -41,7 +41,7 @@ enum StorePurgeCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
-        let location = try StoreCommand.location(arguments, acceptsURI: true)
+        let location = try StoreCommand.location(context, acceptsURI: true)
         let now = try arguments[CommonOptions.now]
         let maxAge = try arguments[CommonOptions.maxAge]
         let maxSkew = try arguments[CommonOptions.maxSkew]

@@ -38,7 +38,7 @@ enum StoreRemoveCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
-        let location = try StoreCommand.location(arguments, acceptsURI: true)
+        let location = try StoreCommand.location(context, acceptsURI: true)
         let epoch = try arguments[StoreCommand.epoch]
         let kid = try arguments[Self.kid]
         let conversation = try arguments[StoreCommand.conversation]

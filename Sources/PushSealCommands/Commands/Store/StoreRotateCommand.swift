@@ -30,7 +30,7 @@ enum StoreRotateCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
-        let location = try StoreCommand.location(arguments, acceptsURI: true)
+        let location = try StoreCommand.location(context, acceptsURI: true)
         let conversation = try StoreCommand.readNewConversation(arguments)
         let key = try ArgumentDecoding.conversationKey(context)
         let now = try arguments[CommonOptions.now]

@@ -39,7 +39,7 @@ enum StoreRotateMasterCommand {
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
-        let location = try StoreCommand.location(arguments, acceptsURI: true)
+        let location = try StoreCommand.location(context, acceptsURI: true)
         let newKeyFile = try arguments[Self.newMasterKeyFile].path
         if newKeyFile == location.masterKeyFile {
             throw arguments.invalidValue(Self.newMasterKeyFile, reason: "it is the store's current master key file")

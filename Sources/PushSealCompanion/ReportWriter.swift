@@ -1,5 +1,6 @@
 import PushSealPlatform
 import PushSealCLIKit
+import PushSealCommands
 import PushSealCore
 import PushSealDelivery
 import PushSealJSON
