@@ -42,12 +42,6 @@ public struct KeyStoreKeySource: ReceiverKeySource {
         }
     }
 
-    /// Checks and records (cid, mid) in the store's duplicate log, pruning old entries in the
-    /// same transaction.
-    public func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
-        record(conversation: conversation, messageID: messageID, envelope: nil)
-    }
-
     /// Checks and records (cid, mid) with a keyed digest of the envelope: the pair again with a
     /// different envelope is ``DeliveryRecord/conflict``.
     public func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {

@@ -80,11 +80,6 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
         }
     }
 
-    /// Checks and records the pair in the in-memory log (without an envelope: never a conflict).
-    public func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
-        record(Self.logEntry(conversation: conversation, messageID: messageID), envelope: nil)
-    }
-
     /// Checks and records the pair with its envelope: ``DeliveryRecord/conflict`` when the pair
     /// was recorded with a different envelope.
     public func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {

@@ -123,7 +123,7 @@ enum OpenCommand {
         let payload = try context.readInput(from: options.inputPath, what: "payload")
         let receiver = Receiver(keySource: keySource, configuration: ReceiverConfiguration(
             maximumAge: options.maxAge, maximumFutureSkew: options.maxSkew, clock: clock))
-        let result = receiver.open(json: payload)
+        let result = receiver.open(.json(payload))
         if let why = watch?.unavailableReason {
             context.warn("decrypted, but the duplicate log could not be updated (a repeat would not be flagged): \(why)")
         }
