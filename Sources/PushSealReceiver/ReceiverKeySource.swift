@@ -48,8 +48,13 @@ public enum DeliveryRecord: Sendable, Equatable {
 ///         }
 ///     }
 ///     public func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
-///         do { return try recordDelivery(conversation: conversation, messageID: messageID, envelope: envelope) }
-///         catch { return .unavailable("\(error)") }
+///         do {
+///             switch try recordDelivery(conversation: conversation, messageID: messageID, envelope: envelope) {
+///             case .first: return .first
+///             case .duplicate: return .duplicate
+///             case .conflict: return .conflict
+///             }
+///         } catch { return .unavailable("\(error)") }
 ///     }
 /// }
 /// ```
