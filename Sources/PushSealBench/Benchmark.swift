@@ -24,6 +24,9 @@ package enum Benchmark {
         /// `Receiver.open` through a kept `DeviceKeyStore` (`open.store.warm.512`: key lookup plus the
         /// duplicate-log write): median wall time (30 µs).
         package static let warmStoreOpenMedianNanoseconds = 30_000.0
+        /// `seal.store.512` (the current key from a kept `KeyStore` through a
+        /// `CachingKeyProvider`) ≥ this × `seal.apns.512` (the key in memory).
+        package static let storeSealRatio = 0.9
         /// Cold `pushseal open --store`: median wall time.
         package static let coldOpenMedianNanoseconds = 5_000_000.0
         /// Cold `pushseal open --store`: peak RSS (24 MiB).
@@ -42,7 +45,8 @@ package enum Benchmark {
         let reference = referenceContentSize
         let referencePadded = Fixtures.paddedByteCount(contentByteCount: reference)
         let wantsProcess = options.selectsSome("process.")
-        let wantsStore = options.selectsSome("keystore.") || options.selectsSome("open.store.") || wantsProcess
+        let wantsStore = options.selectsSome("keystore.") || options.selectsSome("open.store.") || options.selectsSome("seal.store.")
+            || wantsProcess
 
         // The figures and their limits, in measuring order (each next to what it is compared with).
         var workloads: [Workload] = []
@@ -90,6 +94,7 @@ package enum Benchmark {
             }
             workloads.append(OpenWorkloads.throughStore(fixtures[0], cold: true, contentBytes: reference))
             workloads.append(OpenWorkloads.throughStore(fixtures[0], cold: false, contentBytes: reference))
+            workloads.append(SealWorkloads.throughStore(fixtures[0], contentBytes: reference))
         }
 
         // Keep the selected figures and everything they are compared with (a profile run keeps
@@ -239,6 +244,9 @@ package enum Benchmark {
                 let wanted = Targets.fanOutSpeedupPerCore * Double(cores)
                 figures[index].target = "speedup >= \(Decimal.fixed(wanted, decimals: 2))"
                 figures[index].targetMet = (figure.speedup ?? 0) >= wanted
+            case SealWorkloads.storeName(reference):
+                figures[index].target = "ratio >= \(Targets.storeSealRatio) (x seal.apns.\(reference))"
+                figures[index].targetMet = (figure.ratio ?? 0) >= Targets.storeSealRatio
             case let name where name.hasPrefix("keystore.get.warm."):
                 figures[index].target = "median <= 10 µs"
                 figures[index].targetMet = figure.medianNanoseconds <= Targets.warmLookupMedianNanoseconds

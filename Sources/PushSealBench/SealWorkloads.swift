@@ -1,4 +1,7 @@
 import PushSealCore
+import PushSealKeyDirectory
+import PushSealKeyStore
+import PushSealKeyDirectorySQLite
 import PushSealProvider
 
 /// Provider figures: content (a `NotificationContent`) to complete APNs payload bytes.
@@ -9,6 +12,7 @@ enum SealWorkloads {
     }
     static func batchName(_ contentBytes: Int) -> String { "seal.batch.\(contentBytes)" }
     static func deliveringBatchName(_ contentBytes: Int) -> String { "seal.batch.\(contentBytes).deliver" }
+    static func storeName(_ contentBytes: Int) -> String { "seal.store.\(contentBytes)" }
 
     /// `NotificationSealer.seal(_:with:options:)` in a loop on one thread, one content over and
     /// over.
@@ -24,6 +28,32 @@ enum SealWorkloads {
                 return Worker { iterations in
                     var total = 0
                     for _ in 0..<iterations {
+                        total &+= try! sealer.seal(content, with: key, options: options).body.count
+                    }
+                    return total
+                }
+            })
+    }
+
+    /// ``single(contentBytes:key:)`` with the conversation's current key from the device store
+    /// fixture (its kept `KeyStore`, 10,000 keys) through a `CachingKeyProvider` with its default
+    /// time to live, asked for the key on every seal: what a long-lived provider on SQLite does
+    /// per notification. Compared with `seal.apns.N` (the key in memory), not with the raw AEAD.
+    static func throughStore(_ fixture: StoreFixture, contentBytes: Int) -> Workload {
+        let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
+        return Workload(
+            name: storeName(contentBytes), group: "seal", limit: singleName(contentBytes),
+            attributes: [("content_bytes", .integer(contentBytes)), ("padded_bytes", .integer(padded)), ("keys", .integer(fixture.keyCount))],
+            makeWorker: {
+                let sealer = try! NotificationSealer()
+                let provider = CachingKeyProvider(directory: SQLiteKeyDirectory(store: fixture.store))
+                let conversation = fixture.probeConversation
+                let content = Fixtures.content(byteCount: contentBytes, conversation: conversation)
+                let options = Fixtures.apnsOptions
+                return Worker { iterations in
+                    var total = 0
+                    for _ in 0..<iterations {
+                        let key = try! provider.currentKey(conversation: conversation)
                         total &+= try! sealer.seal(content, with: key, options: options).body.count
                     }
                     return total

@@ -4,7 +4,7 @@ import PushSealCore
 /// (conversation, epoch) and by key id, each key sealed at rest under a master key with its whole
 /// row bound into the associated data (Docs/KEY-STORE.md).
 ///
-/// `DeviceKeyStore` (module PushSealKeyStore, one SQLite file on one host) and `PostgreSQLKeyDirectory` (module
+/// `SQLiteKeyDirectory` (module PushSealKeyDirectorySQLite, one SQLite file on one host) and `PostgreSQLKeyDirectory` (module
 /// PushSealKeyDirectoryPostgreSQL, shared by many backend nodes) implement it with the same
 /// model and guarantees; the provider and the `pushseal` tool use either through this protocol.
 public protocol KeyDirectory: AnyObject, Sendable {

@@ -3,8 +3,9 @@ import PushSealCore
 /// The key directory's rules, written once over a ``KeyDirectoryStorage``: adding and rotating
 /// (every earlier epoch retired: `min(not-after, now)`), the current key from the authenticated
 /// epoch record (never an older epoch), lookups, removal, purge, master-key rotation, provider key
-/// pairs and device registrations. `DeviceKeyStore` (SQLite) and `PostgreSQLKeyDirectory` implement
-/// ``KeyDirectory`` by calling these; they supply only the storage.
+/// pairs and device registrations. `SQLiteKeyDirectory` and `PostgreSQLKeyDirectory` implement
+/// ``KeyDirectory`` by calling these (the device's `DeviceKeyStore` calls the ones it shares);
+/// the backends supply only the storage: `DeviceKeyStore`'s file and `PostgreSQLKeyDirectory`'s server.
 package struct KeyDirectoryRules<Storage: KeyDirectoryStorage>: Sendable {
     /// Where the rows are.
     package let storage: Storage

@@ -3,7 +3,7 @@ public import PushSealKeyDirectory
 internal import PushSealPlatform
 
 /// The provider's key directory on a PostgreSQL server, shared by every backend node: the same
-/// model and guarantees as the SQLite `DeviceKeyStore` (keys by (conversation, epoch), indexed by
+/// model and guarantees as `SQLiteKeyDirectory` (keys by (conversation, epoch), indexed by
 /// key id, each sealed under the master key with its whole row bound in, by the same
 /// `ItemSealing`), so a row copied, swapped or edited is `KeyDirectoryError.corruptedItem(_:)`.
 ///

@@ -7,7 +7,7 @@ public import PushSealKeyStore
 /// directory shares (module PushSealKeyDirectory). `PostgreSQLKeyDirectory` is the same
 /// directory on a server shared by many nodes.
 ///
-/// It uses the same file format as the device's ``DeviceKeyStore`` — a store directory may play
+/// It uses the same file format as the device's `DeviceKeyStore` — a store directory may play
 /// both roles (the demo and the CLI do) — and the same kept connection: ``store`` is the file it
 /// opened. A receiver links only the device store; the directory's write paths (rotation,
 /// provider key pairs, registrations, the current key for sealing) are in this module.

@@ -61,19 +61,10 @@ enum OpenCommand {
         case store(directory: String, masterKeyFile: String)
     }
 
-    /// The validated command line.
-    struct Options {
-        var keySource: KeySource
-        /// nil: the system clock.
-        var now: Int64?
-        var maxAge: Int64
-        var maxSkew: Int64
-        var inputPath: String?
-    }
-
-    static func options(_ context: CommandContext) throws(CLIError) -> Options {
+    /// The key named by `--key`/`--key-file` with `--conversation`, or by `--store` (with
+    /// `--master-key-file`); usage errors exit 64 before any input is read.
+    static func keySource(_ context: CommandContext) throws(CLIError) -> KeySource {
         let arguments = context.arguments
-        let keySource: KeySource
         if let directory = try arguments[Self.store] {
             try StoreCommand.refuseConnectionURI(directory, option: Self.store)
             if arguments.isPresent(CommonOptions.key) || arguments.isPresent(CommonOptions.keyFile) {
@@ -82,47 +73,45 @@ enum OpenCommand {
             if arguments.isPresent(Self.conversation) {
                 throw .usage("'--conversation <cid>' goes with '--key'; with '--store' the key's stored conversation is used.")
             }
-            keySource = .store(
+            return .store(
                 directory: directory,
                 masterKeyFile: try arguments[CommonOptions.masterKeyFile]?.path ?? MasterKeyPlacement.resolve(for: directory))
-        } else if let key = try ArgumentDecoding.conversationKey(context) {
-            if arguments.isPresent(CommonOptions.masterKeyFile) { throw .usage("'--master-key-file <file>' is only used with '--store <dir>'.") }
-            guard let conversation = try arguments[Self.conversation] else { throw .usage(.missingOption(Self.conversation.spec)) }
-            keySource = .key(key, conversation: conversation)
-        } else {
+        }
+        guard let key = try ArgumentDecoding.conversationKey(context) else {
             throw .usage("Missing key: give '--key <key>' (or '--key-file <file>') with '--conversation <cid>', or '--store <dir>'.")
         }
-        return Options(
-            keySource: keySource,
-            now: try arguments[CommonOptions.now],
-            maxAge: try arguments[CommonOptions.maxAge],
-            maxSkew: try arguments[CommonOptions.maxSkew],
-            inputPath: try arguments[file])
+        if arguments.isPresent(CommonOptions.masterKeyFile) { throw .usage("'--master-key-file <file>' is only used with '--store <dir>'.") }
+        guard let conversation = try arguments[Self.conversation] else { throw .usage(.missingOption(Self.conversation.spec)) }
+        return .key(key, conversation: conversation)
     }
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
-        let options = try options(context)
+        let arguments = context.arguments
+        let source = try keySource(context)
+        let now = try arguments[CommonOptions.now]
+        let maxAge = try arguments[CommonOptions.maxAge]
+        let maxSkew = try arguments[CommonOptions.maxSkew]
         var clock: SecondsClock = systemClock
-        if let now = options.now { clock = { now } }
+        if let now { clock = { now } }
         let keySource: any ReceiverKeySource
         var watch: DeliveryLogWatch?
-        switch options.keySource {
+        switch source {
         case let .key(key, conversation):
             keySource = SingleConversationKey(key: key, conversation: conversation)
         case let .store(directory, masterKeyFile):
             // The store is touched only through the receiver's key source: one read transaction
             // for the lookup, one write for the duplicate log (pruned with this run's freshness
             // window), nothing else. A cold `open --store` must stay fast.
-            let (window, overflow) = options.maxAge.addingReportingOverflow(options.maxSkew)
+            let (window, overflow) = maxAge.addingReportingOverflow(maxSkew)
             let source = DeliveryLogWatch(KeyStoreKeySource(
                 directory: directory, masterKey: .keyFile(path: masterKeyFile),
                 duplicateLogRetention: overflow ? Int64.max : window, clock: clock))
             watch = source
             keySource = source
         }
-        let payload = try context.readInput(from: options.inputPath, what: "payload")
+        let payload = try context.readInput(from: try arguments[Self.file], what: "payload")
         let receiver = Receiver(keySource: keySource, configuration: ReceiverConfiguration(
-            maximumAge: options.maxAge, maximumFutureSkew: options.maxSkew, clock: clock))
+            maximumAge: maxAge, maximumFutureSkew: maxSkew, clock: clock))
         let result = receiver.open(.json(payload))
         if let why = watch?.unavailableReason {
             context.warn("decrypted, but the duplicate log could not be updated (a repeat would not be flagged): \(why)")
