@@ -10,7 +10,7 @@ enum OpenWorkloads {
 
     static func keyName(_ contentBytes: Int) -> String { "open.key.\(contentBytes)" }
 
-    /// `Receiver.open(json:)` over a `SingleConversationKey` (the key in memory).
+    /// `Receiver.open(.json(_:))` over a `SingleConversationKey` (the key in memory).
     static func inMemory(contentBytes: Int, key: ConversationKey) -> Workload {
         let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
         return Workload(
@@ -26,7 +26,7 @@ enum OpenWorkloads {
                 return Worker { iterations in
                     var total = 0
                     for index in 0..<iterations {
-                        let shown = receiver.open(json: payloads[index % payloadPoolSize])
+                        let shown = receiver.open(.json(payloads[index % payloadPoolSize]))
                         precondition(shown.outcome == .decrypted, "open failed: \(shown.reason?.rawValue ?? "?")")
                         total &+= shown.sentAt.map(Int.init) ?? 0
                     }
@@ -35,7 +35,7 @@ enum OpenWorkloads {
             })
     }
 
-    /// `Receiver.open(json:)` through the device key store: `cold` opens the store per
+    /// `Receiver.open(.json(_:))` through the device key store: `cold` opens the store per
     /// notification as an extension does (`KeyStoreKeySource`: a read transaction for the key,
     /// then a write transaction recording (cid, mid) in the duplicate log); warm keeps one
     /// `DeviceKeyStore` instance. Every notification is new (its first delivery is recorded).
@@ -58,7 +58,7 @@ enum OpenWorkloads {
                     run: { iterations in
                         var total = 0
                         for index in 0..<iterations {
-                            let shown = receiver.open(json: payloads.items[index])
+                            let shown = receiver.open(.json(payloads.items[index]))
                             precondition(shown.outcome == .decrypted && !shown.isDuplicate,
                                          "open through the store failed: \(shown.reason?.rawValue ?? "duplicate") \(shown.diagnostic ?? "")")
                             total &+= shown.sentAt.map(Int.init) ?? 0
@@ -91,7 +91,7 @@ struct WarmStoreKeySource: ReceiverKeySource {
         }
     }
 
-    func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
+    func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
         do throws(KeyDirectoryError) {
             return try store.recordDelivery(conversation: conversation, messageID: messageID) ? .duplicate : .first
         } catch {

@@ -2,7 +2,8 @@ public import PushSealCore
 internal import PushSealPlatform
 
 /// Current keys from a `KeyDirectory` (the SQLite store or a shared PostgreSQL directory),
-/// cached unsealed in memory for at most ``timeToLive`` seconds each.
+/// cached unsealed in memory for at most ``timeToLive`` seconds each. Without a cache, read
+/// through a ``DirectoryKeyProvider``.
 ///
 /// An entry is dropped (its key's zeroing storage released) when it expires, when
 /// ``invalidate(conversation:)`` or ``invalidateAll()`` is called — by a change listener such as
@@ -24,10 +25,9 @@ public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
 
     private let lock = Lock()
     private var entries: [[UInt8]: Entry] = [:]
-    /// The highest epoch (and its key id) this cache has handed out per conversation (never
-    /// lowered, never invalidated): a directory that later answers with a lower epoch, or with
-    /// another key for that epoch, was rolled back.
-    private var highWater: [[UInt8]: (epoch: Int64, keyID: KeyID)] = [:]
+    /// The highest epoch this cache has handed out per conversation (never lowered, never
+    /// invalidated).
+    private var highWater: [[UInt8]: EpochHighWater] = [:]
     /// Bumped by every invalidation: a lookup stores its result only if none happened meanwhile.
     private var generation: UInt64 = 0
     private let now: @Sendable () -> Double
@@ -69,11 +69,8 @@ public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
             expires = min(expires, time + max(0, remaining))
         }
         let mark = lock.withLock { () -> Int64? in
-            if let mark = highWater[id],
-               stored.item.epoch < mark.epoch || (stored.item.epoch == mark.epoch && stored.item.keyID != mark.keyID) {
-                return mark.epoch
-            }
-            highWater[id] = (stored.item.epoch, stored.item.keyID)
+            if let mark = highWater[id], mark.isRolledBack(by: stored) { return mark.epoch }
+            highWater[id] = EpochHighWater(stored)
             if generation == started { entries[id] = Entry(key: stored.key, expires: expires) }
             return nil
         }

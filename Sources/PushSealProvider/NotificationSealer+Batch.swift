@@ -30,7 +30,7 @@ extension NotificationSealer {
     public func seal<Options: TransportOptions>(
         batch items: [BatchItem<Options>], keyProvider: (any CurrentKeyProvider)? = nil
     ) -> [Result<Options.SealedRequest, ProviderError>] {
-        collectBatch(items.count) { deliver in Options._seal(batch: items, by: self, keyProvider: keyProvider, deliver: deliver) }
+        collectBatch(items.count) { deliver in Options.sealing.sealBatch(self, items, keyProvider, deliver) }
     }
 
     /// Seals many notifications on all cores and hands each result to `deliver` as soon as it
@@ -56,7 +56,7 @@ extension NotificationSealer {
         batch items: [BatchItem<Options>], keyProvider: (any CurrentKeyProvider)? = nil,
         deliver: @Sendable (_ index: Int, _ result: consuming Result<Options.SealedRequest, ProviderError>) -> Void
     ) {
-        Options._seal(batch: items, by: self, keyProvider: keyProvider, deliver: deliver)
+        Options.sealing.sealBatch(self, items, keyProvider, deliver)
     }
 
     /// The results of a batch in input order: `run` (a delivering `seal(batch:)`) delivers each
@@ -81,7 +81,7 @@ extension NotificationSealer {
     static let batchClaimSizes = 4...64
 
     /// Hands each item's result to `deliver` on the thread that sealed it. Inlined into the
-    /// transports' batch hooks (``TransportOptions/_seal(batch:by:keyProvider:deliver:)``), so it
+    /// transports' batch sealing (``TransportOptions/sealing``), so it
     /// is specialized for APNs and FCM (unspecialized, every item, option and result was copied
     /// through generic value witnesses).
     ///

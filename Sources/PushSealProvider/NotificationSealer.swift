@@ -61,7 +61,7 @@ public struct NotificationSealer: Sendable {
     /// Seals `content` under `key` for the transport of `options`: an ``APNsRequest`` for
     /// ``APNsOptions``, an ``FCMMessage`` for ``FCMOptions``.
     public func seal<Options: TransportOptions>(_ content: NotificationContent, with key: ConversationKey, options: Options) throws(ProviderError) -> Options.SealedRequest {
-        try options._seal(content, key: key, by: self)
+        try Options.sealing.sealOne(self, content, key, options)
     }
 
     /// Seals `content` under the current key of its conversation (`content.conversationID`) for
@@ -69,7 +69,7 @@ public struct NotificationSealer: Sendable {
     public func seal<Options: TransportOptions>(_ content: NotificationContent, keyProvider: some CurrentKeyProvider, options: Options) throws(ProviderError) -> Options.SealedRequest {
         try SizePolicy.validate(content)
         try options.validate()
-        return try options._seal(content, key: Self.currentKey(for: content, from: keyProvider), by: self)
+        return try Options.sealing.sealOne(self, content, Self.currentKey(for: content, from: keyProvider), options)
     }
 
     /// Seals with a caller-chosen 24-byte salt (test vectors and `pushseal seal --salt` only).
@@ -78,7 +78,7 @@ public struct NotificationSealer: Sendable {
         guard salt.count == Envelope.saltByteCount else { throw .invalidSalt(byteCount: salt.count) }
         var fixed = self
         fixed.saltSource = .derived { _ in salt }
-        return try options._seal(content, key: key, by: fixed)
+        return try Options.sealing.sealOne(fixed, content, key, options)
     }
 
     // MARK: The transports

@@ -12,8 +12,8 @@ public import PushSealKeyDirectory
 /// let message = try sealer.seal(content, with: key, options: FCMOptions(token: token))
 /// ```
 ///
-/// ``APNsOptions`` and ``FCMOptions`` are the only conformances. The members whose names start
-/// with an underscore are the sealer's hooks into each transport, not API: call `seal` instead.
+/// ``APNsOptions`` and ``FCMOptions`` are the only conformances: ``sealing`` has a type no other
+/// module can make.
 public protocol TransportOptions: Sendable {
     /// What sealing with these options makes: ``APNsRequest`` or ``FCMMessage``.
     associatedtype SealedRequest: Sendable
@@ -21,47 +21,48 @@ public protocol TransportOptions: Sendable {
     /// Throws the first problem with these options (sealing checks them first).
     func validate() throws(ProviderError)
 
-    /// The sealer's hook: seals `content` under `key` (content and options not yet validated).
-    /// Call ``NotificationSealer/seal(_:with:options:)`` instead.
-    func _seal(_ content: NotificationContent, key: ConversationKey, by sealer: NotificationSealer) throws(ProviderError) -> SealedRequest
+    /// How ``NotificationSealer`` seals for this transport. Opaque: it has no public members or
+    /// initializers.
+    static var sealing: TransportSealing<Self> { get }
+}
 
-    /// The sealer's hook for batches, specialized for each transport. Call
-    /// ``NotificationSealer/seal(batch:keyProvider:deliver:)`` instead.
-    static func _seal(
-        batch items: [BatchItem<Self>], by sealer: NotificationSealer, keyProvider: (any CurrentKeyProvider)?,
-        deliver: @Sendable (_ index: Int, _ result: consuming Result<SealedRequest, ProviderError>) -> Void)
+/// How ``NotificationSealer`` seals for one transport (``TransportOptions/sealing``). It has no
+/// public members or initializers: only PushSealProvider makes one, for ``APNsOptions`` and
+/// ``FCMOptions``.
+public struct TransportSealing<Options: TransportOptions>: Sendable {
+    /// Seals `content` under `key` (content and options not yet validated).
+    let sealOne: @Sendable (_ sealer: NotificationSealer, _ content: NotificationContent, _ key: ConversationKey, _ options: Options) throws(ProviderError) -> Options.SealedRequest
+
+    /// Seals a batch, specialized for the transport.
+    let sealBatch: @Sendable (
+        _ sealer: NotificationSealer, _ items: [BatchItem<Options>], _ keyProvider: (any CurrentKeyProvider)?,
+        _ deliver: @Sendable (_ index: Int, _ result: consuming Result<Options.SealedRequest, ProviderError>) -> Void) -> Void
 }
 
 extension APNsOptions: TransportOptions {
-    /// Seals into an ``APNsRequest`` (the sealer's hook).
-    public func _seal(_ content: NotificationContent, key: ConversationKey, by sealer: NotificationSealer) throws(ProviderError) -> APNsRequest {
-        try sealer.sealAPNs(content, key: key, options: self)
-    }
+    /// APNs options seal into an ``APNsRequest``.
+    public typealias SealedRequest = APNsRequest
 
-    /// Seals a batch into ``APNsRequest``s (the sealer's hook).
-    public static func _seal(
-        batch items: [BatchItem<APNsOptions>], by sealer: NotificationSealer, keyProvider: (any CurrentKeyProvider)?,
-        deliver: @Sendable (_ index: Int, _ result: consuming Result<APNsRequest, ProviderError>) -> Void
-    ) {
-        sealer.sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (content, key, options) throws(ProviderError) in
-            try sealer.sealAPNs(content, key: key, options: options)
-        }
-    }
+    /// Seals into ``APNsRequest``s.
+    public static let sealing = TransportSealing<APNsOptions>(
+        sealOne: { (sealer, content, key, options) throws(ProviderError) in try sealer.sealAPNs(content, key: key, options: options) },
+        sealBatch: { sealer, items, keyProvider, deliver in
+            sealer.sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (content, key, options) throws(ProviderError) in
+                try sealer.sealAPNs(content, key: key, options: options)
+            }
+        })
 }
 
 extension FCMOptions: TransportOptions {
-    /// Seals into an ``FCMMessage`` (the sealer's hook).
-    public func _seal(_ content: NotificationContent, key: ConversationKey, by sealer: NotificationSealer) throws(ProviderError) -> FCMMessage {
-        try sealer.sealFCM(content, key: key, options: self)
-    }
+    /// FCM options seal into an ``FCMMessage``.
+    public typealias SealedRequest = FCMMessage
 
-    /// Seals a batch into ``FCMMessage``s (the sealer's hook).
-    public static func _seal(
-        batch items: [BatchItem<FCMOptions>], by sealer: NotificationSealer, keyProvider: (any CurrentKeyProvider)?,
-        deliver: @Sendable (_ index: Int, _ result: consuming Result<FCMMessage, ProviderError>) -> Void
-    ) {
-        sealer.sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (content, key, options) throws(ProviderError) in
-            try sealer.sealFCM(content, key: key, options: options)
-        }
-    }
+    /// Seals into ``FCMMessage``s.
+    public static let sealing = TransportSealing<FCMOptions>(
+        sealOne: { (sealer, content, key, options) throws(ProviderError) in try sealer.sealFCM(content, key: key, options: options) },
+        sealBatch: { sealer, items, keyProvider, deliver in
+            sealer.sealBatch(items, keyProvider: keyProvider, deliver: deliver) { (content, key, options) throws(ProviderError) in
+                try sealer.sealFCM(content, key: key, options: options)
+            }
+        })
 }

@@ -42,19 +42,9 @@ public struct KeyStoreKeySource: ReceiverKeySource {
         }
     }
 
-    /// Checks and records (cid, mid) in the store's duplicate log, pruning old entries in the
-    /// same transaction.
-    public func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
-        record(conversation: conversation, messageID: messageID, envelope: nil)
-    }
-
     /// Checks and records (cid, mid) with a keyed digest of the envelope: the pair again with a
     /// different envelope is ``DeliveryRecord/conflict``.
     public func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
-        record(conversation: conversation, messageID: messageID, envelope: envelope)
-    }
-
-    private func record(conversation: String, messageID: String, envelope: [UInt8]?) -> DeliveryRecord {
         do throws(KeyDirectoryError) {
             // Opening the store and recording, in one connection when the store is current.
             let check = try DeviceKeyStore.recordDelivery(

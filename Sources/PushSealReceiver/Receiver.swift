@@ -24,32 +24,10 @@ public struct Receiver: Sendable {
 
     // MARK: Opening
 
-    /// Opens a payload in any form.
+    /// Opens a payload in any form: raw JSON bytes (`.json`), an iOS
+    /// `userInfo` dictionary, or an FCM data map.
     public func open(_ payload: ReceiverPayload) -> ReceivedNotification {
         open(ParsedPayload(payload))
-    }
-
-    /// Opens raw payload JSON bytes (APNs body, FCM v1 message, or FCM data map as JSON).
-    @inlinable
-    public func open(json bytes: some Collection<UInt8>) -> ReceivedNotification {
-        // Inlinable: only this generic step (reaching the bytes) is compiled in the caller,
-        // specialized for its collection type; the work is the non-generic `open(_:)`. (Compiled
-        // here unspecialized, the result came back through generic closures and optionals.)
-        // Contiguous bytes (an array, a buffer) are read in place, without a copy.
-        if let opened = bytes.withContiguousStorageIfAvailable({ open(ParsedPayload(json: UnsafeRawBufferPointer($0))) }) {
-            return opened
-        }
-        return open(ParsedPayload(json: Array(bytes)))
-    }
-
-    /// Opens an iOS `userInfo` dictionary.
-    public func open(userInfo: [String: UserInfoValue]) -> ReceivedNotification {
-        open(ParsedPayload(userInfo: userInfo))
-    }
-
-    /// Opens an FCM data map.
-    public func open(fcmData: [String: String]) -> ReceivedNotification {
-        open(ParsedPayload(fcmData: fcmData))
     }
 
     /// Opens a payload that was already parsed (see ``ParsedPayload``). Steps 2–12 of SPEC 10.2.

@@ -47,9 +47,14 @@ public enum DeliveryRecord: Sendable, Equatable {
 ///             return .locked("\(error)")
 ///         }
 ///     }
-///     public func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
-///         do { return try recordDelivery(conversation: conversation, messageID: messageID) ? .duplicate : .first }
-///         catch { return .unavailable("\(error)") }
+///     public func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
+///         do {
+///             switch try recordDelivery(conversation: conversation, messageID: messageID, envelope: envelope) {
+///             case .first: return .first
+///             case .duplicate: return .duplicate
+///             case .conflict: return .conflict
+///             }
+///         } catch { return .unavailable("\(error)") }
 ///     }
 /// }
 /// ```
@@ -58,19 +63,16 @@ public protocol ReceiverKeySource: Sendable {
     /// conversation: the receiver does not trial-decrypt.
     func lookupKey(_ id: KeyID) -> KeyLookupResult
 
-    /// Atomically checks and records `(conversation, messageID)` in the duplicate log. Called only
-    /// after every check passed (failed opens are never recorded). Compare by UTF-8 bytes.
-    func markDelivered(conversation: String, messageID: String) -> DeliveryRecord
-
     /// Checks and installs an in-band key bundle (SPEC §16.5) before the envelope is opened; a
     /// bundle whose kid is not `envelopeKeyID` (the envelope's) is `envelope_mismatch` and is not
     /// installed. The default refuses it with `store_locked`: a source without a device key cannot install.
     func installKeyBundle(_ bundle: KeyBundle, envelopeKeyID: KeyID) -> KeyBundleOutcome
 
-    /// ``markDelivered(conversation:messageID:)`` that also keeps a digest of the envelope bytes
-    /// with the first record of the pair and answers ``DeliveryRecord/conflict`` when the pair
-    /// comes again with a different envelope (SPEC §10.4). The receiver calls this one; the
-    /// default implementation ignores the envelope (it never reports a conflict).
+    /// Atomically checks and records `(conversation, messageID)` in the duplicate log, keeping a
+    /// digest of the envelope bytes with the first record of the pair: ``DeliveryRecord/conflict``
+    /// when the pair comes again with a different envelope (SPEC §10.4). Called only after every
+    /// check passed (failed opens are never recorded). Compare by UTF-8 bytes. A source without
+    /// envelope digests may ignore `envelope` (it then never reports a conflict).
     func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord
 }
 
@@ -78,10 +80,5 @@ extension ReceiverKeySource {
     /// Refuses: this key source has no device key and cannot store keys.
     public func installKeyBundle(_ bundle: KeyBundle, envelopeKeyID: KeyID) -> KeyBundleOutcome {
         .refused(.storeLocked("this key source does not install key bundles"))
-    }
-
-    /// Ignores the envelope: a source without envelope digests never reports a conflict.
-    public func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
-        markDelivered(conversation: conversation, messageID: messageID)
     }
 }

@@ -80,25 +80,20 @@ public final class SingleConversationKey: ReceiverKeySource, @unchecked Sendable
         }
     }
 
-    /// Checks and records the pair in the in-memory log (without an envelope: never a conflict).
-    public func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
-        record(Self.logEntry(conversation: conversation, messageID: messageID), envelope: nil)
-    }
-
     /// Checks and records the pair with its envelope: ``DeliveryRecord/conflict`` when the pair
     /// was recorded with a different envelope.
     public func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
         record(Self.logEntry(conversation: conversation, messageID: messageID), envelope: envelope)
     }
 
-    private func record(_ entry: LogEntry, envelope: [UInt8]?) -> DeliveryRecord {
+    private func record(_ entry: LogEntry, envelope: [UInt8]) -> DeliveryRecord {
         lock.withLock {
             if let logUnavailableReason { return .unavailable(logUnavailableReason) }
             guard let recorded = delivered[entry] else {
                 delivered[entry] = .some(envelope)
                 return .first
             }
-            guard let recorded, let envelope else { return .duplicate }
+            guard let recorded else { return .duplicate }
             // One memcmp (Array's == compares element by element; the bytes are public).
             let same = recorded.count == envelope.count
                 && recorded.withUnsafeBytes { a in envelope.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }

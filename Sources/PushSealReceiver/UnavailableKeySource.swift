@@ -17,5 +17,5 @@ public struct UnavailableKeySource: ReceiverKeySource {
     public func lookupKey(_ id: KeyID) -> KeyLookupResult { .locked(reason) }
 
     /// Always `.unavailable(reason)` (never called in practice: nothing decrypts).
-    public func markDelivered(conversation: String, messageID: String) -> DeliveryRecord { .unavailable(reason) }
+    public func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord { .unavailable(reason) }
 }

@@ -116,7 +116,7 @@ package enum VectorVerifier {
             }
             let receiver = Receiver(keySource: source, configuration: ReceiverConfiguration(
                 maximumAge: maxAge, maximumFutureSkew: maxFutureSkew, clock: { now }, retainsContentBytes: true))
-            let opened = receiver.open(json: Array(input.utf8))
+            let opened = receiver.open(.json(Array(input.utf8)))
             let got = opened.reason.map { "invalid/\($0.rawValue)" } ?? "valid"
             let expected = expectedReason.map { "invalid/\($0)" } ?? result
             if got != expected { problems.append("\(name): expected \(expected), got \(got)") }
@@ -174,10 +174,6 @@ private struct MisindexedKeySource: ReceiverKeySource {
 
     func lookupKey(_ wanted: KeyID) -> KeyLookupResult {
         wanted == id ? store.lookupKey(store.keyID) : .notFound
-    }
-
-    func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
-        store.markDelivered(conversation: conversation, messageID: messageID)
     }
 
     func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {

@@ -85,6 +85,36 @@ struct CacheTests {
         #expect(try cache.currentKey(conversation: "c") == next.key)
     }
 
+    /// The read-through provider (no cache): a rotation committed on another connection is used
+    /// from the next lookup on, and a conversation rolled back on the server after this provider
+    /// handed out its newer epoch is refused with `rolledBack`, as by the cache.
+    @Test func theDirectoryProviderReadsThroughAndRefusesARolledBackConversation() throws {
+        let uri = try TestServer.freshSchemaURI()
+        let master = TestServer.masterKey()
+        let directory = try PostgreSQLKeyDirectory(uri: uri, masterKey: .bytes(master), create: true)
+        let writer = try PostgreSQLKeyDirectory(uri: uri, masterKey: .bytes(master))
+        let provider = DirectoryKeyProvider(directory: directory)
+        #expect(throws: KeyDirectoryError.itemNotFound) { try provider.currentKey(conversation: "c") }
+        let first = try writer.rotate(conversation: "c").key
+        #expect(try provider.currentKey(conversation: "c") == first)
+        try TestServer.psql(uri, "CREATE TABLE saved_keys AS SELECT * FROM pushseal_keys WHERE conversation = 'c'")
+        try TestServer.psql(uri, "CREATE TABLE saved_epochs AS SELECT * FROM pushseal_epochs WHERE conversation = 'c'")
+        let second = try writer.rotate(conversation: "c").key
+        #expect(try provider.currentKey(conversation: "c") == second, "the next lookup reads the rotation")
+
+        try TestServer.psql(uri, """
+            BEGIN; DELETE FROM pushseal_keys WHERE conversation = 'c'; DELETE FROM pushseal_epochs WHERE conversation = 'c';
+            INSERT INTO pushseal_keys SELECT * FROM saved_keys; INSERT INTO pushseal_epochs SELECT * FROM saved_epochs; COMMIT
+            """)
+        #expect(try directory.currentKey(conversation: "c").key == first, "the server alone cannot tell")
+        #expect(throws: KeyDirectoryError.rolledBack(conversation: "c", epoch: 1, highWater: 2)) { try provider.currentKey(conversation: "c") }
+        let reissued = try writer.rotate(conversation: "c")
+        #expect(reissued.item.epoch == 2 && reissued.key != second)
+        #expect(throws: KeyDirectoryError.rolledBack(conversation: "c", epoch: 2, highWater: 2)) { try provider.currentKey(conversation: "c") }
+        let next = try writer.rotate(conversation: "c")
+        #expect(try provider.currentKey(conversation: "c") == next.key)
+    }
+
     @Test func aRotationOnAnotherConnectionIsUsedAfterItsNotification() throws {
         let uri = try TestServer.freshSchemaURI()
         let master = TestServer.masterKey()

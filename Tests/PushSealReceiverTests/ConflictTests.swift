@@ -10,14 +10,14 @@ struct ConflictTests {
     /// A replay (same bytes), a re-seal (same content, new salt) and a forged content, all with mid "m1".
     private func check(_ receiver: Receiver) {
         let genuine = Array(apns(wire: seal(contentA(mid: "m1", body: "genuine"))).utf8)
-        let first = receiver.open(json: genuine)
+        let first = receiver.open(.json(genuine))
         #expect(first.outcome == .decrypted && !first.isDuplicate && !first.isConflict)
-        let replay = receiver.open(json: genuine)
+        let replay = receiver.open(.json(genuine))
         #expect(replay.isDuplicate && !replay.isConflict)
-        let other = receiver.open(json: Array(apns(wire: seal(contentA(mid: "m1", body: "pre-empted"))).utf8))
+        let other = receiver.open(.json(Array(apns(wire: seal(contentA(mid: "m1", body: "pre-empted"))).utf8)))
         #expect(other.outcome == .decrypted && other.isDuplicate && other.isConflict)
         // Another message id is unaffected.
-        let fresh = receiver.open(json: Array(apns(wire: seal(contentA(mid: "m2"))).utf8))
+        let fresh = receiver.open(.json(Array(apns(wire: seal(contentA(mid: "m2"))).utf8)))
         #expect(!fresh.isDuplicate && !fresh.isConflict)
     }
 
@@ -44,17 +44,17 @@ struct ConflictTests {
         #expect(try store.deliveryCount() == 4)
     }
 
-    @Test("a key source without envelope digests reports duplicates only") func defaultImplementation() {
+    @Test("a key source without envelope digests reports duplicates only") func sourceWithoutDigests() {
         struct Plain: ReceiverKeySource {
             let inner = sourceA()
             func lookupKey(_ id: KeyID) -> KeyLookupResult { inner.lookupKey(id) }
-            func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
-                inner.markDelivered(conversation: conversation, messageID: messageID)
+            func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
+                inner.markDelivered(conversation: conversation, messageID: messageID, envelope: [])
             }
         }
         let receiver = makeReceiver(Plain())
-        _ = receiver.open(json: Array(apns(wire: seal(contentA(mid: "m1", body: "a"))).utf8))
-        let again = receiver.open(json: Array(apns(wire: seal(contentA(mid: "m1", body: "b"))).utf8))
+        _ = receiver.open(.json(Array(apns(wire: seal(contentA(mid: "m1", body: "a"))).utf8)))
+        let again = receiver.open(.json(Array(apns(wire: seal(contentA(mid: "m1", body: "b"))).utf8)))
         #expect(again.isDuplicate && !again.isConflict)
     }
 }

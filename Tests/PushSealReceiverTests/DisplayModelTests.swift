@@ -69,9 +69,9 @@ struct DisplayModelTests {
         #expect(!source.recordPreviousDelivery(conversation: "a" + "b", messageID: "c"))
         #expect(!source.recordPreviousDelivery(conversation: "c", messageID: String(decoding: [0x63, 0x61, 0x66, 0xC3, 0xA9], as: UTF8.self)))
         let long = String(repeating: "m", count: 300)
-        #expect(source.markDelivered(conversation: long, messageID: long) == .first)
-        #expect(source.markDelivered(conversation: String(repeating: "m", count: 300), messageID: long) == .duplicate)
-        #expect(source.markDelivered(conversation: long, messageID: long + "x") == .first)
+        #expect(source.markDelivered(conversation: long, messageID: long, envelope: []) == .first)
+        #expect(source.markDelivered(conversation: String(repeating: "m", count: 300), messageID: long, envelope: []) == .duplicate)
+        #expect(source.markDelivered(conversation: long, messageID: long + "x", envelope: []) == .first)
     }
 
     @Test("Failed opens are never recorded in the duplicate log")

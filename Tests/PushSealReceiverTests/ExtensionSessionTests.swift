@@ -190,7 +190,7 @@ struct ExtensionSessionTests {
         #expect(s.start(payload))
         #expect(recorder.all.map(\.reason) == [.storeLocked])
         #expect(recorder.all[0].diagnostic?.contains("first unlock") == true)
-        #expect(UnavailableKeySource(reason: "x").markDelivered(conversation: "c", messageID: "m") == .unavailable("x"))
+        #expect(UnavailableKeySource(reason: "x").markDelivered(conversation: "c", messageID: "m", envelope: []) == .unavailable("x"))
     }
 
     @Test("The handler is released after delivering")

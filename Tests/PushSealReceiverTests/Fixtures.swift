@@ -110,8 +110,8 @@ final class InstrumentedSource: ReceiverKeySource, @unchecked Sendable {
         return inner.lookupKey(id)
     }
 
-    func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
-        inner.markDelivered(conversation: conversation, messageID: messageID)
+    func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
+        inner.markDelivered(conversation: conversation, messageID: messageID, envelope: [])
     }
 }
 

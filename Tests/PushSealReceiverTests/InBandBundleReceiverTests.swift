@@ -51,14 +51,14 @@ struct InBandBundleReceiverTests {
         let device = try Device()
         let newKey = ConversationKey.generate()
         let wire = seal(contentA(), key: try device.deviceKey(newKey))
-        #expect(device.receiver.open(json: Array(apns(wire: wire).utf8)).reason == .unknownKey, "without the bundle")
-        let opened = device.receiver.open(json: Self.payload(wire: wire, bundle: "\"\(try device.bundle(newKey, epoch: 2))\""))
+        #expect(device.receiver.open(.json(Array(apns(wire: wire).utf8))).reason == .unknownKey, "without the bundle")
+        let opened = device.receiver.open(.json(Self.payload(wire: wire, bundle: "\"\(try device.bundle(newKey, epoch: 2))\"")))
         #expect(opened.outcome == .decrypted)
         #expect(opened.keyBundle == .installed)
         #expect(try device.store.asDirectory.currentKey(conversation: conversationA).key == device.deviceKey(newKey))
         #expect(try device.store.key(for: keyA.id).item.notAfter == now - 60, "epoch 1 retired at the provider's since")
-        let again = device.receiver.open(json: Self.payload(
-            wire: seal(contentA(mid: "m2"), key: try device.deviceKey(newKey)), bundle: "\"\(try device.bundle(newKey, epoch: 2))\""))
+        let again = device.receiver.open(.json(Self.payload(
+            wire: seal(contentA(mid: "m2"), key: try device.deviceKey(newKey)), bundle: "\"\(try device.bundle(newKey, epoch: 2))\"")))
         #expect(again.outcome == .decrypted)
         #expect(again.keyBundle == .alreadyInstalled)
     }
@@ -79,7 +79,7 @@ struct InBandBundleReceiverTests {
         // A genuine bundle of another key than the envelope's: never installed in band.
         default: (bundle, expected) = ("\"\(try device.bundle(.generate(), epoch: 2))\"", .envelopeMismatch)
         }
-        let opened = device.receiver.open(json: Self.payload(wire: seal(contentA()), bundle: bundle))
+        let opened = device.receiver.open(.json(Self.payload(wire: seal(contentA()), bundle: bundle)))
         #expect(opened.outcome == .decrypted)
         #expect(opened.body == .plain("Hello from A"))
         guard case let .refused(error)? = opened.keyBundle else { Issue.record("expected a refusal, got \(String(describing: opened.keyBundle))"); return }
@@ -95,13 +95,13 @@ struct InBandBundleReceiverTests {
         let text = try device.bundle(newKey, epoch: 2)
         var info = userInfo(pushseal: .string(wire))
         info["pushseal-bundle"] = .string(text)
-        #expect(device.receiver.open(userInfo: info).keyBundle == .installed)
-        #expect(device.receiver.open(fcmData: ["pushseal": seal(contentA(mid: "m3"), key: try device.deviceKey(newKey)), "pushseal-bundle": text])
+        #expect(device.receiver.open(.userInfo(info)).keyBundle == .installed)
+        #expect(device.receiver.open(.fcmData(["pushseal": seal(contentA(mid: "m3"), key: try device.deviceKey(newKey)), "pushseal-bundle": text]))
             .keyBundle == .alreadyInstalled)
-        let single = makeReceiver(sourceA()).open(json: Self.payload(wire: seal(contentA()), bundle: "\"\(text)\""))
+        let single = makeReceiver(sourceA()).open(.json(Self.payload(wire: seal(contentA()), bundle: "\"\(text)\"")))
         #expect(single.outcome == .decrypted)
         #expect(single.keyBundle.map(\.code) == "store_locked")
-        #expect(makeReceiver(sourceA()).open(json: Array(apns(wire: seal(contentA())).utf8)).keyBundle == nil)
+        #expect(makeReceiver(sourceA()).open(.json(Array(apns(wire: seal(contentA())).utf8))).keyBundle == nil)
     }
 
     @Test("a duplicated bundle member makes the payload not_sealed (SPEC §10.1), as any duplicate")
@@ -109,7 +109,7 @@ struct InBandBundleReceiverTests {
         let device = try Device()
         let text = try device.bundle(.generate(), epoch: 2)
         let json = #"{"aps":{},"pushseal":"\#(seal(contentA()))","pushseal-bundle":"\#(text)","pushseal-bundle":"\#(text)"}"#
-        #expect(device.receiver.open(json: Array(json.utf8)).reason == .notSealed)
+        #expect(device.receiver.open(.json(Array(json.utf8))).reason == .notSealed)
     }
 }
 
@@ -132,7 +132,7 @@ struct InBandForgeryTests {
         // old key is gone from the device (removed by hand; a purge is tested in the store).
         try device.store.remove(keyID: device.deviceKey(k1).id)
         let forged = seal(contentA(), key: try device.deviceKey(k1))
-        let opened = device.receiver.open(json: InBandBundleReceiverTests.payload(wire: forged, bundle: "\"\(recorded)\""))
+        let opened = device.receiver.open(.json(InBandBundleReceiverTests.payload(wire: forged, bundle: "\"\(recorded)\"")))
         #expect(opened.keyBundle == .installedRetired)
         #expect(opened.reason == .retiredKey, "ts now, retired at epoch 2's since")
         #expect(try device.store.key(for: device.deviceKey(k1).id).item.notAfter == now - 3_600)
@@ -146,19 +146,19 @@ struct FormatOneMigrationTests {
     func migration() throws {
         let device = try InBandBundleReceiverTests.Device()  // holds keyA (epoch 1) as a format-1 install left it: K itself
         let late = seal(contentA(mid: "m-late", ts: now - 120), key: keyA)
-        #expect(device.receiver.open(json: Array(apns(wire: late).utf8)).outcome == .decrypted, "K-sealed, before the rotation")
+        #expect(device.receiver.open(.json(Array(apns(wire: late).utf8))).outcome == .decrypted, "K-sealed, before the rotation")
         let k2 = ConversationKey.generate()
         let since = now - 3_600
         let first = seal(contentA(mid: "m-new"), key: try device.deviceKey(k2))
-        let opened = device.receiver.open(json: InBandBundleReceiverTests.payload(
-            wire: first, bundle: "\"\(try device.bundle(k2, epoch: 2, since: since))\""))
+        let opened = device.receiver.open(.json(InBandBundleReceiverTests.payload(
+            wire: first, bundle: "\"\(try device.bundle(k2, epoch: 2, since: since))\"")))
         #expect(opened.outcome == .decrypted)
         #expect(opened.keyBundle == .installed)
         #expect(try device.store.key(for: keyA.id).item.notAfter == since, "old K retired at since")
         // A notification sealed under K before the rotation still opens (late delivery) ...
-        #expect(device.receiver.open(json: Array(apns(wire: seal(contentA(mid: "m-late2", ts: since - 10), key: keyA)).utf8)).outcome == .decrypted)
+        #expect(device.receiver.open(.json(Array(apns(wire: seal(contentA(mid: "m-late2", ts: since - 10), key: keyA)).utf8))).outcome == .decrypted)
         // ... one claiming a later time is a forgery with the old key: retired_key.
         let forged = seal(contentA(mid: "m-forged", ts: now), key: keyA)
-        #expect(device.receiver.open(json: Array(apns(wire: forged).utf8)).reason == .retiredKey)
+        #expect(device.receiver.open(.json(Array(apns(wire: forged).utf8))).reason == .retiredKey)
     }
 }

@@ -57,20 +57,20 @@ struct IntegrationExampleTests {
         try store.add(key, conversation: "c1", epoch: 1)
 
         let receiver = makeChatReceiver(storeDirectory: directory, masterKey: .bytes(masterKey))
-        let shown = receiver.open(json: try payload(key, conversation: "c1"))
+        let shown = receiver.open(.json(try payload(key, conversation: "c1")))
         #expect(shown.outcome == .decrypted)
         #expect(shown.body == .plain("Hi"))
 
-        let unknown = receiver.open(json: try payload(ConversationKey.generate(), conversation: "c1"))
+        let unknown = receiver.open(.json(try payload(ConversationKey.generate(), conversation: "c1")))
         #expect(unknown.reason == .unknownKey)
         #expect(unknown.body == .plain("New message — open the app to read it"))
 
         let wrongMaster = makeChatReceiver(storeDirectory: directory, masterKey: .bytes([UInt8](repeating: 1, count: 32)))
-        let locked = wrongMaster.open(json: try payload(key, conversation: "c1"))
+        let locked = wrongMaster.open(.json(try payload(key, conversation: "c1")))
         #expect(locked.reason == .storeLocked)
         #expect(locked.body == .plain("Unlock your phone to read new messages"))
 
         let noContainer = makeChatReceiver(storeDirectory: nil, masterKey: .bytes(masterKey))
-        #expect(noContainer.open(json: try payload(key, conversation: "c1")).reason == .storeLocked)
+        #expect(noContainer.open(.json(try payload(key, conversation: "c1"))).reason == .storeLocked)
     }
 }

@@ -34,12 +34,12 @@ struct KeyStoreKeySourceTests {
         let device = try Device()
         let receiver = makeReceiver(device.source())
         let payload = Array(apns(wire: seal(contentA())).utf8)
-        let first = receiver.open(json: payload)
+        let first = receiver.open(.json(payload))
         #expect(first.outcome == .decrypted)
         #expect(first.reason == nil)
         #expect(!first.isDuplicate)
         #expect(first.body == .plain("Hello from A"))
-        let second = receiver.open(json: payload)
+        let second = receiver.open(.json(payload))
         #expect(second.outcome == .decrypted)
         #expect(second.isDuplicate)
         #expect(try device.store.deliveryCount() == 1)
@@ -49,26 +49,26 @@ struct KeyStoreKeySourceTests {
     func unknownKeyBeforeLocked() throws {
         let device = try Device()
         let payload = Array(apns(wire: seal(contentA(), key: keyB)).utf8)
-        #expect(makeReceiver(device.source()).open(json: payload).reason == .unknownKey)
+        #expect(makeReceiver(device.source()).open(.json(payload)).reason == .unknownKey)
         let noMasterKey = device.source(masterKey: .keyFile(path: device.directory + "/missing.key"))
-        #expect(makeReceiver(noMasterKey).open(json: payload).reason == .unknownKey)
+        #expect(makeReceiver(noMasterKey).open(.json(payload)).reason == .unknownKey)
     }
 
     @Test("a held kid without its master key is store_locked; a wrong master key too")
     func lockedStore() throws {
         let device = try Device()
         let payload = Array(apns(wire: seal(contentA())).utf8)
-        let missing = makeReceiver(device.source(masterKey: .keyFile(path: device.directory + "/missing.key"))).open(json: payload)
+        let missing = makeReceiver(device.source(masterKey: .keyFile(path: device.directory + "/missing.key"))).open(.json(payload))
         #expect(missing.reason == .storeLocked)
         #expect(missing.outcome == .fallback)
-        let wrong = makeReceiver(device.source(masterKey: .bytes(SecretKey.random()))).open(json: payload)
+        let wrong = makeReceiver(device.source(masterKey: .bytes(SecretKey.random()))).open(.json(payload))
         #expect(wrong.reason == .storeLocked)
     }
 
     @Test("a missing store directory is store_locked for every notification")
     func missingStore() throws {
         let source = KeyStoreKeySource(directory: "/nonexistent/pushseal-store", masterKey: .bytes(SecretKey.random()))
-        let result = makeReceiver(source).open(json: Array(apns(wire: seal(contentA())).utf8))
+        let result = makeReceiver(source).open(.json(Array(apns(wire: seal(contentA())).utf8)))
         #expect(result.reason == .storeLocked)
     }
 
@@ -77,7 +77,7 @@ struct KeyStoreKeySourceTests {
         let device = try Device()
         let payload = Array(apns(wire: seal(contentA())).utf8)
         try device.store.removeAll()
-        #expect(makeReceiver(device.source()).open(json: payload).reason == .unknownKey)
+        #expect(makeReceiver(device.source()).open(.json(payload)).reason == .unknownKey)
     }
 
     @Test("a valid ciphertext under conversation A that claims conversation B is conversation_mismatch")
@@ -85,7 +85,7 @@ struct KeyStoreKeySourceTests {
         let device = try Device()
         var content = contentA()
         content.conversationID = "conversation-B"
-        let result = makeReceiver(device.source()).open(json: Array(apns(wire: seal(content)).utf8))
+        let result = makeReceiver(device.source()).open(.json(Array(apns(wire: seal(content)).utf8)))
         #expect(result.reason == .conversationMismatch)
         #expect(try device.store.deliveryCount() == 0, "failed opens are never recorded")
     }
@@ -95,11 +95,11 @@ struct KeyStoreKeySourceTests {
         let device = try Device()
         let old = KeyStoreKeySource(directory: device.directory, masterKey: .keyFile(path: device.masterKeyPath),
                                     duplicateLogRetention: 100, clock: { now - 1000 })
-        #expect(old.markDelivered(conversation: conversationA, messageID: "old") == .first)
+        #expect(old.markDelivered(conversation: conversationA, messageID: "old", envelope: []) == .first)
         let current = KeyStoreKeySource(directory: device.directory, masterKey: .keyFile(path: device.masterKeyPath),
                                         duplicateLogRetention: 100, clock: { now })
-        #expect(current.markDelivered(conversation: conversationA, messageID: "new") == .first)
+        #expect(current.markDelivered(conversation: conversationA, messageID: "new", envelope: []) == .first)
         #expect(try device.store.deliveryCount() == 1)
-        #expect(current.markDelivered(conversation: conversationA, messageID: "new") == .duplicate)
+        #expect(current.markDelivered(conversation: conversationA, messageID: "new", envelope: []) == .duplicate)
     }
 }

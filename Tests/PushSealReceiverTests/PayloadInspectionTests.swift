@@ -97,7 +97,7 @@ import PushSealReceiver
         let inspection = Self.inspect(payload)
         #expect(inspection.isValid)
         #expect(inspection.form == .fcmMessage)
-        #expect(makeReceiver(sourceA()).open(json: Array(payload.utf8)).reason == nil)
+        #expect(makeReceiver(sourceA()).open(.json(Array(payload.utf8))).reason == nil)
     }
 
     // MARK: Failures: each is the receiver's own
@@ -148,7 +148,7 @@ import PushSealReceiver
         #expect(!inspection.isValid)
         #expect(inspection.envelope == nil)
         if input.first == "{" || input.first == "[" {
-            let opened = makeReceiver(sourceA()).open(json: Array(input.utf8))
+            let opened = makeReceiver(sourceA()).open(.json(Array(input.utf8)))
             #expect(opened.reason == error.reason, "\(opened)")
         }
     }
@@ -169,7 +169,7 @@ import PushSealReceiver
             Issue.record("expected notJSON, got \(String(describing: inspection.error))")
             return
         }
-        #expect(makeReceiver(sourceA()).open(json: Array(payload.utf8)).reason == .notSealed)
+        #expect(makeReceiver(sourceA()).open(.json(Array(payload.utf8))).reason == .notSealed)
     }
 
     @Test func duplicatedSealedMemberIsMalformedAndSaysSo() {

@@ -48,7 +48,7 @@ let infoCases: [InfoCase] = [
 struct PayloadShapeTests {
     @Test("userInfo", arguments: infoCases)
     func userInfoShapes(_ c: InfoCase) {
-        let result = makeReceiver(sourceA()).open(userInfo: c.info)
+        let result = makeReceiver(sourceA()).open(.userInfo(c.info))
         #expect(result.reason == c.reason, "\(c.name): \(result.diagnostic ?? "-")")
         if c.reason != nil, c.reason != .notSealed {
             #expect(result.textSource == (c.placeholder ? .payloadPlaceholder : .appFallback))
@@ -61,13 +61,13 @@ struct PayloadShapeTests {
     @Test("FCM data map")
     func fcmDataMap() {
         let receiver = makeReceiver(sourceA())
-        let ok = receiver.open(fcmData: ["pushseal": validWire, "other": "ignored"])
+        let ok = receiver.open(.fcmData(["pushseal": validWire, "other": "ignored"]))
         #expect(ok.outcome == .decrypted)
         #expect(ok.body == .plain("Hello from A"))
-        #expect(receiver.open(fcmData: [:]).reason == .notSealed)
-        #expect(receiver.open(fcmData: ["PushSeal": validWire]).reason == .notSealed)
-        #expect(receiver.open(fcmData: ["pushseal": ""]).reason == .malformedEnvelope)
-        #expect(receiver.open(fcmData: ["pushseal": String(repeating: "A", count: 10_000)]).reason == .malformedEnvelope)
+        #expect(receiver.open(.fcmData([:])).reason == .notSealed)
+        #expect(receiver.open(.fcmData(["PushSeal": validWire])).reason == .notSealed)
+        #expect(receiver.open(.fcmData(["pushseal": ""])).reason == .malformedEnvelope)
+        #expect(receiver.open(.fcmData(["pushseal": String(repeating: "A", count: 10_000)])).reason == .malformedEnvelope)
         let failed = receiver.open(.fcmData(["pushseal": tampered(at: 50)]))
         #expect(failed.reason == .authenticationFailed)
         // FCM carries no placeholder: the app's text.
@@ -90,7 +90,7 @@ struct PayloadShapeTests {
             return
         }
         #expect(info["aps"]?.dictionaryValue?["mutable-content"] == .number(1))
-        #expect(makeReceiver(sourceA()).open(userInfo: info) == makeReceiver(sourceA()).open(.json(text)))
+        #expect(makeReceiver(sourceA()).open(.userInfo(info)) == makeReceiver(sourceA()).open(.json(text)))
         #expect(UserInfoValue(json: .null) == .other)
         #expect(UserInfoValue(json: .bool(false)) == .bool(false))
         #expect(UserInfoValue(json: .number("2.5e1")) == .number(25))

@@ -38,7 +38,7 @@ struct RetirementTests {
         #expect(!allText(of: forged).contains { $0.contains("Hello from A") })
         #expect(forged.diagnostic?.contains("retire-by") == true)
         // Not recorded: the pair is new to the log afterwards.
-        #expect(keySource.markDelivered(conversation: conversationA, messageID: "forged") == .first)
+        #expect(keySource.markDelivered(conversation: conversationA, messageID: "forged", envelope: []) == .first)
     }
 
     @Test("stale is checked first; a current key and an extreme retire-by time never trip")
@@ -68,16 +68,16 @@ struct RetirementTests {
         let inFlight = Array(apns(wire: seal(contentA(mid: "before", ts: rotationTime - 10))).utf8)
 
         // Before the rotation the old key is current: the notification opens.
-        #expect(receiver.open(json: forged).outcome == .decrypted)
+        #expect(receiver.open(.json(forged)).outcome == .decrypted)
         _ = try device.asDirectory.rotate(conversation: conversationA, key: keyB)
         #expect(try device.key(for: keyA.id).item.notAfter == rotationTime)
         // After it: sent later than the retirement, retired_key (a fresh mid, so no duplicate shortcut).
         let forgedAgain = Array(apns(wire: seal(contentA(mid: "after-2", ts: now - 60))).utf8)
-        #expect(receiver.open(json: forgedAgain).reason == .retiredKey)
+        #expect(receiver.open(.json(forgedAgain)).reason == .retiredKey)
         // Sent before it: still opens until the purge.
-        #expect(receiver.open(json: inFlight).outcome == .decrypted)
+        #expect(receiver.open(.json(inFlight)).outcome == .decrypted)
         // The new key opens fresh notifications.
-        #expect(receiver.open(json: Array(apns(wire: seal(contentA(mid: "new", ts: now - 60), key: keyB)).utf8)).outcome == .decrypted)
+        #expect(receiver.open(.json(Array(apns(wire: seal(contentA(mid: "new", ts: now - 60), key: keyB)).utf8))).outcome == .decrypted)
     }
 
     @Test("finding F1 (Models/key-lifecycle.pml): epochs 2 and 3 installed, then epoch 1's replayed bundle; a forgery with ts in (since(2), since(3)] is retired_key")
@@ -105,10 +105,10 @@ struct RetirementTests {
         let forgedKey = k1.deviceKey(for: registration.deviceKeyID)
         let receiver = makeReceiver(KeyStoreKeySource(directory: directory, masterKey: .keyFile(path: directory + "/master.key"), clock: { now }))
         for (mid, ts) in [("just-past", since2 + skew + 1), ("at-since3", since3), ("since3-plus-skew", since3 + skew)] {
-            let forged = receiver.open(json: Array(apns(wire: seal(contentA(mid: mid, ts: ts), key: forgedKey)).utf8))
+            let forged = receiver.open(.json(Array(apns(wire: seal(contentA(mid: mid, ts: ts), key: forgedKey)).utf8)))
             #expect(forged.reason == .retiredKey, "ts = since(2) + \(ts - since2)")
         }
         // Sent while epoch 1 was current: opens.
-        #expect(receiver.open(json: Array(apns(wire: seal(contentA(mid: "honest", ts: since2 - 60), key: forgedKey)).utf8)).outcome == .decrypted)
+        #expect(receiver.open(.json(Array(apns(wire: seal(contentA(mid: "honest", ts: since2 - 60), key: forgedKey)).utf8))).outcome == .decrypted)
     }
 }

@@ -58,7 +58,7 @@ struct BundleDocExampleTests {
         // (end of the verbatim part)
 
         let receiver = Receiver(keySource: KeyStoreKeySource(directory: device.directory, masterKey: .keyFile(path: device.directory + "/master.key")))
-        let opened = receiver.open(json: request.body)
+        let opened = receiver.open(.json(request.body))
         #expect(opened.outcome == .decrypted)
         #expect(opened.keyBundle == .installed)
         #expect(try installFromAPI(store: device, bundleText: sealed.bundle.text) == .alreadyInstalled)

@@ -37,7 +37,7 @@ struct ReadmeExampleTests {
         // README: receiver
         let receiver = Receiver(keySource: KeyStoreKeySource(
             directory: appGroupDirectory, masterKey: .bytes(masterKeyFromKeychain)))
-        let shown = receiver.open(json: payloadBytes)    // or open(userInfo:), open(fcmData:)
+        let shown = receiver.open(.json(payloadBytes))    // or .userInfo(…), .fcmData(…)
         // Texts are NotificationText: .plain(text), or .localized(key:arguments:) from a placeholder's loc-key.
         // display(title:body:) and display(fallback:reason:) stand for the app's own code.
         if shown.outcome == .decrypted {
@@ -63,6 +63,6 @@ struct ReadmeExampleTests {
         #expect(try request.headers().contains(HTTPHeader(name: "apns-push-type", value: "alert")))
         #expect(request.path == .complete)
         #expect(display.shown == ["Ana: Are we still on for 7?"])
-        #expect(receiver.open(json: request.body).isDuplicate)
+        #expect(receiver.open(.json(request.body)).isDuplicate)
     }
 }

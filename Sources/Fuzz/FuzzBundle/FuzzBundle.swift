@@ -206,7 +206,7 @@ struct DeviceKeySource: ReceiverKeySource {
     func lookupKey(_ id: KeyID) -> KeyLookupResult {
         id == heldKey.id ? .found(heldKey, conversation: heldConversation) : .notFound
     }
-    func markDelivered(conversation: String, messageID: String) -> DeliveryRecord { .first }
+    func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord { .first }
     func installKeyBundle(_ bundle: KeyBundle, envelopeKeyID: KeyID) -> KeyBundleOutcome {
         KeyBundleOutcome(Result { () throws(KeyBundleError) in
             let opened = try bundle.open(device: device, pinnedProviderKeys: pinnedProviderKeys, now: deviceNow)
@@ -219,7 +219,7 @@ struct DeviceKeySource: ReceiverKeySource {
 let receiver = Receiver(keySource: DeviceKeySource(), configuration: ReceiverConfiguration(clock: { deviceNow }))
 /// The notification opened without a bundle member: what every in-band variant must match.
 let withoutBundle: ReceivedNotification = {
-    let result = receiver.open(json: Array(heldPayload.utf8))
+    let result = receiver.open(.json(Array(heldPayload.utf8)))
     fuzzCheck(result.outcome == .decrypted && result.keyBundle == nil, "the held notification does not open: \(String(describing: result.reason))")
     return result
 }()
@@ -246,12 +246,12 @@ func checkInBand(_ text: String, expected: Expected) {
     let first = "{\"pushseal-bundle\":" + member + "," + heldPayload.dropFirst()
     let last = heldPayload.dropLast() + ",\"pushseal-bundle\":" + member + "}"
     for payload in [first, String(last)] {
-        checkSameOpening(receiver.open(json: Array(payload.utf8)), expected: expected, path: "JSON payload")
+        checkSameOpening(receiver.open(.json(Array(payload.utf8))), expected: expected, path: "JSON payload")
     }
     var withMember = heldUserInfo()
     withMember["pushseal-bundle"] = .string(text)
-    checkSameOpening(receiver.open(userInfo: withMember), expected: expected, path: "userInfo")
-    checkSameOpening(receiver.open(fcmData: ["pushseal": heldWire, "pushseal-bundle": text]), expected: expected, path: "FCM data map")
+    checkSameOpening(receiver.open(.userInfo(withMember)), expected: expected, path: "userInfo")
+    checkSameOpening(receiver.open(.fcmData(["pushseal": heldWire, "pushseal-bundle": text])), expected: expected, path: "FCM data map")
 }
 
 /// The held payload as an iOS `userInfo` dictionary. Made for each input rather than kept in a

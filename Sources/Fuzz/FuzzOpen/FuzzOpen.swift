@@ -4,7 +4,7 @@ import PushSealReceiver
 import PushSealJSON
 
 /// libFuzzer target: the whole receiver open path from raw payload bytes
-/// (`Receiver.open(json:)`), with the key of Vectors/pushseal-v1.json so that the vector
+/// (`Receiver.open(.json(_:))`), with the key of Vectors/pushseal-v1.json so that the vector
 /// payloads in the seed corpus decrypt and mutations of them reach every later check.
 ///
 /// Properties checked on every input:
@@ -26,7 +26,7 @@ import PushSealJSON
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOpenTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = [UInt8](UnsafeRawBufferPointer(start: size > 0 ? UnsafeRawPointer(data) : nil, count: size))
-    let result = receiver.open(json: input)
+    let result = receiver.open(.json(input))
     checkConsistency(result)
 
     let located = locateWire(input)
@@ -40,7 +40,7 @@ public func fuzzOpenTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
             fuzzCheck(result.contentBytes == plaintext, "decrypted content bytes differ from the plaintext")
             fuzzCheck(result.content.flatMap { try? $0.encoded() } == (try? content.encoded()), "decrypted content differs")
         }
-        let viaFCM = receiver.open(fcmData: ["pushseal": wire])
+        let viaFCM = receiver.open(.fcmData(["pushseal": wire]))
         checkConsistency(viaFCM)
         fuzzCheck(viaFCM.reason == expected.reason, "FCM data map path says \(String(describing: viaFCM.reason)), expected \(String(describing: expected.reason))")
         if viaFCM.outcome == .fallback, let plaintext { checkNoPlaintext(viaFCM, plaintext: plaintext, raw: input) }
@@ -72,7 +72,7 @@ func checkFastScan(_ input: [UInt8], located: Located) {
 func checkUserInfoPath(_ input: [UInt8], result: ReceivedNotification) {
     guard let value = try? JSONParser.parse(input, maximumDepth: 16), case .object = value, !mergesNames(value),
           case let .dictionary(info) = UserInfoValue(json: value) else { return }
-    let viaUserInfo = receiver.open(userInfo: info)
+    let viaUserInfo = receiver.open(.userInfo(info))
     fuzzCheck(viaUserInfo.reason == result.reason && viaUserInfo.outcome == result.outcome,
               "userInfo path: \(String(describing: viaUserInfo.reason)), JSON path: \(String(describing: result.reason)) for \(fuzzHex(input))")
     fuzzCheck(viaUserInfo.title == result.title && viaUserInfo.subtitle == result.subtitle && viaUserInfo.body == result.body
@@ -105,7 +105,7 @@ struct FixedKeySource: ReceiverKeySource {
     func lookupKey(_ id: KeyID) -> KeyLookupResult {
         id == vectorKey.id ? .found(vectorKey, conversation: vectorConversation) : .notFound
     }
-    func markDelivered(conversation: String, messageID: String) -> DeliveryRecord { .first }
+    func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord { .first }
 }
 
 let configuration = ReceiverConfiguration(clock: { vectorNow }, retainsContentBytes: true)

@@ -198,7 +198,7 @@ func checkSealed(_ sealed: Sealed, _ scenario: Scenario, sealer: NotificationSea
     let receiver = Receiver(
         keySource: SingleConversationKey(key: key, conversation: content.conversationID),
         configuration: ReceiverConfiguration(clock: { [ts = content.sentAt] in ts }))
-    let opened = receiver.open(json: sealed.payload)
+    let opened = receiver.open(.json(sealed.payload))
     guard opened.outcome == .decrypted, let got = opened.content else {
         fuzzFail("a sealed payload does not open: \(String(describing: opened.reason)) \(opened.diagnostic ?? "")")
     }

@@ -111,7 +111,7 @@ enum OpenCommand {
         let payload = try context.readInput(from: try arguments[Self.file], what: "payload")
         let receiver = Receiver(keySource: keySource, configuration: ReceiverConfiguration(
             maximumAge: maxAge, maximumFutureSkew: maxSkew, clock: clock))
-        let result = receiver.open(json: payload)
+        let result = receiver.open(.json(payload))
         if let why = watch?.unavailableReason {
             context.warn("decrypted, but the duplicate log could not be updated (a repeat would not be flagged): \(why)")
         }

@@ -306,9 +306,9 @@ enum SealCommand {
         case let .key(key):
             return DirectKey(key: key)
         case let .store(location):
-            // Nothing cached: every lookup reads the directory (SQLite or PostgreSQL), so a
+            // Read through: every lookup reads the directory (SQLite or PostgreSQL), so a
             // rotation is used from the next line of a long-running --batch on.
-            return CachingKeyProvider(directory: try StoreCommand.openDirectory(location), timeToLive: 0)
+            return DirectoryKeyProvider(directory: try StoreCommand.openDirectory(location))
         }
     }
 

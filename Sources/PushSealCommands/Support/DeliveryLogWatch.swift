@@ -22,10 +22,6 @@ final class DeliveryLogWatch: ReceiverKeySource, @unchecked Sendable {
         base.lookupKey(id)
     }
 
-    func markDelivered(conversation: String, messageID: String) -> DeliveryRecord {
-        watch(base.markDelivered(conversation: conversation, messageID: messageID))
-    }
-
     func markDelivered(conversation: String, messageID: String, envelope: [UInt8]) -> DeliveryRecord {
         watch(base.markDelivered(conversation: conversation, messageID: messageID, envelope: envelope))
     }

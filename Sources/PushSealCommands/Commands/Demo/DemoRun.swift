@@ -378,7 +378,7 @@ struct DemoRun {
         setUp?(&step)
         let file = file ?? sealed.file
         let payload = try workspace.read(file)
-        let result = receiver.open(json: payload)
+        let result = receiver.open(.json(payload))
         let content = sealed.notification.content
 
         step.expect("outcome", expected.outcome.rawValue, result.outcome.rawValue)
@@ -525,7 +525,7 @@ struct DemoRun {
                 directory: workspace.path(DemoWorkspace.deviceStore),
                 masterKey: .keyFile(path: workspace.path(DemoWorkspace.deviceMasterKey)), clock: deviceClock),
             configuration: ReceiverConfiguration(clock: deviceClock))
-        let result = laterReceiver.open(json: try workspace.read(file))
+        let result = laterReceiver.open(.json(try workspace.read(file)))
         step.expect("outcome", ReceivedNotification.Outcome.fallback.rawValue, result.outcome.rawValue)
         step.expect("reason", ReasonCode.unknownKey.rawValue, result.reason?.rawValue)
         step.expect("duplicate", false, result.isDuplicate)
@@ -535,7 +535,7 @@ struct DemoRun {
         let own = try Self.perform("sealing the forgery") { () throws(ProviderError) in
             try sealer.seal(forged, with: ownKey, options: DemoNotifications.apnsOptions)
         }
-        let ownResult = laterReceiver.open(json: own.body)
+        let ownResult = laterReceiver.open(.json(own.body))
         step.expect("ownDeviceKeyReason", ReasonCode.retiredKey.rawValue, ownResult.reason?.rawValue)
         step.files = [file]
         step.row("payload", "\(file): the removed member's tablet key of epoch 1 (kid \(tabletKey.id)), ts one hour after the rotation")
