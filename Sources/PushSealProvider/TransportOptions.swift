@@ -1,6 +1,6 @@
-public import PushSealCore
+import PushSealCore
+import PushSealKeyDirectory
 
-public import PushSealKeyDirectory
 /// The options of one push transport. Their type chooses what ``NotificationSealer`` makes:
 /// ``APNsOptions`` seal into an ``APNsRequest`` (APNs), ``FCMOptions`` into an ``FCMMessage``
 /// (FCM HTTP v1, Android or iOS). Every `seal` method takes them as its `options` (or in its

@@ -201,7 +201,7 @@ struct HostileTrialTests {
         try Data(masterBytes).write(to: URL(fileURLWithPath: dir.keyFile))
         chmod(dir.keyFile, 0o600)
         let masterKey = SecretKey(bytes: masterBytes)
-        FileManager.default.createFile(atPath: dir.database, contents: nil)
+        _ = FileManager.default.createFile(atPath: dir.database, contents: nil)
         let raw = try RawDatabase(dir.database)
         try raw.execute(Schema.steps[0])
         try raw.execute("INSERT INTO meta (name, value) VALUES ('verifier', \(sqlBlob(ItemSealing.makeVerifier(masterKey: masterKey))))")
@@ -303,7 +303,7 @@ struct HostileTrialTests {
         let dead = dir.file("master.key.tmp-\(child)-0011223344556677")
         let alive = dir.file("master.key.tmp-\(getpid())-8899aabbccddeeff")
         let unrelated = dir.file("master.key.tmp-notapid")
-        for path in [dead, alive, unrelated] { FileManager.default.createFile(atPath: path, contents: Data([1, 2, 3])) }
+        for path in [dead, alive, unrelated] { _ = FileManager.default.createFile(atPath: path, contents: Data([1, 2, 3])) }
         _ = try makeStore(dir)
         #expect(!FileManager.default.fileExists(atPath: dead))
         #expect(FileManager.default.fileExists(atPath: alive))
