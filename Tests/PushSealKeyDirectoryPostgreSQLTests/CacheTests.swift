@@ -49,6 +49,27 @@ struct CacheTests {
         #expect(cache.count == 1)
     }
 
+    /// Conversation ids are bytes: "é" precomposed (U+00E9) and decomposed (e + U+0301) are equal
+    /// Swift strings but two conversations with two keys; the cache never answers one with the
+    /// other's key.
+    @Test func canonicallyEquivalentIdsAreDifferentConversationsInTheCache() throws {
+        let uri = try TestServer.freshSchemaURI()
+        let directory = try PostgreSQLKeyDirectory(uri: uri, masterKey: .bytes(TestServer.masterKey()), create: true)
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        #expect(composed == decomposed && Array(composed.utf8) != Array(decomposed.utf8))
+        let composedKey = try directory.rotate(conversation: composed).key
+        let decomposedKey = try directory.rotate(conversation: decomposed).key
+        #expect(composedKey != decomposedKey)
+        let cache = CachingKeyProvider(directory: directory)
+        #expect(try cache.currentKey(conversation: composed) == composedKey)
+        #expect(try cache.currentKey(conversation: decomposed) == decomposedKey)
+        #expect(try cache.currentKey(conversation: composed) == composedKey)
+        #expect(cache.count == 2)
+        cache.invalidate(conversation: decomposed)
+        #expect(cache.count == 1)
+        #expect(try cache.currentKey(conversation: composed) == composedKey)
+    }
+
     /// Issue 24 item 5, the one-conversation rollback on the server: the operator saves
     /// conversation c's rows and epoch record before a rotation and puts them back afterwards.
     /// The directory cannot tell (it is self-consistent); the node's cache, which already handed
