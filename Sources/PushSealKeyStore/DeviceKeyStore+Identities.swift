@@ -187,12 +187,7 @@ extension DeviceKeyStore {
         let removed = try session(.write) { connection throws(KeyDirectoryError) -> Int in
             try connection.execute("DELETE FROM identities WHERE kind = 'device'")
             guard connection.changes > 0 else { throw .itemNotFound }
-            try connection.execute("DELETE FROM keys")
-            let removed = connection.changes
-            try connection.execute("DELETE FROM epochs")
-            try connection.execute("DELETE FROM epoch_marks")
-            try connection.execute("DELETE FROM bundle_records")
-            try connection.execute("DELETE FROM deliveries")
+            let removed = try Self.deleteEveryKey(connection)
             try SQLiteKeyDirectoryTransaction(connection, recordKey: epochRecordKey).insertIdentity(binding, sealed: sealed)
             return removed
         }

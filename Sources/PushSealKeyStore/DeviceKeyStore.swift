@@ -196,15 +196,20 @@ public final class DeviceKeyStore: KeyDirectoryStorage, Sendable {
     /// erase also destroy the master key: see Docs/KEY-STORE.md.)
     @discardableResult
     public func removeAll() throws(KeyDirectoryError) -> Int {
-        try session(.write) { connection throws(KeyDirectoryError) -> Int in
-            try connection.execute("DELETE FROM keys")
-            let removed = connection.changes
-            try connection.execute("DELETE FROM epochs")
-            try connection.execute("DELETE FROM epoch_marks")
-            try connection.execute("DELETE FROM bundle_records")
-            try connection.execute("DELETE FROM deliveries")
-            return removed
-        }
+        try session(.write) { connection throws(KeyDirectoryError) -> Int in try Self.deleteEveryKey(connection) }
+    }
+
+    /// Deletes every key with everything about them (epoch records and marks, bundle records, the
+    /// duplicate log) inside the caller's write transaction; returns how many keys. The logout
+    /// wipe and the device-key replacement share it.
+    static func deleteEveryKey(_ connection: SQLiteConnection) throws(KeyDirectoryError) -> Int {
+        try connection.execute("DELETE FROM keys")
+        let removed = connection.changes
+        try connection.execute("DELETE FROM epochs")
+        try connection.execute("DELETE FROM epoch_marks")
+        try connection.execute("DELETE FROM bundle_records")
+        try connection.execute("DELETE FROM deliveries")
+        return removed
     }
 
     /// Deletes every item retired more than `gracePeriod` seconds ago (`notAfter + gracePeriod <
