@@ -187,7 +187,7 @@ final class DeliveryLogFile: @unchecked Sendable {
                     closeLog()
                     throw .locked("cannot lock the duplicate log \(path): \(Errno.message(code))")
                 }
-                guard FileSystem.identity(path) == identity else {
+                guard FileSystem.identity(path, followingSymbolicLinks: false) == identity else {
                     // Rebuilt or replaced since it was opened: open what the path names now.
                     FileDescriptor.unlock(descriptor)
                     closeLog()

@@ -202,10 +202,11 @@ package enum FileSystem {
         package var inode: UInt64
     }
 
-    /// The identity of the file at `path`, nil when it cannot be stat'ed.
-    package static func identity(_ path: String) -> Identity? {
+    /// The identity of the file at `path`, nil when it cannot be stat'ed. Without
+    /// `followingSymbolicLinks` (`lstat`), a symbolic link is itself the file named.
+    package static func identity(_ path: String, followingSymbolicLinks: Bool = true) -> Identity? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard (followingSymbolicLinks ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
         return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
