@@ -1,6 +1,6 @@
 import PushSealCore
 
-/// The byte layout of the duplicate-log file `pushseal-deliveries` (Docs/KEY-STORE.md §2.2): a
+/// The byte layout of the duplicate-log file `pushseal-deliveries` (Docs/KEY-STORE.md §2.1): a
 /// 128-byte header slot, then 2^k slots of 128 bytes, an open-addressing hash table with linear
 /// probing. 128 divides 512 and 4096, so no slot straddles a sector or a page. All integers are
 /// big-endian. Every slot and the header end with a check: the first 8 bytes of SHA-256 of the

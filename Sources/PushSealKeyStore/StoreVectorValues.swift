@@ -27,7 +27,7 @@ package enum StoreVectorValues {
                 ItemSealing.envelopeTag(envelope, logKey: logKey))
     }
 
-    /// The duplicate-log file's values for a mark of `tag` (Docs/KEY-STORE.md §2.2): the log id,
+    /// The duplicate-log file's values for a mark of `tag` (Docs/KEY-STORE.md §2.1): the log id,
     /// the home slot in a new log's table (256 slots), the record slot's 128 bytes (its check
     /// is the last 8) and the header of that new, empty log.
     package static func deliveryLogSlot(

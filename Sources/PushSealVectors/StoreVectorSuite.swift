@@ -113,7 +113,7 @@ package enum StoreVectorSuite {
             .init(name: "numberOfTests", value: .number(String(all.count))),
             .init(name: "header", value: .array([
                 .string("PushSeal key-store at-rest values (Docs/KEY-STORE.md §3): sealed rows, verifier, duplicate-log and epoch-record tags."),
-                .string("A delivery case also gives its mark in the duplicate-log file (Docs/KEY-STORE.md §2.2): log id, home slot of a new 256-slot table, the 128-byte slot and its check, the new log's header."),
+                .string("A delivery case also gives its mark in the duplicate-log file (Docs/KEY-STORE.md §2.1): log id, home slot of a new 256-slot table, the 128-byte slot and its check, the new log's header."),
                 .string("Byte strings are lowercase hex; every salt is fixed here and random in a real store."),
             ])),
             .init(name: "tests", value: .array(all)),
