@@ -170,7 +170,7 @@ export function runStoreCase(t) {
       const cid = utf8(t.conversation); const mid = utf8(t.messageId);
       const tag = hmac(lk, u32(cid.length), cid, u32(mid.length), mid);
       const envelopeTag = hmac(lk, Buffer.from([0x02]), hexField(t, 'envelopeHex', null, false));
-      // Its mark in the duplicate-log file (Docs/KEY-STORE.md §2.2): a 128-byte slot whose last 8
+      // Its mark in the duplicate-log file (Docs/KEY-STORE.md §2.1): a 128-byte slot whose last 8
       // bytes are SHA-256 of the first 120, at index = first 8 bytes of the tag mod the slot count.
       const sha8 = (b) => createHash('sha256').update(b).digest().subarray(0, 8);
       const logId = hmac(lk, utf8('pushseal v1 delivery log id'));

@@ -268,7 +268,7 @@ def run_store_case(t: Dict[str, Any]) -> List[str]:
         envelope_tag = _hmac(lk, b"\x02" + _hex(t, "envelopeHex", None, False))
         errs = [] if _hex(t, "tagHex") == tag else ["tagHex differs"]
         errs += [] if _hex(t, "envelopeTagHex") == envelope_tag else ["envelopeTagHex differs"]
-        # Its mark in the duplicate-log file (Docs/KEY-STORE.md §2.2): a 128-byte slot whose last
+        # Its mark in the duplicate-log file (Docs/KEY-STORE.md §2.1): a 128-byte slot whose last
         # 8 bytes are SHA-256 of the first 120, at index = first 8 bytes of the tag mod the slot count.
         import hashlib
         log_id = _hmac(lk, b"pushseal v1 delivery log id")

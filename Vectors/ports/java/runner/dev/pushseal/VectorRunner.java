@@ -133,7 +133,7 @@ public final class VectorRunner {
             byte[] envelopeTag = hmac(lk, new byte[] {2}, hexField(t, "envelopeHex", -1, false));
             expect(errs, t, "tagHex", tag);
             expect(errs, t, "envelopeTagHex", envelopeTag);
-            // Its mark in the duplicate-log file (Docs/KEY-STORE.md §2.2): a 128-byte slot whose last
+            // Its mark in the duplicate-log file (Docs/KEY-STORE.md §2.1): a 128-byte slot whose last
             // 8 bytes are SHA-256 of the first 120, at index = first 8 bytes of the tag mod the slot count.
             byte[] logId = hmac(lk, "pushseal v1 delivery log id".getBytes(StandardCharsets.US_ASCII));
             byte[] body = Wire.concat(new byte[] {1, 1, 0, 0, 0, 0, 0, 0}, i64(longField(t, "seenAt")), tag, envelopeTag, new byte[40]);
