@@ -94,7 +94,7 @@ package enum ItemSealing {
     }
 
     /// Seals `key` for the row `binding` with a fresh salt (`salt` only for test vectors).
-    package static func seal(_ key: ConversationKey, binding: Binding, masterKey: SecretKey, salt: [UInt8]? = nil) -> [UInt8] {
+    package static func seal(_ key: ConversationKey, binding: Binding, masterKey: MasterKey, salt: [UInt8]? = nil) -> [UInt8] {
         let salt = salt ?? HedgedRandom.bytes(count: saltByteCount, label: "at-rest salt")
         let itemKey = derive(masterKey, info: itemInfo, salt: salt)
         let ad = binding.associatedData
@@ -145,17 +145,17 @@ package enum ItemSealing {
 
     /// Opens a row's sealed key. Returns nil unless the blob is well formed, authenticates with
     /// every column of the row (`binding`), and the unsealed key has exactly the row's kid.
-    package static func unseal(_ blob: [UInt8], binding: Binding, masterKey: SecretKey) -> ConversationKey? {
+    package static func unseal(_ blob: [UInt8], binding: Binding, masterKey: MasterKey) -> ConversationKey? {
         unseal(blob, format: itemFormat, associatedData: binding.associatedData, keyID: binding.keyID, masterKey: masterKey)
     }
 
     /// Opens a key sealed by file format version 1 (for the migration to version 2 only).
-    package static func unsealVersion1(_ blob: [UInt8], binding: Binding, masterKey: SecretKey) -> ConversationKey? {
+    package static func unsealVersion1(_ blob: [UInt8], binding: Binding, masterKey: MasterKey) -> ConversationKey? {
         unseal(blob, format: itemFormatVersion1, associatedData: binding.associatedDataVersion1, keyID: binding.keyID, masterKey: masterKey)
     }
 
     private static func unseal(
-        _ blob: [UInt8], format: UInt8, associatedData ad: [UInt8], keyID: [UInt8], masterKey: SecretKey
+        _ blob: [UInt8], format: UInt8, associatedData ad: [UInt8], keyID: [UInt8], masterKey: MasterKey
     ) -> ConversationKey? {
         guard blob.count == sealedByteCount, blob[0] == format else { return nil }
         let salt = Array(blob[1...saltByteCount])
@@ -170,7 +170,7 @@ package enum ItemSealing {
 
     /// A fresh verifier for `masterKey`: 0x01 || s || HKDF-Expand(MK, "pushseal v1 store verifier" || s, 32)
     /// (`salt` only for test vectors).
-    package static func makeVerifier(masterKey: SecretKey, salt: [UInt8]? = nil) -> [UInt8] {
+    package static func makeVerifier(masterKey: MasterKey, salt: [UInt8]? = nil) -> [UInt8] {
         let salt = salt ?? HedgedRandom.bytes(count: saltByteCount, label: "at-rest salt")
         return [verifierFormat] + salt + checkValue(masterKey: masterKey, salt: salt)
     }
@@ -181,7 +181,7 @@ package enum ItemSealing {
     }
 
     /// Whether `masterKey` is the key `verifier` was made with (constant-time comparison).
-    package static func verify(_ verifier: [UInt8], masterKey: SecretKey) -> Bool {
+    package static func verify(_ verifier: [UInt8], masterKey: MasterKey) -> Bool {
         guard isWellFormedVerifier(verifier) else { return false }
         let salt = Array(verifier[1...saltByteCount])
         let expected = checkValue(masterKey: masterKey, salt: salt)
@@ -193,7 +193,7 @@ package enum ItemSealing {
     }
 
     /// The duplicate-log key: HKDF-Expand(MK, "pushseal v1 store delivery log", 32).
-    package static func deliveryLogKey(masterKey: SecretKey) -> SecretKey {
+    package static func deliveryLogKey(masterKey: MasterKey) -> SecretKey {
         derive(masterKey, info: deliveryLogInfo, salt: [])
     }
 
@@ -211,7 +211,7 @@ package enum ItemSealing {
     }
 
     /// The epoch-record key: HKDF-Expand(MK, "pushseal v1 store epoch record", 32).
-    package static func epochRecordKey(masterKey: SecretKey) -> SecretKey {
+    package static func epochRecordKey(masterKey: MasterKey) -> SecretKey {
         derive(masterKey, info: epochRecordInfo, salt: [])
     }
 
@@ -233,14 +233,13 @@ package enum ItemSealing {
         HMACSHA256.authenticationCode(for: [0x02] + envelope, using: logKey)
     }
 
-    private static func checkValue(masterKey: SecretKey, salt: [UInt8]) -> [UInt8] {
+    private static func checkValue(masterKey: MasterKey, salt: [UInt8]) -> [UInt8] {
         let value = derive(masterKey, info: verifierInfo, salt: salt)
         return value.withUnsafeBytes { Array($0) }
     }
 
-    private static func derive(_ masterKey: SecretKey, info: [UInt8], salt: [UInt8]) -> SecretKey {
-        // 32 bytes are always within HKDF's range.
-        try! HKDFSHA256.expand(pseudoRandomKey: masterKey, info: info + salt, outputByteCount: 32)
+    private static func derive(_ masterKey: MasterKey, info: [UInt8], salt: [UInt8]) -> SecretKey {
+        salt.withUnsafeBytes { masterKey.expand(info: info, salt: $0) }
     }
 
     private static func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
