@@ -11,7 +11,7 @@ extension StoreVectorValues {
     package static func sealedIdentity(
         _ binding: IdentitySealing.Binding, pair: IdentityKeyPair?, masterKey: [UInt8], salt: [UInt8]
     ) -> (associatedData: [UInt8], sealed: [UInt8]) {
-        (binding.associatedData, IdentitySealing.seal(pair, binding: binding, masterKey: SecretKey(bytes: masterKey), salt: salt))
+        (binding.associatedData, IdentitySealing.seal(pair, binding: binding, masterKey: MasterKey(SecretKey(bytes: masterKey)), salt: salt))
     }
 
     /// The row read back as the store and the directory read it (its id checked against its public
@@ -21,7 +21,7 @@ extension StoreVectorValues {
     package static func readIdentity(
         _ binding: IdentitySealing.Binding, sealed: [UInt8], masterKey: [UInt8]
     ) throws(KeyDirectoryError) -> IdentityKeyPair? {
-        let masterKey = SecretKey(bytes: masterKey)
+        let masterKey = MasterKey(SecretKey(bytes: masterKey))
         if binding.kind == .registered {
             _ = try RegisteredDevice.Rules.checked(binding, sealed: sealed, masterKey: masterKey)
             return nil
@@ -31,12 +31,12 @@ extension StoreVectorValues {
 
     /// The provider-key record's value for `kid` (the `meta` / `pushseal_meta` row `provider_key`).
     package static func providerKeyRecord(_ kid: KeyID, masterKey: [UInt8]) -> [UInt8] {
-        ProviderKeyRules.recordValue(kid, recordKey: ItemSealing.epochRecordKey(masterKey: SecretKey(bytes: masterKey)))
+        ProviderKeyRules.recordValue(kid, recordKey: ItemSealing.epochRecordKey(masterKey: MasterKey(SecretKey(bytes: masterKey))))
     }
 
     /// The key id a provider-key record value names, as the directory reads it; nil when the value
     /// does not verify under `masterKey` (the directory's `providerKeyMissing(nil)`).
     package static func recordedProviderKey(_ value: [UInt8], masterKey: [UInt8]) -> KeyID? {
-        try? ProviderKeyRules.recorded(value, recordKey: ItemSealing.epochRecordKey(masterKey: SecretKey(bytes: masterKey)))
+        try? ProviderKeyRules.recorded(value, recordKey: ItemSealing.epochRecordKey(masterKey: MasterKey(SecretKey(bytes: masterKey))))
     }
 }

@@ -74,11 +74,11 @@ struct StoreVectorFileTests {
                 keyID: key.id, conversation: try #require(item["conversation"]?.stringValue), epoch: try #require(item["epoch"]?.integerValue),
                 label: item["label"]?.stringValue, createdAt: try #require(item["createdAt"]?.integerValue), notAfter: item["notAfter"]?.integerValue)
             let sealed = try #require(item["sealedHex"]?.stringValue.flatMap(Hex.decode))
-            #expect(ItemSealing.unseal(sealed, binding: .init(row), masterKey: SecretKey(bytes: master)) == key)
+            #expect(ItemSealing.unseal(sealed, binding: .init(row), masterKey: MasterKey(SecretKey(bytes: master))) == key)
             // Any other column value refuses it.
             let moved = KeyItem(keyID: row.keyID, conversation: row.conversation, epoch: row.epoch ^ 1, label: row.label,
                                 createdAt: row.createdAt, notAfter: row.notAfter)
-            #expect(ItemSealing.unseal(sealed, binding: .init(moved), masterKey: SecretKey(bytes: master)) == nil)
+            #expect(ItemSealing.unseal(sealed, binding: .init(moved), masterKey: MasterKey(SecretKey(bytes: master))) == nil)
         }
     }
 }
