@@ -4,11 +4,11 @@ import PushSealKeyStore
 @_spi(Vectors) import PushSealCore
 
 /// The key-store vectors of the identity rows that the SQLite store and the PostgreSQL directory
-/// share (Docs/KEY-STORE.md §3.6, §3.7: `identities` / `pushseal_identities` and `devices` /
-/// `pushseal_devices`) and of the provider-key record: kinds `identity` and `providerKeyRecord`.
-/// Each row is sealed by the store's own code under the file's master key with a fixed salt; the
-/// `invalid` cases are such a row read back with one column edited (or a record with its kid
-/// edited), which the store refuses.
+/// share (Docs/KEY-STORE.md §3.6, §3.7: `identities`, whose provider key pairs are also
+/// `pushseal_identities`, and `devices` / `pushseal_devices`) and of the provider-key record:
+/// kinds `identity` and `providerKeyRecord`. Each row is sealed by the store's own code under the
+/// file's master key with a fixed salt; the `invalid` cases are such a row read back with one
+/// column edited (or a record with its kid edited), which the store refuses.
 extension StoreVectorSuite {
     /// One identity row of a case: its columns and, for a device or provider key, its key pair.
     struct IdentityRowCase {
