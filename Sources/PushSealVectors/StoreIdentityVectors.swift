@@ -79,9 +79,9 @@ extension StoreVectorSuite {
         var edited = deviceRow
         edited.createdAt += 1
         appendIdentity("The device key row with created_at edited (+1 s): does not open", deviceRow, salt: "store identity 1", readBack: edited)
-        edited = .keyPair(.device, BundleVectorSuite.identity("store other device key"), createdAt: created)
+        let otherPair = BundleVectorSuite.identity("store other device key")
         appendIdentity("A device key row whose blob seals another key pair's private key: opens, but the private key does not give the row's public key",
-                       .init(kind: .device, pair: edited.pair, publicKey: device.publicKey, createdAt: created), salt: "store identity 2",
+                       .init(kind: .device, pair: otherPair, publicKey: device.publicKey, createdAt: created), salt: "store identity 2",
                        readBack: deviceRow)
 
         let providerRow = IdentityRowCase.keyPair(.provider, provider, createdAt: created)
