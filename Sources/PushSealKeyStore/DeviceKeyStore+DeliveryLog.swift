@@ -142,7 +142,7 @@ extension DeviceKeyStore {
     /// Format 8 → 9 (inside the migrating transaction): the `deliveries` rows go into the log
     /// file (inserting is idempotent: a crash before the commit leaves format 8, and the
     /// migration runs again), then the table is dropped (`secure_delete` zeroes its pages).
-    static func moveDeliveriesToLog(_ connection: SQLiteConnection, directory: String, masterKey: SecretKey) throws(KeyDirectoryError) {
+    static func moveDeliveriesToLog(_ connection: SQLiteConnection, directory: String, masterKey: MasterKey) throws(KeyDirectoryError) {
         let hasTable = try connection.withStatement("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'deliveries'") {
             statement throws(KeyDirectoryError) in try statement.step() && statement.int64(0) == 1
         }

@@ -45,7 +45,7 @@ public final class DeviceKeyStore: KeyDirectoryStorage, Sendable {
     /// write transaction), false when the store already existed.
     public let createdStore: Bool
 
-    let masterKey: SecretKey
+    let masterKey: MasterKey
     let deliveryLogKey: SecretKey
     /// The duplicate log's file beside the database.
     let deliveryLog: DeliveryLogFile
@@ -73,7 +73,7 @@ public final class DeviceKeyStore: KeyDirectoryStorage, Sendable {
         // For a new store the master key comes before the store file, so that a source that
         // fails leaves no empty store behind (nor the directory, when it was just created:
         // the key file may live inside it).
-        var loadedKey: SecretKey?
+        var loadedKey: MasterKey?
         if try Self.directoryIsMissing(directory, create: create) {
             if let failure = FileSystem.makeDirectories(directory) {
                 throw .locked("cannot create directory \(failure.path): \(Errno.message(failure.errno))")
@@ -110,7 +110,7 @@ public final class DeviceKeyStore: KeyDirectoryStorage, Sendable {
         }
         try Schema.validate(header, path: path)
 
-        let key: SecretKey
+        let key: MasterKey
         let verifier: [UInt8]
         var created = false
         if header.isUninitialized || header.version < Schema.currentVersion {

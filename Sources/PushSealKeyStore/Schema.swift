@@ -188,7 +188,7 @@ enum Schema {
     /// everything, with `verifier`; the duplicate log file in `directory` too). Must run inside a `BEGIN IMMEDIATE` transaction, after the
     /// header was re-read in that same transaction.
     static func migrate(
-        _ connection: SQLiteConnection, from header: Header, verifier: [UInt8]?, masterKey: SecretKey, directory: String
+        _ connection: SQLiteConnection, from header: Header, verifier: [UInt8]?, masterKey: MasterKey, directory: String
     ) throws(KeyDirectoryError) {
         var version = header.version
         while version < currentVersion {
@@ -216,7 +216,7 @@ enum Schema {
     /// bound) is sealed again under format 2 (every column bound), with its columns as they are.
     /// A row that does not unseal is left as it is: format 2 refuses its format-1 blob, so it
     /// stays `KeyDirectoryError.corruptedItem(_:)`.
-    static func resealVersion1Items(_ connection: SQLiteConnection, masterKey: SecretKey) throws(KeyDirectoryError) {
+    static func resealVersion1Items(_ connection: SQLiteConnection, masterKey: MasterKey) throws(KeyDirectoryError) {
         let rows = try connection.withStatement("SELECT \(DeviceKeyStore.Row.columns) FROM keys") { statement throws(KeyDirectoryError) in
             var rows: [DeviceKeyStore.Row] = []
             while try statement.step() { rows.append(DeviceKeyStore.Row(statement)) }

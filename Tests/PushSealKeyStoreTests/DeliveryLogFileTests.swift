@@ -24,8 +24,8 @@ struct DeliveryLogFileTests {
         #expect(chmod(path, 0o600) == 0)
     }
 
-    private func masterKey(_ dir: TemporaryDirectory) throws -> SecretKey {
-        SecretKey(bytes: try Data(contentsOf: URL(fileURLWithPath: dir.keyFile)))
+    private func masterKey(_ dir: TemporaryDirectory) throws -> MasterKey {
+        MasterKey(SecretKey(bytes: try Data(contentsOf: URL(fileURLWithPath: dir.keyFile))))
     }
 
     /// A distinct tag (`n`) whose first 8 bytes are `home`: its home slot is `home mod slots`.
@@ -253,7 +253,7 @@ struct DeliveryLogFileTests {
         let newKey = dir.file("new.key")
         #expect(try store.rotateMasterKey(to: .keyFile(path: newKey, createIfMissing: true)).clearedDeliveries == 1)
         #expect(try recordedTags(dir.deliveryLog) == [])
-        let newLogID = ItemSealing.deliveryLogID(logKey: ItemSealing.deliveryLogKey(masterKey: SecretKey(bytes: try Data(contentsOf: URL(fileURLWithPath: newKey)))))
+        let newLogID = ItemSealing.deliveryLogID(logKey: ItemSealing.deliveryLogKey(masterKey: MasterKey(SecretKey(bytes: try Data(contentsOf: URL(fileURLWithPath: newKey))))))
         #expect(Array(try bytes(dir.deliveryLog)[40..<72]) == newLogID)
         store = try DeviceKeyStore(directory: dir.store, masterKey: .keyFile(path: newKey))
         #expect(try !store.recordDelivery(conversation: "c", messageID: "m0"))
