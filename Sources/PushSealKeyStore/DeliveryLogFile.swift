@@ -383,15 +383,27 @@ private struct Table {
 
     /// What probing for a tag found: its live record (and slot), else the first slot an insert
     /// may use (a tombstone, invalid or pruned slot on the way, or the empty slot that ended the
-    /// probe) and what is in it.
+    /// probe) and what was in it.
     struct Probe {
         var record: Layout.Record?
         var slot: Int64?
-        var free: (index: Int64, slot: Layout.Slot)?
+        var free: (index: Int64, previous: Previous)?
+    }
+
+    /// What a free slot held before an insert takes it (for the header's counts).
+    enum Previous {
+        case empty
+        /// A record seen before the cutoff.
+        case pruned
+        /// A tombstone, or a slot that is neither empty nor valid.
+        case tombstone
     }
 
     /// Linear probing from the tag's home slot, 8 slots per read, until the tag's live record or
-    /// an empty slot (or all slots were seen).
+    /// an empty slot (or all slots were seen). Only a slot holding the tag is decoded and its
+    /// check verified (one SHA-256); another tag's record is passed on its state byte and tag
+    /// bytes, and is reusable when its seen time is below the cutoff (were it garbage, reusing
+    /// it loses nothing).
     func find(_ tag: [UInt8]) throws(KeyDirectoryError) -> Probe {
         let mask = header.slotCount - 1
         var probe = Probe()
@@ -402,20 +414,21 @@ private struct Table {
             let bytes = try readSlots(from: index, count: count)
             for offset in 0..<Int(count) {
                 let start = offset * Layout.slotSize
-                let slot = Layout.decode(bytes[start..<(start + Layout.slotSize)])
                 let at = index + Int64(offset)
-                switch slot {
+                switch Layout.classify(bytes, at: start, tag: tag, cutoff: header.cutoff) {
                 case .empty:
-                    if probe.free == nil { probe.free = (at, slot) }
+                    if probe.free == nil { probe.free = (at, .empty) }
                     return probe
-                case let .record(record) where isLive(record):
-                    if record.tag == tag {
-                        probe.record = record
-                        probe.slot = at
-                        return probe
-                    }
-                case .record, .tombstone, .invalid:
-                    if probe.free == nil { probe.free = (at, slot) }
+                case let .match(record):
+                    probe.record = record
+                    probe.slot = at
+                    return probe
+                case .otherRecord:
+                    break
+                case .pruned:
+                    if probe.free == nil { probe.free = (at, .pruned) }
+                case .tombstone:
+                    if probe.free == nil { probe.free = (at, .tombstone) }
                 }
             }
             seen += count
@@ -430,7 +443,7 @@ private struct Table {
         var probe = try find(record.tag)
         if let found = probe.record { return found }
         let takesEmptySlot: Bool
-        if case .empty? = probe.free?.slot { takesEmptySlot = true } else { takesEmptySlot = probe.free == nil }
+        if case .empty? = probe.free?.previous { takesEmptySlot = true } else { takesEmptySlot = probe.free == nil }
         if takesEmptySlot, (header.records + header.tombstones + 1) * 2 > header.slotCount {
             var live: [Layout.Record] = []
             try forEachSlot { _, slot throws(KeyDirectoryError) in
@@ -455,10 +468,10 @@ private struct Table {
         try write(Layout.encode(record), at: Layout.offset(ofSlot: index))
         switch previous {
         case .empty: header.records += 1
-        case .tombstone, .invalid:
+        case .tombstone:
             header.records += 1
             header.tombstones = max(header.tombstones - 1, 0)
-        case .record: break  // a pruned record's slot
+        case .pruned: break
         }
     }
 
