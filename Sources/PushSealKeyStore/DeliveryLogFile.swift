@@ -210,11 +210,18 @@ package final class DeliveryLogFile: @unchecked Sendable {
         }
     }
 
-    /// Opens the log read-write: a regular file of this user (``FileSystem/openOwnedRegularFile(_:writable:)``),
-    /// created exclusively with mode 0600 first when missing and `create`.
+    /// Opens the log read-write (read-only when it may not be written): a regular file of this
+    /// user (``FileSystem/openOwnedRegularFile(_:writable:)``), created exclusively with mode 0600
+    /// first when missing and `create`.
     private func openLog(create: Bool, confirmCurrent: ConfirmCurrent) throws(KeyDirectoryError) -> (descriptor: Int32, identity: FileSystem.Identity)? {
         while true {
-            switch FileSystem.openOwnedRegularFile(path, writable: true) {
+            var opening = FileSystem.openOwnedRegularFile(path, writable: true)
+            if case let .openFailed(code) = opening, code == EACCES || code == EROFS {
+                // A log this process may only read (a read-only store): reads work, a mark fails
+                // at its write.
+                opening = FileSystem.openOwnedRegularFile(path, writable: false)
+            }
+            switch opening {
             case let .opened(descriptor, _, _):
                 guard let identity = FileDescriptor.identity(descriptor) else {
                     close(descriptor)
@@ -444,7 +451,8 @@ private struct Table {
         if let found = probe.record { return found }
         let takesEmptySlot: Bool
         if case .empty? = probe.free?.previous { takesEmptySlot = true } else { takesEmptySlot = probe.free == nil }
-        if takesEmptySlot, (header.records + header.tombstones + 1) * 2 > header.slotCount {
+        // No free slot at all (the header's counts are not to be trusted for that) rebuilds too.
+        if probe.free == nil || takesEmptySlot && (header.records + header.tombstones + 1) * 2 > header.slotCount {
             var live: [Layout.Record] = []
             try forEachSlot { _, slot throws(KeyDirectoryError) in
                 if case let .record(found) = slot, isLive(found) { live.append(found) }

@@ -13,6 +13,10 @@ internal import PushSealPlatform
 /// format (rotation, the current key, provider key pairs, device registrations) is
 /// `SQLiteKeyDirectory` (module PushSealKeyDirectorySQLite), which a receiver does not link.
 ///
+/// The duplicate log is a file of its own beside the database (`pushseal-deliveries`, file
+/// format 9; ``recordDelivery(conversation:messageID:pruningOlderThan:)``), kept open by the
+/// instance too and locked only during a call.
+///
 /// Items are (conversation, epoch) → K, indexed by key id, with a label and created/not-after
 /// times. Every K is sealed at rest under the store master key with associated data binding its
 /// whole row (kid, conversation, epoch, created, not-after, label). The master key is loaded and checked once, in `init`, and kept
@@ -29,6 +33,8 @@ public final class DeviceKeyStore: KeyDirectoryStorage, Sendable {
     public static let supportedFileVersion: Int64 = Schema.currentVersion
     /// The longest a call waits for another process's lock on the file (all its SQLite
     /// statements together, pragmas included) before it fails with `SQLITE_BUSY`: 15 seconds.
+    /// A duplicate-log call waits as long for the log file's `flock` before it fails with
+    /// `KeyDirectoryError.locked(_:)`.
     public static let lockWaitSeconds = Int(SQLiteConnection.busyWaitMilliseconds / 1000)
     /// How long retired epochs are kept after their retire-by time before ``purgeExpired(gracePeriod:)``
     /// deletes them: 31 days (longer than APNs' 30 days and FCM's 28 days of store-and-forward).

@@ -70,6 +70,23 @@ struct DeliveryLogFileTests {
         #expect(!FileManager.default.fileExists(atPath: dir.store + "/pushseal-deliveries.rebuild"))
     }
 
+    @Test func aFullTableUnderAHeaderThatUndercountsIsRebuiltNotRefused() throws {
+        let dir = TemporaryDirectory()
+        let log = bareLog(dir)
+        _ = try log.reset()
+        // Every slot a valid record, while the header (valid, this key's) says the table is empty.
+        let header = Array(try bytes(dir.deliveryLog).prefix(128))
+        var file = header
+        for slot in 0..<256 {
+            file += DeliveryLogLayout.encode(.init(tag: tag(home: UInt64(slot), 1), seenAt: 1_000, envelopeTag: nil))
+        }
+        try write(file, to: dir.deliveryLog)
+        #expect(try log.mark(tag: tag(home: 7, 2), envelopeTag: nil, now: 1_000, retention: nil, confirmCurrent: {}) == .first)
+        #expect(try log.count(confirmCurrent: {}) == 257)
+        #expect(try fileSize(dir.deliveryLog) == size(slots: 2048))
+        #expect(try log.mark(tag: tag(home: 200, 1), envelopeTag: nil, now: 2_000, retention: nil, confirmCurrent: {}) == .duplicate)
+    }
+
     @Test func aStaleRebuildFileIsRemovedAndTheRebuildStillHappens() throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)

@@ -99,8 +99,8 @@ enum OpenCommand {
             keySource = SingleConversationKey(key: key, conversation: conversation)
         case let .store(directory, masterKeyFile):
             // The store is touched only through the receiver's key source: one read transaction
-            // for the lookup, one write for the duplicate log (pruned with this run's freshness
-            // window), nothing else. A cold `open --store` must stay fast.
+            // for the lookup, one mark in the duplicate log's file (pruned with this run's
+            // freshness window), nothing else. A cold `open --store` must stay fast.
             let (window, overflow) = maxAge.addingReportingOverflow(maxSkew)
             let source = DeliveryLogWatch(KeyStoreKeySource(
                 directory: directory, masterKey: .keyFile(path: masterKeyFile),

@@ -15,9 +15,9 @@ enum StoreRotateMasterCommand {
         discussion: """
             Loads the new master key from --new-master-key-file (creating it 0600 when it does \
             not exist), then seals every key, every identity (device key, provider keys, pinned \
-            keys), every epoch record and the master-key verifier again under it and clears \
-            the duplicate log (its entries are keyed by the old master key), all in one \
-            transaction: a failure changes nothing. Prints {"clearedDeliveries":N, \
+            keys), every epoch record and the master-key verifier again under it, all in one \
+            transaction: a failure changes nothing; then it clears the duplicate log (its \
+            entries are keyed by the old master key). Prints {"clearedDeliveries":N, \
             "newMasterKeyFile":…, "resealedIdentities":N, "resealedKeys":N} (one line).
 
             From then on the store opens only with the new key: pass --master-key-file with it \
