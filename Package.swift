@@ -103,8 +103,8 @@ let package = Package(
         // LISTEN/NOTIFY-invalidated key cache (Docs/PROVIDER.md §6.1). The receiver never links it.
         .target(name: "PushSealKeyDirectoryPostgreSQL", dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "CLibPQ"]),
 
-        // Helper process for the PostgreSQL directory's multi-process, kill -9 and staleness tests, and its
-        // bench figures (`pushseal-keydir-worker bench --uri URI`; test support, not a product).
+        // Helper process for the PostgreSQL directory's multi-process, kill -9 and staleness tests and
+        // scripts/postgres-reliability.sh (test support, not a product).
         .executableTarget(
             name: "pushseal-keydir-worker",
             dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL"],

@@ -26,8 +26,11 @@ package struct BenchOptions: Sendable {
     /// A profiling run (for callgrind): exactly the ``only`` figures, ``iterations`` operations
     /// once, no calibration, no limit figures.
     package var profile = false
-    /// The `pushseal` executable spawned for the cold-process figures; nil: this process's own.
+    /// The `pushseal` executable spawned for the cold-process figures (and their spawning
+    /// helper); nil: this process's own.
     package var executable: String?
+    /// The PostgreSQL key directory to measure too (`--postgres URI`); nil: no server needed.
+    package var postgreSQL: PostgreSQLBenchBackend?
 
     /// The defaults: every figure, calibrated samples.
     package init() {}

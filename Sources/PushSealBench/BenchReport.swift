@@ -50,6 +50,11 @@ package struct BenchReport: Sendable {
             if let scaling = figure.cpuScaling { notes.append("CPU-time scaling \(Decimal.fixed(scaling, decimals: 2))x") }
             if let rss = figure.integer("rss_kib_max") { notes.append("peak RSS \(Decimal.fixed(Double(rss) / 1_024, decimals: 1)) MiB") }
             if let keys = figure.integer("keys") { notes.append("\(Decimal.grouped(Double(keys))) keys") }
+            for (name, value) in figure.attributes where name == "max_ns" {
+                if case let .number(time) = value { notes.append("max \(Decimal.duration(time))") }
+            }
+            if let processes = figure.integer("processes") { notes.append("\(processes) processes") }
+            if let rotations = figure.integer("rotations") { notes.append("\(rotations) rotations") }
             if let payload = figure.integer("payload_bytes") { notes.append("\(payload)-byte payload") }
             for (name, value) in figure.attributes where name == "key_source" {
                 if case let .text(source) = value, source != "store" { notes.append("open --\(source) (no --store in this build)") }

@@ -27,6 +27,9 @@ package enum Benchmark {
         /// `seal.store.512` (the current key from a kept `KeyStore` through a
         /// `CachingKeyProvider`) ≥ this × `seal.apns.512` (the key in memory).
         package static let storeSealRatio = 0.9
+        /// `seal.postgres.512` (the current key from `PostgreSQLKeyProvider`'s listening cache)
+        /// ≥ this × `seal.apns.512` (issue 24 item 7: "on both backends").
+        package static let postgreSQLSealRatio = 0.9
         /// Cold `pushseal open --store`: median wall time.
         package static let coldOpenMedianNanoseconds = 5_000_000.0
         /// Cold `pushseal open --store`: peak RSS (24 MiB).
@@ -96,6 +99,16 @@ package enum Benchmark {
             workloads.append(OpenWorkloads.throughStore(fixtures[0], cold: false, contentBytes: reference))
             workloads.append(SealWorkloads.throughStore(fixtures[0], contentBytes: reference))
         }
+        var postgreSQL: PostgreSQLFixture?
+        defer { postgreSQL?.remove() }
+        if let backend = options.postgreSQL, options.selectsSome("seal.postgres.") || options.selectsSome("postgres.") {
+            progress("preparing the PostgreSQL key directory")
+            let fixture = try PostgreSQLFixture(backend)
+            postgreSQL = fixture
+            workloads.append(PostgreSQLFigures.seal(fixture, contentBytes: reference))
+            workloads.append(PostgreSQLFigures.lookup(fixture))
+            workloads.append(PostgreSQLFigures.connect(fixture))
+        }
 
         // Keep the selected figures and everything they are compared with (a profile run keeps
         // exactly the selected ones).
@@ -117,11 +130,11 @@ package enum Benchmark {
 
         var coldProcess: ColdProcess?
         if wantsProcess {
-            guard let helper = ProcessSpawner.currentExecutablePath(), let executable = options.executable ?? Optional(helper) else {
+            guard let executable = options.executable ?? ProcessSpawner.currentExecutablePath() else {
                 throw BenchError("cannot find the pushseal executable to spawn")
             }
             progress("checking \(executable) open")
-            coldProcess = try ColdProcess(executable: executable, helper: helper, fixture: fixtures[0], contentBytes: reference)
+            coldProcess = try ColdProcess(executable: executable, helper: executable, fixture: fixtures[0], contentBytes: reference)
         }
 
         // Calibrate (this also warms up every code path, cache and thread).
@@ -179,6 +192,19 @@ package enum Benchmark {
                 figure.cpuScaling = min(Double(workload.cores), Double(workload.cores) * pairedMedian(baseIndex, index, \.cpu))
             }
             figures.append(figure)
+        }
+        if let postgreSQL {
+            // Across processes, after the rounds (peers would take the CPU from the other figures).
+            if options.selects(PostgreSQLFigures.rotationUseName) {
+                progress("timing rotations until a second process uses them")
+                figures.append(try PostgreSQLFigures.rotationUse(postgreSQL, quick: options.quick))
+                needed.insert(PostgreSQLFigures.rotationUseName)
+            }
+            if options.selects(PostgreSQLFigures.concurrentRotationsName) {
+                progress("rotating one conversation from \(PostgreSQLFigures.concurrentProcesses) processes at once")
+                figures.append(try PostgreSQLFigures.concurrentRotations(postgreSQL, quick: options.quick))
+                needed.insert(PostgreSQLFigures.concurrentRotationsName)
+            }
         }
         if let coldProcess {
             figures += processFigures(coldProcess, limits: { name in indexByName[name].map { median(samples[$0].map(\.wall)) } })
@@ -247,6 +273,9 @@ package enum Benchmark {
             case SealWorkloads.storeName(reference):
                 figures[index].target = "ratio >= \(Targets.storeSealRatio) (x seal.apns.\(reference))"
                 figures[index].targetMet = (figure.ratio ?? 0) >= Targets.storeSealRatio
+            case PostgreSQLFigures.sealName(reference):
+                figures[index].target = "ratio >= \(Targets.postgreSQLSealRatio) (x seal.apns.\(reference))"
+                figures[index].targetMet = (figure.ratio ?? 0) >= Targets.postgreSQLSealRatio
             case let name where name.hasPrefix("keystore.get.warm."):
                 figures[index].target = "median <= 10 µs"
                 figures[index].targetMet = figure.medianNanoseconds <= Targets.warmLookupMedianNanoseconds

@@ -40,14 +40,29 @@ enum SealWorkloads {
     /// time to live, asked for the key on every seal: what a long-lived provider on SQLite does
     /// per notification. Compared with `seal.apns.N` (the key in memory), not with the raw AEAD.
     static func throughStore(_ fixture: StoreFixture, contentBytes: Int) -> Workload {
+        throughProvider(
+            name: storeName(contentBytes), contentBytes: contentBytes, attributes: [("keys", .integer(fixture.keyCount))],
+            conversation: fixture.probeConversation
+        ) {
+            CachingKeyProvider(directory: SQLiteKeyDirectory(store: fixture.store))
+        }
+    }
+
+    /// ``single(contentBytes:key:)`` with `conversation`'s current key asked from the provider
+    /// `makeProvider` makes (once, before any timing) on every seal, through the same sealing
+    /// path: the directory figures (`seal.store.N`, `seal.postgres.N`), each compared with
+    /// `seal.apns.N` (the key in memory).
+    static func throughProvider(
+        name: String, contentBytes: Int, attributes: [(String, Attribute)], conversation: String,
+        makeProvider: @escaping () -> any CurrentKeyProvider
+    ) -> Workload {
         let padded = Fixtures.paddedByteCount(contentByteCount: contentBytes)
         return Workload(
-            name: storeName(contentBytes), group: "seal", limit: singleName(contentBytes),
-            attributes: [("content_bytes", .integer(contentBytes)), ("padded_bytes", .integer(padded)), ("keys", .integer(fixture.keyCount))],
+            name: name, group: "seal", limit: singleName(contentBytes),
+            attributes: [("content_bytes", .integer(contentBytes)), ("padded_bytes", .integer(padded))] + attributes,
             makeWorker: {
                 let sealer = try! NotificationSealer()
-                let provider = CachingKeyProvider(directory: SQLiteKeyDirectory(store: fixture.store))
-                let conversation = fixture.probeConversation
+                let provider = makeProvider()
                 let content = Fixtures.content(byteCount: contentBytes, conversation: conversation)
                 let options = Fixtures.apnsOptions
                 return Worker { iterations in

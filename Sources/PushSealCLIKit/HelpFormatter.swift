@@ -37,7 +37,7 @@ package enum HelpFormatter {
             parts += visible.filter(\.isRequired).map(\.synopsis)
         }
         parts += command.arguments.map(\.synopsis)
-        if !command.subcommands.isEmpty { parts.append("<subcommand>") }
+        if command.subcommands.contains(where: { !$0.isHidden }) { parts.append("<subcommand>") }
         return parts.isEmpty ? name : "\(name) \(parts.joined(separator: " "))"
     }
 

@@ -14,6 +14,13 @@ extension Backends {
                     uri: uri, masterKey: .keyFile(path: masterKeyFile, createIfMissing: create), create: create, clock: clock)
                 return (directory, directory.createdSchema)
             },
+            listeningCache: { (directory, timeToLive) throws(KeyDirectoryError) in
+                guard let directory = directory as? PostgreSQLKeyDirectory else {
+                    throw .invalidArgument("a listening key cache needs a PostgreSQL key directory")
+                }
+                return try PostgreSQLKeyProvider(directory: directory, timeToLive: timeToLive)
+            },
+            schemaVersion: PostgreSQLKeyDirectory.supportedSchemaVersion,
             redacted: { uri in (try? ConnectionURI(uri))?.description ?? "<connection URI>" }),
         delivery: DeliveryBackend(run: { (configuration, readiness, input) throws(CLIError) in
             try SendDelivery.run(configuration, readiness: readiness, input: input)

@@ -54,7 +54,8 @@ package enum IdentitySealing {
             (self.kind, self.id, self.publicKey, self.createdAt, self.revokedAt) = (kind, id, publicKey, createdAt, revokedAt)
         }
 
-        var associatedData: [UInt8] {
+        /// The associated data the row's blob is sealed with (every column of the row).
+        package var associatedData: [UInt8] {
             var ad: [UInt8] = [format, kind.tag]
             ad += id
             ad += publicKey
@@ -76,15 +77,16 @@ package enum IdentitySealing {
     }
 
     /// Seals the private key of `pair` for the row `binding`, or nothing (a tag) for a pinned key
-    /// (`pair` nil).
-    package static func seal(_ pair: IdentityKeyPair?, binding: Binding, masterKey: MasterKey) -> [UInt8] {
-        guard let pair else { return seal(UnsafeRawBufferPointer(start: nil, count: 0), binding: binding, masterKey: masterKey) }
-        return pair.withUnsafePrivateKeyBytes { seal($0, binding: binding, masterKey: masterKey) }
+    /// or a registered device (`pair` nil), with a fresh salt (`salt` only for test vectors).
+    package static func seal(_ pair: IdentityKeyPair?, binding: Binding, masterKey: MasterKey, salt: [UInt8]? = nil) -> [UInt8] {
+        guard let pair else { return seal(UnsafeRawBufferPointer(start: nil, count: 0), binding: binding, masterKey: masterKey, salt: salt) }
+        return pair.withUnsafePrivateKeyBytes { seal($0, binding: binding, masterKey: masterKey, salt: salt) }
     }
 
-    /// Seals `secret` (a private key, or nothing for a pinned key) for the row `binding`.
-    package static func seal(_ secret: UnsafeRawBufferPointer, binding: Binding, masterKey: MasterKey) -> [UInt8] {
-        let salt = HedgedRandom.bytes(count: saltByteCount, label: "at-rest salt")
+    /// Seals `secret` (a private key, or nothing for a pinned key) for the row `binding`, with a
+    /// fresh salt (`salt` only for test vectors).
+    package static func seal(_ secret: UnsafeRawBufferPointer, binding: Binding, masterKey: MasterKey, salt: [UInt8]? = nil) -> [UInt8] {
+        let salt = salt ?? HedgedRandom.bytes(count: saltByteCount, label: "at-rest salt")
         return ItemSealing.sealAtRest(
             secret, format: format, salt: salt, rowKey: rowKey(masterKey, salt: salt[...]), associatedData: binding.associatedData)
     }

@@ -217,6 +217,13 @@ package enum ItemSealing {
         return HMACSHA256.authenticationCode(for: message, using: logKey)
     }
 
+    /// The duplicate-log file's id (Docs/KEY-STORE.md §2.2): HMAC-SHA256(log key,
+    /// "pushseal v1 delivery log id"). It binds the file to the master key: a log whose header
+    /// carries another id was written under another key and is reset, never trusted.
+    package static func deliveryLogID(logKey: SecretKey) -> [UInt8] {
+        HMACSHA256.authenticationCode(for: Array("pushseal v1 delivery log id".utf8), using: logKey)
+    }
+
     /// The epoch-record key: HKDF-Expand(MK, "pushseal v1 store epoch record", 32).
     package static func epochRecordKey(masterKey: MasterKey) -> SecretKey {
         derive(masterKey, info: epochRecordInfo, salt: [])

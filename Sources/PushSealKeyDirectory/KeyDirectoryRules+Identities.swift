@@ -176,8 +176,9 @@ extension KeyDirectoryRules {
 
     /// `KeyDirectory.rotateMasterKey(to:)`: the verifier, every key, every epoch record and
     /// high-water mark, the provider-key record, every identity and registration sealed again
-    /// under the new master key, and the duplicate log cleared, in one transaction: all or
-    /// nothing (a row that does not verify under the current key aborts it). The new key is
+    /// under the new master key in one transaction: all or nothing (a row that does not verify
+    /// under the current key aborts it; the device store clears its duplicate log after the
+    /// commit). The new key is
     /// loaded (and created, for a source that may create) before the transaction.
     package func rotateMasterKey(to newSource: MasterKeySource, describing directory: String) throws(KeyDirectoryError) -> MasterKeyRotation {
         let newKey = try newSource.load(mayCreate: true)
@@ -227,9 +228,8 @@ extension KeyDirectoryRules {
                 try transaction.putDevice(binding, sealed: IdentitySealing.seal(nil, binding: binding, masterKey: newKey))
                 resealedIdentities += 1
             }
-            let cleared = try transaction.clearDeliveryLog()
             try transaction.changed(conversation: nil)
-            return MasterKeyRotation(resealedKeys: rows.count, resealedIdentities: resealedIdentities, clearedDeliveries: cleared)
+            return MasterKeyRotation(resealedKeys: rows.count, resealedIdentities: resealedIdentities, clearedDeliveries: 0)  // the device store resets its log (a file of its own) after the commit
         }
     }
 }

@@ -27,7 +27,7 @@ package struct KeyDirectoryRules<Storage: KeyDirectoryStorage>: Sendable {
 
     /// `KeyDirectory.add(_:conversation:epoch:label:notAfter:)`.
     package func add(_ key: ConversationKey, conversation: String, epoch: Int64?, label: String?, notAfter: Int64?) throws(KeyDirectoryError) -> KeyItem {
-        try KeyDirectoryLimits.check(conversation: conversation)
+        try KeyDirectoryLimits.check(newConversation: conversation)
         if let epoch, epoch < 0 { throw .invalidArgument("epoch \(epoch) is negative") }
         let createdAt = clock()
         let (masterKey, recordKey) = (self.masterKey, self.recordKey)
@@ -45,7 +45,7 @@ package struct KeyDirectoryRules<Storage: KeyDirectoryStorage>: Sendable {
     /// `KeyDirectory.rotate(conversation:label:key:)`: a fresh key (or `supplied`) at the next
     /// epoch, every earlier epoch retired now whatever lifetime it had, in one transaction.
     package func rotate(conversation: String, label: String?, key supplied: ConversationKey?) throws(KeyDirectoryError) -> StoredKey {
-        try KeyDirectoryLimits.check(conversation: conversation)
+        try KeyDirectoryLimits.check(newConversation: conversation)
         let now = clock()
         let key = supplied ?? ConversationKey.generate()
         let (masterKey, recordKey) = (self.masterKey, self.recordKey)

@@ -174,19 +174,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: sandbox.path("k")), "only init creates the master key file")
     }
 
-    @Test func withoutTheCompanionPushsealSaysHowToGetIt() throws {
+    /// A store command, the bench and the demo on a URI: each needs the companion.
+    @Test(arguments: [
+        ["store", "list", "--dir", "URI", "--master-key-file", "k"],
+        ["bench", "--quick", "--postgres", "URI"],
+        ["demo", "--postgres", "URI"],
+    ])
+    func withoutTheCompanionPushsealSaysHowToGetIt(_ command: [String]) throws {
         let sandbox = try StoreSandbox()
         defer { sandbox.remove() }
         let lonely = sandbox.path("pushseal")
         try FileManager.default.copyItem(atPath: try #require(PushSealExecutable.path), toPath: lonely)
         let uri = "postgresql://pushseal:hunter2@db.internal/chat"
+        let arguments = command.map { $0 == "URI" ? uri : $0 == "k" ? sandbox.path("k") : $0 }
         // A child spawned by another test between the copy's open and close may still hold the
         // copy open for writing for a moment (ETXTBSY, "Text file busy"): retry briefly.
         var attempt = 0
         var started: PushSealRun?
         while started == nil {
             do {
-                started = try runPushSeal(["store", "list", "--dir", uri, "--master-key-file", sandbox.path("k")], executable: lonely)
+                started = try runPushSeal(arguments, executable: lonely)
             } catch let error as RunPushSealError where error.description.contains("Text file busy") && attempt < 50 {
                 attempt += 1
                 usleep(100_000)

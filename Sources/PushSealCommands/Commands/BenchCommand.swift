@@ -1,5 +1,8 @@
 import PushSealBench
 import PushSealCLIKit
+import PushSealCore
+import PushSealKeyDirectory
+import PushSealPlatform
 
 /// `pushseal bench`: the benchmark (the measuring lives in the PushSealBench module).
 enum BenchCommand {
@@ -30,7 +33,7 @@ enum BenchCommand {
     }
     static let postgres = Option<String?>(
         "postgres", valueName: "uri",
-        abstract: "Also measure the PostgreSQL key directory at this server (postgresql://…), through pushseal-keydir-worker next to pushseal: sealing with its cached key vs a key in memory, a cold lookup, rotation-to-use across two processes, concurrent rotations.")
+        abstract: "Also measure the PostgreSQL key directory at this server (postgresql://…; run by pushseal-full): sealing with the key from its listening cache vs a key in memory, a lookup, a new connection, rotation-to-use across two processes, concurrent rotations.")
     static let quick = Flag("quick", abstract: "A short run for tests and CI (indicative figures only).")
     static let json = Flag("json", abstract: "Print one JSON object per figure, one per line.")
     static let profile = Flag("profile", abstract: "Run exactly the --only figures once for --iterations operations (for callgrind).", hidden: true)
@@ -63,6 +66,7 @@ enum BenchCommand {
               .build/release/pushseal bench
             """,
         options: [iterations, repetitions, spawns, threads, batchSize, only, storeKeys, postgres, quick, json, profile, spawnServer],
+        subcommands: [BenchPeerCommand.spec],
         run: run)
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
@@ -87,10 +91,19 @@ enum BenchCommand {
             throw .usage("'--profile' needs '--only <prefixes>' and '--iterations <n>'.")
         }
         let json = arguments[Self.json]
-        let postgres = try arguments[Self.postgres]
-        if let postgres, !(postgres.hasPrefix("postgresql://") || postgres.hasPrefix("postgres://")) {
-            throw .usage("'--postgres <uri>' takes a connection URI starting with postgresql:// or postgres://.")
+        var temporary: String?
+        defer { if let temporary { FileSystem.removeTree(temporary) } }
+        if let uri = try arguments[Self.postgres] {
+            guard Companion.isConnectionURI(uri) else {
+                throw .usage("'--postgres <uri>' takes a connection URI starting with postgresql:// or postgres://.")
+            }
+            let directory: String
+            do throws(IOError) { directory = try FileSystem.makeTemporaryDirectory(prefix: "pushseal-bench-postgres") } catch { throw .io(error) }
+            temporary = directory
+            options.postgreSQL = try postgreSQLBackend(context, uri: uri, masterKeyFile: directory + "/master.key")
         }
+        // In the companion, the cold-process figures still measure the static pushseal next to it.
+        options.executable = staticExecutable()
         let report: BenchReport
         do throws(BenchError) {
             report = try Benchmark.run(options) { step in context.note(step) }
@@ -103,16 +116,26 @@ enum BenchCommand {
         } else {
             context.write(report.table)
         }
-        if let postgres {
-            // Plain text lines; with --json they go to standard error, like the header.
-            let lines = try PostgreSQLBenchProcess.run(uri: postgres)
-            if json {
-                for line in String(decoding: lines, as: UTF8.self).split(separator: "\n") { context.note(String(line)) }
-            } else {
-                context.write("\nPostgreSQL key directory (pushseal-keydir-worker):\n")
-                context.write(bytes: lines)
-            }
-        }
         return .success
+    }
+
+    /// The PostgreSQL directory at `uri` as the bench measures it, from the executable's backend
+    /// (`pushseal-full` links it), under a new master key in `masterKeyFile`; its peer processes
+    /// are this executable's hidden `bench postgres-peer`.
+    static func postgreSQLBackend(_ context: CommandContext, uri: String, masterKeyFile: String) throws(CLIError) -> PostgreSQLBenchBackend {
+        let backend = try context.postgreSQLBackend()
+        guard let executable = ProcessSpawner.currentExecutablePath() else { throw .failure("cannot find the running executable to start its peers") }
+        return PostgreSQLBenchBackend(
+            open: { (create) throws(KeyDirectoryError) in try backend.open(uri, masterKeyFile, create, systemClock).directory },
+            listeningCache: backend.listeningCache,
+            peer: [executable, "bench", BenchPeerCommand.spec.name, "--postgres", uri, "--master-key-file", masterKeyFile])
+    }
+
+    /// When this is the companion `pushseal-full`, the static `pushseal` next to it (if there):
+    /// the executable a device's cold `open --store` runs. Otherwise nil (this executable).
+    static func staticExecutable() -> String? {
+        guard let current = ProcessSpawner.currentExecutablePath(), FileSystem.baseName(of: current) == Companion.executableName else { return nil }
+        let sibling = FileSystem.join(FileSystem.directoryName(of: current), "pushseal")
+        return access(sibling, X_OK) == 0 ? sibling : nil
     }
 }

@@ -221,18 +221,23 @@ enum BundleCommand {
         do throws(KeyBundleError) {
             let bundle = try KeyBundle(text: bundleText(input))
             let installed = try store.installReportingConversation(bundle)
-            var writer = JSONWriter()
-            writer.append(.object(JSONObject(members: [
-                .init(name: "outcome", value: .string(installed.installation.rawValue)),
-                .init(name: "conversation", value: .string(installed.conversation)),
-                .init(name: "epoch", value: .number(String(installed.epoch))),
-                .init(name: "kid", value: .string(installed.keyID.base64URL)),
-            ])))
-            context.write(writer.text + "\n")
+            context.write(installationJSON(installed) + "\n")
             return .success
         } catch {
             throw .failure(Diagnostic("key bundle refused (\(error.reason.rawValue)): \(error)", hints: hints(for: error, location: location)))
         }
+    }
+
+    /// What `install` prints: `{"outcome":…,"conversation":…,"epoch":…,"kid":…}` (one line, no newline).
+    static func installationJSON(_ installed: (installation: KeyBundleInstallation, conversation: String, epoch: Int64, keyID: KeyID)) -> String {
+        var writer = JSONWriter()
+        writer.append(.object(JSONObject(members: [
+            .init(name: "outcome", value: .string(installed.installation.rawValue)),
+            .init(name: "conversation", value: .string(installed.conversation)),
+            .init(name: "epoch", value: .number(String(installed.epoch))),
+            .init(name: "kid", value: .string(installed.keyID.base64URL)),
+        ])))
+        return writer.text
     }
 
     static func hints(for error: KeyBundleError, location: StoreCommand.Location) -> [String] {

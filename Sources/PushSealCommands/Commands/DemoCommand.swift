@@ -5,6 +5,9 @@ import PushSealCore
 enum DemoCommand {
     static let directory = Option<FilePath?>(
         "dir", valueName: "dir", abstract: "Work in this directory (kept) instead of a temporary one (removed).")
+    static let postgres = Option<String?>(
+        "postgres", valueName: "uri",
+        abstract: "Run the provider side on the PostgreSQL key directory at this server (postgresql://…) instead, as two backend nodes.")
 
     static let spec = CommandSpec(
         name: "demo",
@@ -46,20 +49,53 @@ enum DemoCommand {
 
             Exit status: 0 when every step behaved as expected; 1 otherwise (the report is \
             still printed, and each difference is named on standard error).
+
+            --postgres <uri> runs the provider side on a shared PostgreSQL key directory \
+            instead (tables pushseal_* are created in that database when missing; the \
+            conversation conv-demo is replaced): node A creates the directory and its provider \
+            key, registers the device and rotates; node B seals for the device with the key from \
+            its LISTEN/NOTIFY-invalidated cache, follows the rotation (the delay after the commit \
+            is printed) and seals each epoch's key bundle with the provider key and the \
+            registration from PostgreSQL alone; the device installs each bundle and opens both \
+            payloads through its store (printed as 'pushseal bundle install' and 'pushseal open \
+            --store' print them). Files: provider.master.key, device/ and device.master.key, \
+            payload-N.json and bundle-N.txt. One line per step; not with --json.
             """,
         options: [
             directory,
+            postgres,
             CommonOptions.json,
         ],
         run: run)
 
     static func run(_ context: inout CommandContext) throws(CLIError) -> ExitCode {
         let arguments = context.arguments
+        let postgres = try arguments[Self.postgres]
+        if let postgres {
+            guard Companion.isConnectionURI(postgres) else {
+                throw .usage("'--postgres <uri>' takes a connection URI starting with postgresql:// or postgres://.")
+            }
+            if arguments[CommonOptions.json] { throw .usage("'--json' reports the SQLite walk-through; '--postgres <uri>' prints one line per step.") }
+        }
         let workspace: DemoWorkspace
         if let directory = try arguments[Self.directory] {
             workspace = try DemoWorkspace.kept(directory.path)
         } else {
             workspace = try DemoWorkspace.temporary()
+        }
+        if let postgres {
+            let backend = try context.postgreSQLBackend()
+            var stopped: CLIError?
+            do throws(CLIError) {
+                try DemoPostgreSQL(workspace: workspace, backend: backend, uri: postgres).run { line in context.write(line + "\n") }
+            } catch {
+                stopped = error
+            }
+            if !workspace.removeIfTemporary() {
+                context.warn("could not remove every file of the temporary directory '\(workspace.root)'")
+            }
+            if let stopped { throw stopped }
+            return .success
         }
 
         var demo = DemoRun(workspace: workspace, now: systemClock())

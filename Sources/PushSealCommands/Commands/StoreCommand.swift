@@ -207,12 +207,7 @@ enum StoreCommand {
     static func openPostgreSQL(_ location: Location, create: Bool, clock: @escaping SecondsClock = systemClock) throws(CLIError)
         -> (directory: any KeyDirectory, created: Bool)
     {
-        guard let backend = location.postgreSQL else {
-            // `pushseal` hands every command line with a URI to its companion before parsing.
-            throw .failure(
-                "this executable does not link the PostgreSQL key directory",
-                hints: "run the command with pushseal, which runs \(Companion.executableName) for a connection URI")
-        }
+        guard let backend = location.postgreSQL else { throw PostgreSQLBackend.missing }
         return try run(location) { () throws(KeyDirectoryError) in try backend.open(location.directory, location.masterKeyFile, create, clock) }
     }
 

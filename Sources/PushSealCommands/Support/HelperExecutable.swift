@@ -1,8 +1,8 @@
 import PushSealPlatform
 import PushSealCLIKit
 
-/// The helper executables `pushseal` runs from its own directory for what its static build
-/// cannot link (`pushseal-full`: libpq and libcurl; `pushseal-keydir-worker`: libpq).
+/// The helper executable `pushseal` runs from its own directory for what its static build
+/// cannot link (`pushseal-full`: libpq and libcurl).
 enum HelperExecutable {
     /// The path of `name` next to the running `pushseal`; when it is missing, an error saying that
     /// `user` needs it, with `hints` (how to build it).

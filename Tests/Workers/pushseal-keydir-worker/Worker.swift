@@ -1,12 +1,12 @@
 // pushseal-keydir-worker: a helper process for the PostgreSQL key directory's multi-process,
-// kill -9, staleness and bench figures. Not a product; not part of the CLI's contract.
+// kill -9 and staleness tests and scripts/postgres-reliability.sh. Not a product; not part of
+// the CLI's contract (`pushseal bench --postgres` and `pushseal demo --postgres` run in
+// `pushseal-full`; the bench's peer processes are its hidden `bench postgres-peer`).
 //
 //   pushseal-keydir-worker COMMAND --uri URI --key-hex HEX --conversation C [options]
 //
 //   rotate --count K     rotate C K times, printing "rot KID EPOCH" after each commit, then "done"
 //   rotate-loop          rotate C until killed, printing "rot KID EPOCH" after each commit
-//   demo --out DIR       the provider side of the demo on PostgreSQL (Demo.swift; scripts/demo.sh --postgres)
-//   bench                the PostgreSQL directory's figures (Bench.swift; --conversation ignored)
 //   watch [--ttl S]      a PostgreSQLKeyProvider (cache + LISTEN/NOTIFY): prints "ready KID" once
 //                        listening, then "kid KID" whenever C's current key changes (polled
 //                        every millisecond), until killed
@@ -56,22 +56,6 @@ enum Worker {
         while index + 1 < arguments.count {
             options[String(arguments[index].dropFirst(2))] = arguments[index + 1]
             index += 2
-        }
-        if command == "demo", let uri = options["uri"], let out = options["out"] {
-            do {
-                try Demo.run(uri: uri, out: out)
-            } catch {
-                fail("\(error)")
-            }
-            return
-        }
-        if command == "bench", let uri = options["uri"] {
-            do {
-                try Bench.run(uri: uri, master: SystemRandom.bytes(count: 32), worker: CommandLine.arguments[0])
-            } catch {
-                fail("\(error)")
-            }
-            return
         }
         guard let uri = options["uri"], let hex = options["key-hex"], let key = hexBytes(hex), let conversation = options["conversation"]
         else { fail("--uri, --key-hex and --conversation are required") }
