@@ -43,17 +43,34 @@ public struct ConversationKey: Sendable {
     /// payload and an HMAC costs far more than the rest of the payload framing.
     package var opaqueThreadIDBytes: [UInt8] { storage.opaqueThreadIDBytes }
 
-    /// Wraps existing key bytes; they must be exactly 32 uniformly random bytes.
+    /// Wraps existing key bytes; they must be exactly 32 uniformly random bytes. Derives the key id.
     package init(_ key: SecretKey) throws(WireFormatError) {
+        try self.init(key, id: nil)
+    }
+
+    /// Wraps key bytes whose key id was authenticated together with them, so it need not be
+    /// derived again: only a key store row opened under its master key qualifies, whose AEAD
+    /// binds the row's kid and the sealer checked that kid is this key's (Docs/KEY-STORE.md §3).
+    /// Every other key derives its id (``init(_:)``).
+    package init(_ key: SecretKey, authenticatedID id: KeyID) throws(WireFormatError) {
+        try self.init(key, id: id)
+    }
+
+    private init(_ key: SecretKey, id knownID: KeyID?) throws(WireFormatError) {
         guard key.byteCount == Self.byteCount else {
             throw .incorrectKeySize(expected: Self.byteCount, actual: key.byteCount)
         }
         let keyed = key.withUnsafeBytes { KeyedHMAC(key: $0) }
-        var idBytes = [UInt8](repeating: 0, count: KeyID.byteCount)
-        Self.keyIDInfo.withUnsafeBytes { info in
-            idBytes.withUnsafeMutableBytes { HKDFSHA256.expand(keyed: keyed, infoParts: [info], into: $0) }
+        let id: KeyID
+        if let knownID {
+            id = knownID
+        } else {
+            var idBytes = [UInt8](repeating: 0, count: KeyID.byteCount)
+            Self.keyIDInfo.withUnsafeBytes { info in
+                idBytes.withUnsafeMutableBytes { HKDFSHA256.expand(keyed: keyed, infoParts: [info], into: $0) }
+            }
+            id = KeyID(bytes: idBytes)!
         }
-        let id = KeyID(bytes: idBytes)!
         var threadIDBytes = [UInt8](repeating: 0, count: 16)
         Self.threadIDInfo.withUnsafeBytes { info in
             threadIDBytes.withUnsafeMutableBytes { HKDFSHA256.expand(keyed: keyed, infoParts: [info], into: $0) }

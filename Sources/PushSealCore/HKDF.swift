@@ -51,9 +51,9 @@ package enum HKDFSHA256 {
         return SecretKey(storage: okm)
     }
 
-    /// Expand from a precomputed keyed HMAC state; `infoParts` are concatenated as the info.
-    /// Every intermediate block and state is wiped.
-    static func expand(keyed: KeyedHMAC, infoParts: [UnsafeRawBufferPointer], into output: UnsafeMutableRawBufferPointer) {
+    /// Expand from a precomputed keyed HMAC state (the PRK's, keyed once); `infoParts` are
+    /// concatenated as the info. Every intermediate block and state is wiped.
+    package static func expand(keyed: KeyedHMAC, infoParts: [UnsafeRawBufferPointer], into output: UnsafeMutableRawBufferPointer) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: HMACSHA256.byteCount) { block in
             let blockBytes = UnsafeMutableRawBufferPointer(block)
             blockBytes.initializeMemory(as: UInt8.self, repeating: 0)

@@ -54,7 +54,8 @@ package enum IdentitySealing {
             (self.kind, self.id, self.publicKey, self.createdAt, self.revokedAt) = (kind, id, publicKey, createdAt, revokedAt)
         }
 
-        var associatedData: [UInt8] {
+        /// The associated data the row's blob is sealed with (every column of the row).
+        package var associatedData: [UInt8] {
             var ad: [UInt8] = [format, kind.tag]
             ad += id
             ad += publicKey
@@ -71,21 +72,21 @@ package enum IdentitySealing {
         }
     }
 
-    private static func rowKey(_ masterKey: SecretKey, salt: ArraySlice<UInt8>) -> SecretKey {
-        // 32 bytes are always within HKDF's range.
-        try! HKDFSHA256.expand(pseudoRandomKey: masterKey, info: info + salt, outputByteCount: 32)
+    private static func rowKey(_ masterKey: MasterKey, salt: ArraySlice<UInt8>) -> SecretKey {
+        salt.withUnsafeBytes { masterKey.expand(info: info, salt: $0) }
     }
 
     /// Seals the private key of `pair` for the row `binding`, or nothing (a tag) for a pinned key
-    /// (`pair` nil).
-    package static func seal(_ pair: IdentityKeyPair?, binding: Binding, masterKey: SecretKey) -> [UInt8] {
-        guard let pair else { return seal(UnsafeRawBufferPointer(start: nil, count: 0), binding: binding, masterKey: masterKey) }
-        return pair.withUnsafePrivateKeyBytes { seal($0, binding: binding, masterKey: masterKey) }
+    /// or a registered device (`pair` nil), with a fresh salt (`salt` only for test vectors).
+    package static func seal(_ pair: IdentityKeyPair?, binding: Binding, masterKey: MasterKey, salt: [UInt8]? = nil) -> [UInt8] {
+        guard let pair else { return seal(UnsafeRawBufferPointer(start: nil, count: 0), binding: binding, masterKey: masterKey, salt: salt) }
+        return pair.withUnsafePrivateKeyBytes { seal($0, binding: binding, masterKey: masterKey, salt: salt) }
     }
 
-    /// Seals `secret` (a private key, or nothing for a pinned key) for the row `binding`.
-    package static func seal(_ secret: UnsafeRawBufferPointer, binding: Binding, masterKey: SecretKey) -> [UInt8] {
-        let salt = HedgedRandom.bytes(count: saltByteCount, label: "at-rest salt")
+    /// Seals `secret` (a private key, or nothing for a pinned key) for the row `binding`, with a
+    /// fresh salt (`salt` only for test vectors).
+    package static func seal(_ secret: UnsafeRawBufferPointer, binding: Binding, masterKey: MasterKey, salt: [UInt8]? = nil) -> [UInt8] {
+        let salt = salt ?? HedgedRandom.bytes(count: saltByteCount, label: "at-rest salt")
         return ItemSealing.sealAtRest(
             secret, format: format, salt: salt, rowKey: rowKey(masterKey, salt: salt[...]), associatedData: binding.associatedData)
     }
@@ -93,7 +94,7 @@ package enum IdentitySealing {
     /// Opens a row: the private key (nil for a pinned row) when the blob authenticates with the
     /// row's columns and, for a key pair, its private key gives the row's public key; throws
     /// ``KeyDirectoryError/invalidStore(_:)`` otherwise (an edited or damaged row).
-    package static func unseal(_ blob: [UInt8], binding: Binding, masterKey: SecretKey) throws(KeyDirectoryError) -> IdentityKeyPair? {
+    package static func unseal(_ blob: [UInt8], binding: Binding, masterKey: MasterKey) throws(KeyDirectoryError) -> IdentityKeyPair? {
         let secretCount = binding.kind.hasPrivateKey ? IdentityKeyPair.byteCount : 0
         guard blob.count == 1 + saltByteCount + secretCount + ChaCha20Poly1305.tagByteCount, blob[0] == format else {
             throw .invalidStore("a \(binding.kind.rawValue) identity row is malformed")

@@ -93,8 +93,10 @@ package enum ItemSealing {
         }
     }
 
-    /// Seals `key` for the row `binding` with a fresh salt (`salt` only for test vectors).
-    package static func seal(_ key: ConversationKey, binding: Binding, masterKey: SecretKey, salt: [UInt8]? = nil) -> [UInt8] {
+    /// Seals `key` for the row `binding` with a fresh salt (`salt` only for test vectors). The
+    /// binding's kid must be the key's own: unsealing trusts the kid the AEAD authenticates.
+    package static func seal(_ key: ConversationKey, binding: Binding, masterKey: MasterKey, salt: [UInt8]? = nil) -> [UInt8] {
+        precondition(binding.keyID == key.id.bytes, "a key is sealed only under its own key id")
         let salt = salt ?? HedgedRandom.bytes(count: saltByteCount, label: "at-rest salt")
         let itemKey = derive(masterKey, info: itemInfo, salt: salt)
         let ad = binding.associatedData
@@ -143,34 +145,39 @@ package enum ItemSealing {
         return opened ? storage : nil
     }
 
-    /// Opens a row's sealed key. Returns nil unless the blob is well formed, authenticates with
-    /// every column of the row (`binding`), and the unsealed key has exactly the row's kid.
-    package static func unseal(_ blob: [UInt8], binding: Binding, masterKey: SecretKey) -> ConversationKey? {
-        unseal(blob, format: itemFormat, associatedData: binding.associatedData, keyID: binding.keyID, masterKey: masterKey)
+    /// Opens a row's sealed key. Returns nil unless the blob is well formed and authenticates
+    /// with every column of the row (`binding`). The kid is one of them, and ``seal(_:binding:masterKey:salt:)``
+    /// binds only a key's own kid, so the key's id is the row's without deriving it again
+    /// (Docs/KEY-STORE.md §3 gives the argument).
+    package static func unseal(_ blob: [UInt8], binding: Binding, masterKey: MasterKey) -> ConversationKey? {
+        guard let id = KeyID(bytes: binding.keyID),
+              let storage = open(blob, format: itemFormat, associatedData: binding.associatedData, masterKey: masterKey)
+        else { return nil }
+        return try? ConversationKey(SecretKey(storage: storage), authenticatedID: id)
     }
 
-    /// Opens a key sealed by file format version 1 (for the migration to version 2 only).
-    package static func unsealVersion1(_ blob: [UInt8], binding: Binding, masterKey: SecretKey) -> ConversationKey? {
-        unseal(blob, format: itemFormatVersion1, associatedData: binding.associatedDataVersion1, keyID: binding.keyID, masterKey: masterKey)
-    }
-
-    private static func unseal(
-        _ blob: [UInt8], format: UInt8, associatedData ad: [UInt8], keyID: [UInt8], masterKey: SecretKey
-    ) -> ConversationKey? {
-        guard blob.count == sealedByteCount, blob[0] == format else { return nil }
-        let salt = Array(blob[1...saltByteCount])
-        let itemKey = derive(masterKey, info: itemInfo, salt: salt)
-        guard let storage = openAtRest(blob, count: ConversationKey.byteCount, rowKey: itemKey, associatedData: ad) else { return nil }
-        guard let key = try? ConversationKey(SecretKey(storage: storage)) else { return nil }
-        // Key commitment at rest: the unsealed K must derive the row's kid (constant time).
-        guard keyID.count == KeyID.byteCount else { return nil }
-        let matches = key.id.withUnsafeBytes { a in keyID.withUnsafeBytes { b in SecureMemory.constantTimeEqual(a, b) } }
+    /// Opens a key sealed by file format version 1 (for the migration to version 2 only). Those
+    /// rows were written by code that did not check the kid it bound, so the unsealed key must
+    /// derive the row's kid (constant time).
+    package static func unsealVersion1(_ blob: [UInt8], binding: Binding, masterKey: MasterKey) -> ConversationKey? {
+        guard binding.keyID.count == KeyID.byteCount,
+              let storage = open(blob, format: itemFormatVersion1, associatedData: binding.associatedDataVersion1, masterKey: masterKey),
+              let key = try? ConversationKey(SecretKey(storage: storage))
+        else { return nil }
+        let matches = key.id.withUnsafeBytes { a in binding.keyID.withUnsafeBytes { b in SecureMemory.constantTimeEqual(a, b) } }
         return matches ? key : nil
+    }
+
+    /// The sealed key of a well-formed blob of `format` that authenticates with `ad`, in zeroing storage.
+    private static func open(_ blob: [UInt8], format: UInt8, associatedData ad: [UInt8], masterKey: MasterKey) -> SecureBytes? {
+        guard blob.count == sealedByteCount, blob[0] == format else { return nil }
+        let itemKey = blob.withUnsafeBytes { masterKey.expand(info: itemInfo, salt: UnsafeRawBufferPointer(rebasing: $0[1...saltByteCount])) }
+        return openAtRest(blob, count: ConversationKey.byteCount, rowKey: itemKey, associatedData: ad)
     }
 
     /// A fresh verifier for `masterKey`: 0x01 || s || HKDF-Expand(MK, "pushseal v1 store verifier" || s, 32)
     /// (`salt` only for test vectors).
-    package static func makeVerifier(masterKey: SecretKey, salt: [UInt8]? = nil) -> [UInt8] {
+    package static func makeVerifier(masterKey: MasterKey, salt: [UInt8]? = nil) -> [UInt8] {
         let salt = salt ?? HedgedRandom.bytes(count: saltByteCount, label: "at-rest salt")
         return [verifierFormat] + salt + checkValue(masterKey: masterKey, salt: salt)
     }
@@ -181,7 +188,7 @@ package enum ItemSealing {
     }
 
     /// Whether `masterKey` is the key `verifier` was made with (constant-time comparison).
-    package static func verify(_ verifier: [UInt8], masterKey: SecretKey) -> Bool {
+    package static func verify(_ verifier: [UInt8], masterKey: MasterKey) -> Bool {
         guard isWellFormedVerifier(verifier) else { return false }
         let salt = Array(verifier[1...saltByteCount])
         let expected = checkValue(masterKey: masterKey, salt: salt)
@@ -193,7 +200,7 @@ package enum ItemSealing {
     }
 
     /// The duplicate-log key: HKDF-Expand(MK, "pushseal v1 store delivery log", 32).
-    package static func deliveryLogKey(masterKey: SecretKey) -> SecretKey {
+    package static func deliveryLogKey(masterKey: MasterKey) -> SecretKey {
         derive(masterKey, info: deliveryLogInfo, salt: [])
     }
 
@@ -210,8 +217,15 @@ package enum ItemSealing {
         return HMACSHA256.authenticationCode(for: message, using: logKey)
     }
 
+    /// The duplicate-log file's id (Docs/KEY-STORE.md §2.2): HMAC-SHA256(log key,
+    /// "pushseal v1 delivery log id"). It binds the file to the master key: a log whose header
+    /// carries another id was written under another key and is reset, never trusted.
+    package static func deliveryLogID(logKey: SecretKey) -> [UInt8] {
+        HMACSHA256.authenticationCode(for: Array("pushseal v1 delivery log id".utf8), using: logKey)
+    }
+
     /// The epoch-record key: HKDF-Expand(MK, "pushseal v1 store epoch record", 32).
-    package static func epochRecordKey(masterKey: SecretKey) -> SecretKey {
+    package static func epochRecordKey(masterKey: MasterKey) -> SecretKey {
         derive(masterKey, info: epochRecordInfo, salt: [])
     }
 
@@ -233,14 +247,13 @@ package enum ItemSealing {
         HMACSHA256.authenticationCode(for: [0x02] + envelope, using: logKey)
     }
 
-    private static func checkValue(masterKey: SecretKey, salt: [UInt8]) -> [UInt8] {
+    private static func checkValue(masterKey: MasterKey, salt: [UInt8]) -> [UInt8] {
         let value = derive(masterKey, info: verifierInfo, salt: salt)
         return value.withUnsafeBytes { Array($0) }
     }
 
-    private static func derive(_ masterKey: SecretKey, info: [UInt8], salt: [UInt8]) -> SecretKey {
-        // 32 bytes are always within HKDF's range.
-        try! HKDFSHA256.expand(pseudoRandomKey: masterKey, info: info + salt, outputByteCount: 32)
+    private static func derive(_ masterKey: MasterKey, info: [UInt8], salt: [UInt8]) -> SecretKey {
+        salt.withUnsafeBytes { masterKey.expand(info: info, salt: $0) }
     }
 
     private static func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {

@@ -17,6 +17,20 @@ public enum KeyDirectoryLimits {
         }
     }
 
+    /// ``check(conversation:)`` for a path that files a key under `conversation` (add, rotate, a
+    /// bulk add): also the content schema's one identifier rule
+    /// (``NotificationContent/checkIdentifier(_:field:)``: no C0 control character), so no key is
+    /// filed under an id no notification can carry. Lookups, listings and removals keep the length
+    /// check only: a row filed before this rule stays reachable, listable and removable.
+    package static func check(newConversation conversation: String) throws(KeyDirectoryError) {
+        try check(conversation: conversation)
+        do throws(ContentError) {
+            try NotificationContent.checkIdentifier(conversation, field: "cid")
+        } catch {
+            throw .invalidArgument("a conversation id must not contain a control character U+0000–U+001F")
+        }
+    }
+
     /// The not-after time below which `purgeExpired(gracePeriod:)` deletes (`now - gracePeriod`);
     /// nil when that underflows (nothing is that old). ``KeyDirectoryError/invalidArgument(_:)`` for
     /// a negative period.

@@ -42,7 +42,7 @@ package struct KeyDirectoryRow {
 
     /// The row's key, unsealed under `masterKey` and checked against its key id, with its
     /// metadata; ``KeyDirectoryError/corruptedItem(_:)`` when it does not open (tampered or damaged).
-    package func unseal(masterKey: SecretKey) throws(KeyDirectoryError) -> StoredKey {
+    package func unseal(masterKey: MasterKey) throws(KeyDirectoryError) -> StoredKey {
         let item = try item()
         guard let key = ItemSealing.unseal(sealed, binding: binding, masterKey: masterKey)
         else { throw .corruptedItem(item.keyID) }

@@ -14,7 +14,7 @@ package struct IdentityRow {
 
     /// `row` of `kind`, checked under `masterKey`; ``KeyDirectoryError/invalidStore(_:)`` when
     /// its id is not its public key's, or its blob does not open.
-    package init(_ row: SealedIdentityRow, masterKey: SecretKey) throws(KeyDirectoryError) {
+    package init(_ row: SealedIdentityRow, masterKey: MasterKey) throws(KeyDirectoryError) {
         let (binding, sealed) = row
         let kind = binding.kind
         guard binding.id.count == KeyID.byteCount, binding.publicKey.count == IdentityKeyPair.byteCount,
@@ -36,7 +36,7 @@ package struct IdentityRow {
 /// `RegisteredDevice.Rules`.
 extension KeyDirectoryRules {
     /// Every identity row of `kind` in `transaction`, oldest first, each checked.
-    package static func identities(_ kind: IdentitySealing.Kind, _ transaction: Storage.Transaction, masterKey: SecretKey) throws(KeyDirectoryError) -> [IdentityRow] {
+    package static func identities(_ kind: IdentitySealing.Kind, _ transaction: Storage.Transaction, masterKey: MasterKey) throws(KeyDirectoryError) -> [IdentityRow] {
         var rows: [IdentityRow] = []
         for row in try transaction.identityRows(kind) { rows.append(try IdentityRow(row, masterKey: masterKey)) }
         return rows
@@ -125,7 +125,7 @@ extension KeyDirectoryRules {
     // MARK: - Device registrations
 
     /// The registered devices in `transaction` (all, or `id`'s), oldest first, each checked.
-    package static func devices(_ transaction: Storage.Transaction, id: KeyID?, masterKey: SecretKey) throws(KeyDirectoryError) -> [RegisteredDevice] {
+    package static func devices(_ transaction: Storage.Transaction, id: KeyID?, masterKey: MasterKey) throws(KeyDirectoryError) -> [RegisteredDevice] {
         var devices: [RegisteredDevice] = []
         for (binding, sealed) in try transaction.deviceRows(id: id) {
             devices.append(try RegisteredDevice.Rules.checked(binding, sealed: sealed, masterKey: masterKey))
@@ -176,8 +176,9 @@ extension KeyDirectoryRules {
 
     /// `KeyDirectory.rotateMasterKey(to:)`: the verifier, every key, every epoch record and
     /// high-water mark, the provider-key record, every identity and registration sealed again
-    /// under the new master key, and the duplicate log cleared, in one transaction: all or
-    /// nothing (a row that does not verify under the current key aborts it). The new key is
+    /// under the new master key in one transaction: all or nothing (a row that does not verify
+    /// under the current key aborts it; the device store clears its duplicate log after the
+    /// commit). The new key is
     /// loaded (and created, for a source that may create) before the transaction.
     package func rotateMasterKey(to newSource: MasterKeySource, describing directory: String) throws(KeyDirectoryError) -> MasterKeyRotation {
         let newKey = try newSource.load(mayCreate: true)
@@ -227,9 +228,8 @@ extension KeyDirectoryRules {
                 try transaction.putDevice(binding, sealed: IdentitySealing.seal(nil, binding: binding, masterKey: newKey))
                 resealedIdentities += 1
             }
-            let cleared = try transaction.clearDeliveryLog()
             try transaction.changed(conversation: nil)
-            return MasterKeyRotation(resealedKeys: rows.count, resealedIdentities: resealedIdentities, clearedDeliveries: cleared)
+            return MasterKeyRotation(resealedKeys: rows.count, resealedIdentities: resealedIdentities, clearedDeliveries: 0)  // the device store resets its log (a file of its own) after the commit
         }
     }
 }

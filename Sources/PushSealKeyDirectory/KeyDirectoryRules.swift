@@ -10,7 +10,7 @@ package struct KeyDirectoryRules<Storage: KeyDirectoryStorage>: Sendable {
     /// Where the rows are.
     package let storage: Storage
     /// The master key rows are sealed under.
-    package let masterKey: SecretKey
+    package let masterKey: MasterKey
     /// The key the epoch records, high-water marks and provider-key record are tagged under.
     package let recordKey: SecretKey
     /// The master-key verifier the instance checked its key against.
@@ -19,7 +19,7 @@ package struct KeyDirectoryRules<Storage: KeyDirectoryStorage>: Sendable {
     package let clock: SecondsClock
 
     /// The rules over `storage` with the instance's keys.
-    package init(storage: Storage, masterKey: SecretKey, recordKey: SecretKey, verifier: [UInt8], clock: @escaping SecondsClock) {
+    package init(storage: Storage, masterKey: MasterKey, recordKey: SecretKey, verifier: [UInt8], clock: @escaping SecondsClock) {
         (self.storage, self.masterKey, self.recordKey, self.verifier, self.clock) = (storage, masterKey, recordKey, verifier, clock)
     }
 
@@ -27,7 +27,7 @@ package struct KeyDirectoryRules<Storage: KeyDirectoryStorage>: Sendable {
 
     /// `KeyDirectory.add(_:conversation:epoch:label:notAfter:)`.
     package func add(_ key: ConversationKey, conversation: String, epoch: Int64?, label: String?, notAfter: Int64?) throws(KeyDirectoryError) -> KeyItem {
-        try KeyDirectoryLimits.check(conversation: conversation)
+        try KeyDirectoryLimits.check(newConversation: conversation)
         if let epoch, epoch < 0 { throw .invalidArgument("epoch \(epoch) is negative") }
         let createdAt = clock()
         let (masterKey, recordKey) = (self.masterKey, self.recordKey)
@@ -45,7 +45,7 @@ package struct KeyDirectoryRules<Storage: KeyDirectoryStorage>: Sendable {
     /// `KeyDirectory.rotate(conversation:label:key:)`: a fresh key (or `supplied`) at the next
     /// epoch, every earlier epoch retired now whatever lifetime it had, in one transaction.
     package func rotate(conversation: String, label: String?, key supplied: ConversationKey?) throws(KeyDirectoryError) -> StoredKey {
-        try KeyDirectoryLimits.check(conversation: conversation)
+        try KeyDirectoryLimits.check(newConversation: conversation)
         let now = clock()
         let key = supplied ?? ConversationKey.generate()
         let (masterKey, recordKey) = (self.masterKey, self.recordKey)
@@ -175,7 +175,7 @@ package struct KeyDirectoryRules<Storage: KeyDirectoryStorage>: Sendable {
     /// After a cut-off attempt: the row this very key was written as, when that commit happened
     /// (``KeyDirectoryError/duplicateItem`` when the key id is another conversation's).
     static func ownEarlierWrite(
-        _ key: ConversationKey, conversation: String, _ transaction: Storage.Transaction, masterKey: SecretKey
+        _ key: ConversationKey, conversation: String, _ transaction: Storage.Transaction, masterKey: MasterKey
     ) throws(KeyDirectoryError) -> StoredKey? {
         guard let row = try transaction.row(kid: key.id.bytes) else { return nil }
         let stored = try row.unseal(masterKey: masterKey)

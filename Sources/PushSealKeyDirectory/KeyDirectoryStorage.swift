@@ -124,8 +124,6 @@ package protocol KeyDirectoryTransaction {
 
     // MARK: Hooks
 
-    /// Deletes the duplicate log (a master-key rotation); how many entries (0 where there is none).
-    func clearDeliveryLog() throws(KeyDirectoryError) -> Int
     /// Before a purge deletes the rows retired before `cutoff`: the device store's bundle
     /// tombstones (no-op where there are none).
     func willPurge(before cutoff: Int64) throws(KeyDirectoryError)

@@ -94,14 +94,14 @@ extension KeyDirectoryTransaction {
     /// had — gets the not-after time `retireAt`, i.e. `min(not-after, retireAt)`, each row
     /// unsealed (a tampered one rolls the transaction back as ``KeyDirectoryError/corruptedItem(_:)``)
     /// and sealed again, since its not-after time is bound into it.
-    package func retireEpochs(of conversation: String, below epoch: Int64, at retireAt: Int64, masterKey: SecretKey) throws(KeyDirectoryError) {
+    package func retireEpochs(of conversation: String, below epoch: Int64, at retireAt: Int64, masterKey: MasterKey) throws(KeyDirectoryError) {
         for row in try liveRows(conversation: conversation, below: epoch, after: retireAt) {
             try setNotAfter(retireAt, of: row, masterKey: masterKey)
         }
     }
 
     /// Re-seals `row` with the not-after time `notAfter` (a tampered row is ``KeyDirectoryError/corruptedItem(_:)``).
-    package func setNotAfter(_ notAfter: Int64?, of row: KeyDirectoryRow, masterKey: SecretKey) throws(KeyDirectoryError) {
+    package func setNotAfter(_ notAfter: Int64?, of row: KeyDirectoryRow, masterKey: MasterKey) throws(KeyDirectoryError) {
         let stored = try row.unseal(masterKey: masterKey)
         var updated = row
         updated.notAfter = notAfter
@@ -111,7 +111,7 @@ extension KeyDirectoryTransaction {
 
     /// Inserts `key` as `item`, sealed under `masterKey` with its row bound in, and moves the
     /// epoch record.
-    package func insert(_ key: ConversationKey, as item: KeyItem, masterKey: SecretKey, recordKey: SecretKey) throws(KeyDirectoryError) {
+    package func insert(_ key: ConversationKey, as item: KeyItem, masterKey: MasterKey, recordKey: SecretKey) throws(KeyDirectoryError) {
         let sealed = ItemSealing.seal(key, binding: .init(item), masterKey: masterKey)
         try insert(KeyDirectoryRow(
             kid: item.keyID.bytes, conversation: Array(item.conversation.utf8), epoch: item.epoch, label: item.label.map { Array($0.utf8) },

@@ -32,45 +32,41 @@ enum KeyFile {
         case failure(KeyDirectoryError)
     }
 
-    /// Opens with `O_NONBLOCK` (a FIFO or device never blocks the open; the descriptor is
-    /// checked before anything is read from it) and `O_NOFOLLOW` (a symbolic link as the last
-    /// path component is refused, Docs/KEY-STORE.md §5), then checks the opened descriptor:
-    /// a regular file, owned by the effective user, no group or other permission bits, 32 bytes.
+    /// Opens through ``FileSystem/openOwnedRegularFile(_:writable:)`` (no symbolic link as the
+    /// last component, Docs/KEY-STORE.md §5; a regular file of the effective user), then checks
+    /// no group or other permission bits and 32 bytes.
     private static func read(path: String) -> ReadResult {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT { return .missing }
-            if code == ELOOP, case .symbolicLink = FileSystem.linkStatus(path) {
-                return .failure(.locked(
-                    "master key file \(path) is a symbolic link; symbolic links are not followed: give the path of the file itself"))
-            }
-            if code == ENXIO || code == EOPNOTSUPP {
-                return .failure(.locked("master key file \(path) is not a regular file (a socket or a device without a driver)"))
-            }
+        let fd: Int32
+        let size: Int64
+        let permissions: UInt32
+        switch FileSystem.openOwnedRegularFile(path, writable: false) {
+        case let .opened(descriptor, fileSize, mode):
+            (fd, size, permissions) = (descriptor, fileSize, mode & 0o777)
+        case .missing:
+            return .missing
+        case .symbolicLink:
+            return .failure(.locked(
+                "master key file \(path) is a symbolic link; symbolic links are not followed: give the path of the file itself"))
+        case .unopenableType:
+            return .failure(.locked("master key file \(path) is not a regular file (a socket or a device without a driver)"))
+        case let .openFailed(code):
             return .failure(.locked("cannot open master key file \(path): \(Errno.message(code))"))
+        case let .statFailed(code):
+            return .failure(.locked("cannot stat master key file \(path): \(Errno.message(code))"))
+        case let .notRegularFile(kind):
+            return .failure(.locked("master key file \(path) is not a regular file (it is \(kind))"))
+        case let .otherOwner(uid):
+            return .failure(.locked(
+                "master key file \(path) is owned by user \(uid), not by this user (\(geteuid())); a master key file must belong to the user that runs the store"))
         }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            return .failure(.locked("cannot stat master key file \(path): \(Errno.message(errno))"))
-        }
-        guard UInt32(info.st_mode) & 0o170000 == 0o100000 else {
-            let kind = FileSystem.typeName(mode: UInt32(info.st_mode))
-            return .failure(.locked("master key file \(path) is not a regular file (it is \(kind))"))
-        }
-        guard info.st_uid == geteuid() else {
-            return .failure(.locked(
-                "master key file \(path) is owned by user \(info.st_uid), not by this user (\(geteuid())); a master key file must belong to the user that runs the store"))
-        }
-        let permissions = UInt32(info.st_mode) & 0o777
         guard permissions & 0o077 == 0 else {
             let octal = String(permissions, radix: 8)
             return .failure(.locked(
                 "master key file \(path) is accessible by group or others (mode 0\(octal)); it must be 0600 (chmod 600 \(path))"))
         }
-        guard Int(info.st_size) == MasterKeySource.byteCount else {
-            return .failure(.locked("master key file \(path) holds \(info.st_size) bytes; it must hold exactly \(MasterKeySource.byteCount)"))
+        guard Int(size) == MasterKeySource.byteCount else {
+            return .failure(.locked("master key file \(path) holds \(size) bytes; it must hold exactly \(MasterKeySource.byteCount)"))
         }
         var failure: KeyDirectoryError?
         let storage = SecureBytes(count: MasterKeySource.byteCount) { buffer in

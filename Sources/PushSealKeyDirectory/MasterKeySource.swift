@@ -65,9 +65,9 @@ public struct MasterKeySource: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Produces the master key. `mayCreate` is true only while a new store is being
-    /// initialized. Every failure is ``KeyDirectoryError/locked(_:)``.
-    package func load(mayCreate: Bool) throws(KeyDirectoryError) -> SecretKey {
+    /// Produces the master key, its HMAC state keyed. `mayCreate` is true only while a new store
+    /// is being initialized. Every failure is ``KeyDirectoryError/locked(_:)``.
+    package func load(mayCreate: Bool) throws(KeyDirectoryError) -> MasterKey {
         let key: SecretKey
         switch kind {
         case let .keyFile(path, createIfMissing):
@@ -82,6 +82,6 @@ public struct MasterKeySource: Sendable, CustomStringConvertible {
         guard key.byteCount == Self.byteCount else {
             throw .locked("the master key from the \(self) is \(key.byteCount) bytes; it must be \(Self.byteCount)")
         }
-        return key
+        return MasterKey(key)
     }
 }

@@ -45,7 +45,7 @@ public struct RegisteredDevice: Sendable, Equatable {
 
         /// A row read back: its id must be its public key's, its tag must authenticate the row.
         /// ``KeyDirectoryError/invalidStore(_:)`` otherwise (edited outside the API).
-        package static func checked(_ binding: IdentitySealing.Binding, sealed: [UInt8], masterKey: SecretKey) throws(KeyDirectoryError) -> RegisteredDevice {
+        package static func checked(_ binding: IdentitySealing.Binding, sealed: [UInt8], masterKey: MasterKey) throws(KeyDirectoryError) -> RegisteredDevice {
             guard binding.id.count == KeyID.byteCount, binding.publicKey.count == IdentityKeyPair.byteCount,
                   let id = KeyID(bytes: binding.id), id == KeyBundle.deviceKeyID(of: binding.publicKey)
             else { throw .invalidStore("a registered device row's id is not the id of its public key") }

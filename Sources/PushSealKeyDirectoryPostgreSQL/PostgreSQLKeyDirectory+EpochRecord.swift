@@ -8,7 +8,7 @@ import PushSealKeyDirectory
 /// that a removed member still holds. Every write of a record holds its conversation's lock.
 extension PostgreSQLKeyDirectory {
     /// Schema 1 -> 2: a record for every conversation, from its newest row as it is.
-    static func createEpochRecords(_ connection: PostgreSQLConnection, masterKey: SecretKey) throws(KeyDirectoryError) {
+    static func createEpochRecords(_ connection: PostgreSQLConnection, masterKey: MasterKey) throws(KeyDirectoryError) {
         let recordKey = ItemSealing.epochRecordKey(masterKey: masterKey)
         let rows = try connection.execute(
             "SELECT DISTINCT ON (conversation) conversation, epoch, kid FROM pushseal_keys ORDER BY conversation, epoch DESC")

@@ -51,7 +51,7 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, KeyDirectoryStorage, @u
     /// The settings.
     public let options: Options
 
-    let masterKey: SecretKey
+    let masterKey: MasterKey
     /// The master-key verifier this instance checked its key against; every write re-reads the
     /// directory's (``requireMasterKey(_:)``), so a node left on a rotated-away key stops.
     let verifier: [UInt8]
@@ -77,7 +77,7 @@ public final class PostgreSQLKeyDirectory: KeyDirectory, KeyDirectoryStorage, @u
         self.options = options
         self.clock = clock
         let connection = try Self.connect(uri, options)
-        let (key, verifier, created) = try Self.transaction(connection) { () throws(KeyDirectoryError) -> (SecretKey, [UInt8], Bool) in
+        let (key, verifier, created) = try Self.transaction(connection) { () throws(KeyDirectoryError) -> (MasterKey, [UInt8], Bool) in
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int64(PostgreSQLSchema.migrationLock)])
             let state = try PostgreSQLSchema.read(connection)
             if state.version == 0 {

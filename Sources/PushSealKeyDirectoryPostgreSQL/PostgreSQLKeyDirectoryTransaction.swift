@@ -249,7 +249,6 @@ package struct PostgreSQLKeyDirectoryTransaction: KeyDirectoryTransaction {
     // MARK: Hooks
 
     /// The directory keeps no duplicate log.
-    package func clearDeliveryLog() throws(KeyDirectoryError) -> Int { 0 }
 
     /// The directory keeps no bundle records.
     package func willPurge(before cutoff: Int64) throws(KeyDirectoryError) {}

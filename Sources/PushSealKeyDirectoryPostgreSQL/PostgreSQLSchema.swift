@@ -96,7 +96,7 @@ enum PostgreSQLSchema {
 
     /// Brings the schema from `state.version` to ``currentVersion`` (the epoch records of version
     /// 2 tagged under `masterKey`); stores `verifier` when the tables are created. Inside the transaction holding ``migrationLock``.
-    static func migrate(_ connection: PostgreSQLConnection, from state: State, verifier: [UInt8]?, masterKey: SecretKey) throws(KeyDirectoryError) {
+    static func migrate(_ connection: PostgreSQLConnection, from state: State, verifier: [UInt8]?, masterKey: MasterKey) throws(KeyDirectoryError) {
         var version = state.version
         while version < currentVersion {
             for statement in steps[Int(version)] { try connection.execute(statement) }

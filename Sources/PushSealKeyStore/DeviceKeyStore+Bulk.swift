@@ -26,7 +26,7 @@ extension DeviceKeyStore {
     /// `KeyDirectoryError.duplicateItem` (nothing added) when any kid or (conversation, epoch) exists.
     package func addAll(_ items: [NewItem], label: String? = nil) throws(KeyDirectoryError) {
         for item in items {
-            try KeyDirectoryLimits.check(conversation: item.conversation)
+            try KeyDirectoryLimits.check(newConversation: item.conversation)
             guard item.epoch >= 0 else { throw .invalidArgument("epoch \(item.epoch) is negative") }
         }
         let createdAt = clock()

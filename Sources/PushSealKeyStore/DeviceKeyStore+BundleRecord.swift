@@ -74,7 +74,7 @@ extension DeviceKeyStore {
     /// (``initialBundleRecord(_:_:)``). On any other store (a key directory): every epoch it holds
     /// is marked shared — its K may have gone out in format-1 bundles, so it must never be the
     /// root of per-device keys (``isSharedEpoch(conversation:epoch:)``; rotate to continue).
-    static func createBundleRecords(_ connection: SQLiteConnection, masterKey: SecretKey) throws(KeyDirectoryError) {
+    static func createBundleRecords(_ connection: SQLiteConnection, masterKey: MasterKey) throws(KeyDirectoryError) {
         let isDevice = try connection.withStatement("SELECT 1 FROM identities WHERE kind = 'device' LIMIT 1") { statement throws(KeyDirectoryError) in
             try statement.step()
         }

@@ -13,15 +13,16 @@ public enum DeliveryCheck: Sendable, Equatable {
 }
 
 /// The receiver's duplicate log (SPEC §10.4): HMACs of (cid, mid) with the time first seen and a
-/// keyed digest of the first envelope.
+/// keyed digest of the first envelope, in the store's file `pushseal-deliveries`
+/// (``DeliveryLogFile``, Docs/KEY-STORE.md §2.2), written without any sync: a mark survives a
+/// killed process, not necessarily a power loss (§4).
 extension DeviceKeyStore {
-    /// Atomically checks and records (conversation, messageID) at `clock()`: one `BEGIN IMMEDIATE`
-    /// transaction with `INSERT OR IGNORE`. Returns true when the pair was already recorded (the
-    /// first recording time is kept). Only an HMAC of the pair under a store-derived key is
-    /// stored, never the ids.
+    /// Atomically checks and records (conversation, messageID) at `clock()`, under an exclusive
+    /// lock on the log. Returns true when the pair was already recorded (the first recording
+    /// time is kept). Only an HMAC of the pair under a store-derived key is stored, never the ids.
     ///
-    /// With `retention`, entries recorded more than `retention` seconds ago are deleted in the same
-    /// transaction (receivers pass their freshness window, maxAge + maxFutureSkew: anything older
+    /// With `retention`, entries recorded more than `retention` seconds ago are pruned in the
+    /// same step (receivers pass their freshness window, maxAge + maxFutureSkew: anything older
     /// would be rejected as stale before the log is consulted).
     public func recordDelivery(
         conversation: String, messageID: String, pruningOlderThan retention: Int64? = nil
@@ -39,19 +40,16 @@ extension DeviceKeyStore {
         if let retention, retention < 0 { throw .invalidArgument("retention \(retention) is negative") }
         let tag = ItemSealing.deliveryTag(conversation: conversation, messageID: messageID, logKey: deliveryLogKey)
         let envelopeTag = envelope.map { ItemSealing.envelopeTag($0, logKey: deliveryLogKey) }
-        let now = clock()
-        return try session(.writeLosableToPowerLoss) { connection throws(KeyDirectoryError) -> DeliveryCheck in
-            try Self.writeDelivery(tag: tag, envelopeTag: envelopeTag, now: now, pruningOlderThan: retention, connection)
-        }
+        return try deliveryLog.mark(tag: tag, envelopeTag: envelopeTag, now: clock(), retention: retention, confirmCurrent: confirmCurrent)
     }
 
     /// `DeviceKeyStore(directory:masterKey:clock:)` followed by
     /// ``recordDelivery(conversation:messageID:pruningOlderThan:)``, for a receiver that opens the
     /// store once per notification: for a store at the current format, the checks of both (file,
-    /// format version, master key against the verifier, re-read header) and the write run in one
-    /// connection and one `BEGIN IMMEDIATE` transaction, instead of a connection for opening and
-    /// another for the write. Any other case — and any error except a lock held beyond the busy
-    /// retries — takes those two steps, which decide and report exactly as before.
+    /// format version, master key against the verifier) run in one connection and one read
+    /// transaction, then the pair is marked in the log. Any other case — and any error except a
+    /// lock held beyond the busy retries — takes those two steps, which decide and report
+    /// exactly as before.
     public static func recordDelivery(
         conversation: String, messageID: String, pruningOlderThan retention: Int64? = nil,
         directory: String, masterKey source: MasterKeySource, clock: @escaping SecondsClock = systemClock
@@ -76,8 +74,10 @@ extension DeviceKeyStore {
         return try store.recordDelivery(conversation: conversation, messageID: messageID, envelope: envelope, pruningOlderThan: retention)
     }
 
-    /// The one-transaction path; nil means "take the two-step path". Throws only SQLITE_BUSY that
-    /// survived the retries (repeating the work would double the wait, up to ~30 s).
+    /// The one-transaction path; nil means "take the two-step path". Once the store checked out,
+    /// the mark's own result or error is final (the two-step path would mark the same way).
+    /// Throws only SQLITE_BUSY that survived the retries (repeating the work would double the
+    /// wait, up to ~30 s) and the log's errors.
     private static func recordDeliveryInOneTransaction(
         conversation: String, messageID: String, envelope: [UInt8]?, retention: Int64?, directory: String, source: MasterKeySource,
         clock: SecondsClock
@@ -89,66 +89,34 @@ extension DeviceKeyStore {
         guard let masterKey = try? source.load(mayCreate: false), let connection = try? connect(path) else { return nil }
         defer { connection.close() }
         preferRollbackJournal(connection)
-        let logKey = ItemSealing.deliveryLogKey(masterKey: masterKey)
-        let tag = ItemSealing.deliveryTag(conversation: conversation, messageID: messageID, logKey: logKey)
-        let envelopeTag = envelope.map { ItemSealing.envelopeTag($0, logKey: logKey) }
-        let now = clock()
-        do {
-            return try connection.transaction(.writeLosableToPowerLoss) { () throws(KeyDirectoryError) -> DeliveryCheck in
+        // The store's header and verifier, in one read transaction (also the log's check when
+        // it finds another key's log or none).
+        let checkStore = { () throws(KeyDirectoryError) in
+            try connection.transaction(.read) { () throws(KeyDirectoryError) in
                 let header = try Schema.readHeader(connection)
                 // Uninitialized, foreign, newer or older (to be migrated by the opening path)
                 // files, and a wrong master key, throw here: the two-step path reports them.
                 try requireCurrent(header, path: path)
                 guard ItemSealing.verify(header.verifier!, masterKey: masterKey) else { throw KeyDirectoryLimits.wrongKey(source) }
-                return try writeDelivery(tag: tag, envelopeTag: envelopeTag, now: now, pruningOlderThan: retention, connection)
             }
+        }
+        do {
+            try checkStore()
         } catch let error {
             if case let .sqlite(code, _, _) = error, code == 5 || code == 6 { throw error }   // SQLITE_BUSY, SQLITE_LOCKED
             return nil
         }
-    }
-
-    /// Prunes (with `retention`) and records `tag` (with `envelopeTag`) at `now`; a repeat is a
-    /// conflict when both the recorded and the new envelope digest exist and differ. Runs inside
-    /// a write transaction on `connection`.
-    private static func writeDelivery(
-        tag: [UInt8], envelopeTag: [UInt8]?, now: Int64, pruningOlderThan retention: Int64?, _ connection: SQLiteConnection
-    ) throws(KeyDirectoryError) -> DeliveryCheck {
-        if let retention {
-            try connection.withStatement("DELETE FROM deliveries WHERE seen_at < ?1") { statement throws(KeyDirectoryError) in
-                let (cutoff, overflow) = now.subtractingReportingOverflow(retention)
-                try statement.bind(1, overflow ? Int64.min : cutoff)
-                _ = try statement.step()
-            }
-        }
-        try connection.withStatement("INSERT OR IGNORE INTO deliveries (tag, seen_at, envelope) VALUES (?1, ?2, ?3)") {
-            statement throws(KeyDirectoryError) in
-            try statement.bind(1, blob: tag)
-            try statement.bind(2, now)
-            try statement.bind(3, optionalBlob: envelopeTag)
-            _ = try statement.step()
-        }
-        if connection.changes == 1 { return .first }
-        guard let envelopeTag else { return .duplicate }
-        let recorded = try connection.withStatement("SELECT envelope FROM deliveries WHERE tag = ?1") { statement throws(KeyDirectoryError) in
-            try statement.bind(1, blob: tag)
-            return try statement.step() && !statement.isNull(0) ? statement.bytes(0) : nil
-        }
-        guard let recorded else { return .duplicate }
-        let same = recorded.count == envelopeTag.count
-            && recorded.withUnsafeBytes { r in envelopeTag.withUnsafeBytes { e in SecureMemory.constantTimeEqual(r, e) } }
-        return same ? .duplicate : .conflict
+        let logKey = ItemSealing.deliveryLogKey(masterKey: masterKey)
+        let tag = ItemSealing.deliveryTag(conversation: conversation, messageID: messageID, logKey: logKey)
+        let envelopeTag = envelope.map { ItemSealing.envelopeTag($0, logKey: logKey) }
+        return try DeliveryLogFile(directory: directory, logKey: logKey).mark(
+            tag: tag, envelopeTag: envelopeTag, now: clock(), retention: retention, confirmCurrent: checkStore)
     }
 
     /// Whether (conversation, messageID) is in the duplicate log, without recording it.
     public func hasDelivery(conversation: String, messageID: String) throws(KeyDirectoryError) -> Bool {
         let tag = ItemSealing.deliveryTag(conversation: conversation, messageID: messageID, logKey: deliveryLogKey)
-        return try session(.read) { connection throws(KeyDirectoryError) -> Bool in
-            try connection.withStatement("SELECT 1 FROM deliveries WHERE tag = ?1") { statement throws(KeyDirectoryError) in
-                try statement.bind(1, blob: tag)
-                return try statement.step()
-            }
-        }
+        return try deliveryLog.contains(tag, confirmCurrent: confirmCurrent)
     }
 
     /// Deletes duplicate-log entries recorded more than `seconds` ago (`seen_at < now - seconds`);
@@ -157,23 +125,41 @@ extension DeviceKeyStore {
     public func pruneDeliveries(olderThan seconds: Int64) throws(KeyDirectoryError) -> Int {
         guard seconds >= 0 else { throw .invalidArgument("age \(seconds) is negative") }
         let (difference, overflow) = clock().subtractingReportingOverflow(seconds)
-        let cutoff = overflow ? Int64.min : difference
-        return try session(.write) { connection throws(KeyDirectoryError) -> Int in
-            try connection.withStatement("DELETE FROM deliveries WHERE seen_at < ?1") { statement throws(KeyDirectoryError) in
-                try statement.bind(1, cutoff)
-                _ = try statement.step()
-            }
-            return connection.changes
-        }
+        return try deliveryLog.prune(before: overflow ? Int64.min : difference, confirmCurrent: confirmCurrent)
     }
 
     /// Number of entries in the duplicate log.
     public func deliveryCount() throws(KeyDirectoryError) -> Int {
-        try session(.read) { connection throws(KeyDirectoryError) -> Int in
-            try connection.withStatement("SELECT count(*) FROM deliveries") { statement throws(KeyDirectoryError) in
-                _ = try statement.step()
-                return Int(statement.int64(0))
+        try deliveryLog.count(confirmCurrent: confirmCurrent)
+    }
+
+    /// The log's check that this instance is still the store's (a read call: the file, its
+    /// format and its verifier), run when the log is missing or names another master key.
+    var confirmCurrent: DeliveryLogFile.ConfirmCurrent {
+        { () throws(KeyDirectoryError) in try self.session(.read) { _ throws(KeyDirectoryError) in } }
+    }
+
+    /// Format 8 → 9 (inside the migrating transaction): the `deliveries` rows go into the log
+    /// file (inserting is idempotent: a crash before the commit leaves format 8, and the
+    /// migration runs again), then the table is dropped (`secure_delete` zeroes its pages).
+    static func moveDeliveriesToLog(_ connection: SQLiteConnection, directory: String, masterKey: MasterKey) throws(KeyDirectoryError) {
+        let hasTable = try connection.withStatement("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'deliveries'") {
+            statement throws(KeyDirectoryError) in try statement.step() && statement.int64(0) == 1
+        }
+        // A format-8 file without the table (damaged, or made by hand) has nothing to move; the
+        // log file is created all the same.
+        var records: [DeliveryLogLayout.Record] = []
+        if hasTable {
+            try connection.withStatement("SELECT tag, seen_at, envelope FROM deliveries") { statement throws(KeyDirectoryError) in
+                while try statement.step() {
+                    let envelope = statement.isNull(2) ? nil : statement.bytes(2)
+                    records.append(.init(tag: statement.bytes(0), seenAt: statement.int64(1), envelopeTag: envelope?.count == 32 ? envelope : nil))
+                }
             }
         }
+        // A log left under another key (an earlier store in this directory) is stale: reset.
+        try DeliveryLogFile(directory: directory, logKey: ItemSealing.deliveryLogKey(masterKey: masterKey))
+            .insertAll(records.filter { $0.tag.count == 32 }, confirmCurrent: {})
+        if hasTable { try connection.execute("DROP TABLE deliveries") }
     }
 }

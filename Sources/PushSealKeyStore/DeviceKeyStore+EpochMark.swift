@@ -12,7 +12,7 @@ import PushSealKeyDirectory
 /// `epoch_marks` row: `tag = HMAC-SHA256(rk, 0x04 || uint32be(len cid) || cid || int64be(epoch))`.
 extension DeviceKeyStore {
     /// Format 6 -> 7: every conversation's mark from its epoch record as it is.
-    static func createEpochMarks(_ connection: SQLiteConnection, masterKey: SecretKey) throws(KeyDirectoryError) {
+    static func createEpochMarks(_ connection: SQLiteConnection, masterKey: MasterKey) throws(KeyDirectoryError) {
         let recordKey = ItemSealing.epochRecordKey(masterKey: masterKey)
         let records = try connection.withStatement("SELECT conversation, epoch FROM epochs") { statement throws(KeyDirectoryError) -> [([UInt8], Int64)] in
             var all: [([UInt8], Int64)] = []

@@ -9,7 +9,7 @@ extension DeviceKeyStore {
     typealias EpochRecord = PushSealKeyDirectory.EpochRecord
 
     /// Format 2 -> 3: a record for every conversation, from its newest row as it is.
-    static func createEpochRecords(_ connection: SQLiteConnection, masterKey: SecretKey) throws(KeyDirectoryError) {
+    static func createEpochRecords(_ connection: SQLiteConnection, masterKey: MasterKey) throws(KeyDirectoryError) {
         let recordKey = ItemSealing.epochRecordKey(masterKey: masterKey)
         let newest = try connection.withStatement(
             "SELECT conversation, epoch, kid FROM keys AS k WHERE epoch = (SELECT max(epoch) FROM keys WHERE conversation = k.conversation)"

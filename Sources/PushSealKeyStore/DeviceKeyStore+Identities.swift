@@ -191,6 +191,7 @@ extension DeviceKeyStore {
             try SQLiteKeyDirectoryTransaction(connection, recordKey: epochRecordKey).insertIdentity(binding, sealed: sealed)
             return removed
         }
+        try deliveryLog.reset()
         return (removed, try! DeviceRegistration(publicKey: pair.publicKey))
     }
 

@@ -11,7 +11,7 @@ import PushSealKeyDirectory
 /// ```
 extension DeviceKeyStore {
     /// Format 5 -> 6: the newest provider key pair (as before: created last) becomes the recorded one.
-    static func createProviderKeyRecord(_ connection: SQLiteConnection, masterKey: SecretKey) throws(KeyDirectoryError) {
+    static func createProviderKeyRecord(_ connection: SQLiteConnection, masterKey: MasterKey) throws(KeyDirectoryError) {
         let newest = try connection.withStatement(
             "SELECT id FROM identities WHERE kind = 'provider' ORDER BY created_at DESC, rowid DESC LIMIT 1"
         ) { statement throws(KeyDirectoryError) -> [UInt8]? in

@@ -45,8 +45,10 @@ public final class DeviceKeyStore: KeyDirectoryStorage, Sendable {
     /// write transaction), false when the store already existed.
     public let createdStore: Bool
 
-    let masterKey: SecretKey
+    let masterKey: MasterKey
     let deliveryLogKey: SecretKey
+    /// The duplicate log's file beside the database.
+    let deliveryLog: DeliveryLogFile
     let epochRecordKey: SecretKey
     /// The verifier this instance checked its master key against.
     let verifier: [UInt8]
@@ -71,7 +73,7 @@ public final class DeviceKeyStore: KeyDirectoryStorage, Sendable {
         // For a new store the master key comes before the store file, so that a source that
         // fails leaves no empty store behind (nor the directory, when it was just created:
         // the key file may live inside it).
-        var loadedKey: SecretKey?
+        var loadedKey: MasterKey?
         if try Self.directoryIsMissing(directory, create: create) {
             if let failure = FileSystem.makeDirectories(directory) {
                 throw .locked("cannot create directory \(failure.path): \(Errno.message(failure.errno))")
@@ -108,7 +110,7 @@ public final class DeviceKeyStore: KeyDirectoryStorage, Sendable {
         }
         try Schema.validate(header, path: path)
 
-        let key: SecretKey
+        let key: MasterKey
         let verifier: [UInt8]
         var created = false
         if header.isUninitialized || header.version < Schema.currentVersion {
@@ -120,13 +122,13 @@ public final class DeviceKeyStore: KeyDirectoryStorage, Sendable {
                 try Schema.validate(current, path: path)
                 if current.isUninitialized {
                     let fresh = ItemSealing.makeVerifier(masterKey: key)
-                    try Schema.migrate(connection, from: current, verifier: fresh, masterKey: key)
+                    try Schema.migrate(connection, from: current, verifier: fresh, masterKey: key, directory: directory)
                     return (fresh, true)
                 }
                 let existing = current.verifier!  // present: checked by validate
                 guard ItemSealing.verify(existing, masterKey: key) else { throw KeyDirectoryLimits.wrongKey(source) }
                 if current.version < Schema.currentVersion {
-                    try Schema.migrate(connection, from: current, verifier: nil, masterKey: key)
+                    try Schema.migrate(connection, from: current, verifier: nil, masterKey: key, directory: directory)
                 }
                 return (existing, false)
             }
@@ -141,6 +143,7 @@ public final class DeviceKeyStore: KeyDirectoryStorage, Sendable {
         self.createdStore = created
         self.masterKey = key
         self.deliveryLogKey = ItemSealing.deliveryLogKey(masterKey: key)
+        self.deliveryLog = DeliveryLogFile(directory: directory, logKey: deliveryLogKey)
         self.epochRecordKey = ItemSealing.epochRecordKey(masterKey: key)
         self.verifier = verifier
         self.clock = clock
@@ -191,24 +194,26 @@ public final class DeviceKeyStore: KeyDirectoryStorage, Sendable {
         try rules.removeConversation(conversation)
     }
 
-    /// Logout wipe: removes every key and the whole duplicate log in one transaction; returns the
-    /// number of keys removed. With `secure_delete`, the freed pages are zeroed. (For a complete
-    /// erase also destroy the master key: see Docs/KEY-STORE.md.)
+    /// Logout wipe: removes every key in one transaction, then empties the duplicate log (its
+    /// own file, reset right after the commit); returns the number of keys removed. With
+    /// `secure_delete`, the freed pages are zeroed. (For a complete erase also destroy the master
+    /// key: see Docs/KEY-STORE.md.)
     @discardableResult
     public func removeAll() throws(KeyDirectoryError) -> Int {
-        try session(.write) { connection throws(KeyDirectoryError) -> Int in try Self.deleteEveryKey(connection) }
+        let removed = try session(.write) { connection throws(KeyDirectoryError) -> Int in try Self.deleteEveryKey(connection) }
+        try deliveryLog.reset()
+        return removed
     }
 
-    /// Deletes every key with everything about them (epoch records and marks, bundle records, the
-    /// duplicate log) inside the caller's write transaction; returns how many keys. The logout
-    /// wipe and the device-key replacement share it.
+    /// Deletes every key with everything about them (epoch records and marks, bundle records)
+    /// inside the caller's write transaction; returns how many keys. The logout wipe and the
+    /// device-key replacement share it; both reset the duplicate log after the commit.
     static func deleteEveryKey(_ connection: SQLiteConnection) throws(KeyDirectoryError) -> Int {
         try connection.execute("DELETE FROM keys")
         let removed = connection.changes
         try connection.execute("DELETE FROM epochs")
         try connection.execute("DELETE FROM epoch_marks")
         try connection.execute("DELETE FROM bundle_records")
-        try connection.execute("DELETE FROM deliveries")
         return removed
     }
 

@@ -25,9 +25,6 @@ final class SQLiteConnection {
     static let maximumCachedStatements = 64
 
     private var handle: OpaquePointer?
-    /// The connection's `PRAGMA synchronous` as last set: FULL from `init`, NORMAL while it runs
-    /// duplicate-log marks (``TransactionKind/writeLosableToPowerLoss``).
-    private var synchronousIsFull = true
     /// When the current call's busy wait ends (monotonic clock, milliseconds).
     private var busyDeadline: Int64
     /// Prepared statements with their SQL text, in order of first use (the header check's and
@@ -75,11 +72,13 @@ final class SQLiteConnection {
         do {
             // secure_delete: freed pages are overwritten with zeros, so removed (sealed) keys and
             // pruned duplicate-log entries do not linger in the file's free pages.
-            // synchronous=FULL: the level of every write but the duplicate log's marks
-            // (TransactionKind.writeLosableToPowerLoss; Docs/KEY-STORE.md §4, crash safety).
+            // synchronous=EXTRA: every write (keys, records, identities; the duplicate log is a
+            // file of its own) syncs the journal, the database and, after the journal's unlink
+            // (the commit point), the directory, so a committed write survives a power loss
+            // (Docs/KEY-STORE.md §4, crash safety).
             // Pragmas read the schema, so they wait for locks too: under the same busy wait.
             try whileBusy { () throws(KeyDirectoryError) in
-                try execute("PRAGMA secure_delete = ON; PRAGMA synchronous = FULL; PRAGMA cell_size_check = ON; PRAGMA temp_store = MEMORY")
+                try execute("PRAGMA secure_delete = ON; PRAGMA synchronous = EXTRA; PRAGMA cell_size_check = ON; PRAGMA temp_store = MEMORY")
             }
         } catch {
             close()
@@ -211,30 +210,11 @@ final class SQLiteConnection {
     /// taken at BEGIN, so two writers never deadlock on a lock upgrade).
     enum TransactionKind {
         case read
-        /// A write at `synchronous = FULL` (keys, records, identities): the journal is synced
-        /// before its header is written and synced again, then the database; the file is never
-        /// left damaged. (The commit point, the journal's unlink, is not synced: a power loss or
-        /// OS crash right after the commit may still roll it back — Docs/KEY-STORE.md §4.)
+        /// A write at `synchronous = EXTRA` (keys, records, identities): the journal is synced
+        /// before its header is written and synced again, then the database, then the
+        /// directory after the journal's unlink; the file is never left damaged, and a commit
+        /// that returned survives a power loss (Docs/KEY-STORE.md §4).
         case write
-        /// A write at `synchronous = NORMAL`, for the duplicate log's marks only: the journal's
-        /// records and header are synced once together (three syncs instead of four). A crash
-        /// of the process (kill -9) loses nothing once the commit returned — every write is in
-        /// the operating system's cache. A power loss or OS crash can do to it what it can do to
-        /// a `write`: roll it back if it was the last transaction, the file consistent; the
-        /// journal's one sync relies on its page checksums and on the file system writing a
-        /// file's data before its new size (ext4 `data=ordered`, APFS, F2FS), as SQLite's NORMAL
-        /// does (Docs/KEY-STORE.md §4).
-        case writeLosableToPowerLoss
-    }
-
-    /// Sets `PRAGMA synchronous` for a write of `kind` (outside a transaction; a no-op when
-    /// it is already at that level).
-    private func setSynchronous(for kind: TransactionKind) throws(KeyDirectoryError) {
-        let full = kind != .writeLosableToPowerLoss
-        guard full != synchronousIsFull else { return }
-        // Takes effect when compiled: run through sqlite3_exec, not a kept statement.
-        try execute(full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
-        synchronousIsFull = full
     }
 
     /// Runs `body` inside one transaction and commits; rolls back if anything throws.
@@ -245,7 +225,6 @@ final class SQLiteConnection {
     func transaction<R>(_ kind: TransactionKind, _ body: () throws(KeyDirectoryError) -> R) throws(KeyDirectoryError) -> R {
         try whileBusy { () throws(KeyDirectoryError) -> R in
             do throws(KeyDirectoryError) {
-                if kind != .read { try setSynchronous(for: kind) }
                 try run(kind == .read ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE")
                 let result = try body()
                 try run("COMMIT")

@@ -329,11 +329,6 @@ package struct SQLiteKeyDirectoryTransaction: KeyDirectoryTransaction {
 
     // MARK: Hooks
 
-    package func clearDeliveryLog() throws(KeyDirectoryError) -> Int {
-        try connection.execute("DELETE FROM deliveries")
-        return connection.changes
-    }
-
     /// The device store's bundle tombstones (`DeviceKeyStore.recordPurgeTombstones(before:_:recordKey:)`).
     package func willPurge(before cutoff: Int64) throws(KeyDirectoryError) {
         guard let recordKey else { throw .invalidArgument("a purge needs the store's epoch-record key") }

@@ -10,7 +10,7 @@ enum Schema {
     /// `PRAGMA application_id`: "PSKS" (PushSeal key store).
     static let applicationID: Int64 = 0x5053_4B53
     /// The newest format this code reads and writes.
-    static let currentVersion: Int64 = 8
+    static let currentVersion: Int64 = 9
 
     /// The SQL of each migration step: `steps[n]` takes a file from version n to n + 1. Version 0
     /// is an empty (never initialized) database. Version 2 changed no table, only how keys are
@@ -25,7 +25,9 @@ enum Schema {
     /// row naming the current provider key pair, authenticated; no table changes;
     /// ``DeviceKeyStore/createProviderKeyRecord(_:masterKey:)``); version 7 the per-conversation
     /// high-water marks (`epoch_marks`, ``DeviceKeyStore/createEpochMarks(_:masterKey:)``); version 8
-    /// the key directory's device registrations (`devices`, new and empty). Every step runs inside the
+    /// the key directory's device registrations (`devices`, new and empty); version 9 moves the
+    /// duplicate log out of the database into its own file (``DeviceKeyStore/moveDeliveriesToLog(_:directory:masterKey:)``
+    /// copies the `deliveries` rows, then drops the table). Every step runs inside the
     /// migrating `BEGIN IMMEDIATE` transaction together with the `user_version` update.
     static let steps: [String] = [
         // 0 -> 1
@@ -113,6 +115,9 @@ enum Schema {
             sealed     BLOB NOT NULL
         ) WITHOUT ROWID;
         """,
+        // 8 -> 9: the duplicate log moves to its own file (DeviceKeyStore.moveDeliveriesToLog
+        // copies the rows, then drops the table)
+        "",
     ]
 
     /// What the file header and schema say, read inside a transaction.
@@ -180,10 +185,10 @@ enum Schema {
     }
 
     /// Brings a store from `header.version` to ``currentVersion`` (an empty database: creates
-    /// everything, with `verifier`). Must run inside a `BEGIN IMMEDIATE` transaction, after the
+    /// everything, with `verifier`; the duplicate log file in `directory` too). Must run inside a `BEGIN IMMEDIATE` transaction, after the
     /// header was re-read in that same transaction.
     static func migrate(
-        _ connection: SQLiteConnection, from header: Header, verifier: [UInt8]?, masterKey: SecretKey
+        _ connection: SQLiteConnection, from header: Header, verifier: [UInt8]?, masterKey: MasterKey, directory: String
     ) throws(KeyDirectoryError) {
         var version = header.version
         while version < currentVersion {
@@ -193,6 +198,7 @@ enum Schema {
             if version == 4 { try DeviceKeyStore.createBundleRecords(connection, masterKey: masterKey) }
             if version == 5 { try DeviceKeyStore.createProviderKeyRecord(connection, masterKey: masterKey) }
             if version == 6 { try DeviceKeyStore.createEpochMarks(connection, masterKey: masterKey) }
+            if version == 8 { try DeviceKeyStore.moveDeliveriesToLog(connection, directory: directory, masterKey: masterKey) }
             version += 1
         }
         if header.isUninitialized {
@@ -210,7 +216,7 @@ enum Schema {
     /// bound) is sealed again under format 2 (every column bound), with its columns as they are.
     /// A row that does not unseal is left as it is: format 2 refuses its format-1 blob, so it
     /// stays `KeyDirectoryError.corruptedItem(_:)`.
-    static func resealVersion1Items(_ connection: SQLiteConnection, masterKey: SecretKey) throws(KeyDirectoryError) {
+    static func resealVersion1Items(_ connection: SQLiteConnection, masterKey: MasterKey) throws(KeyDirectoryError) {
         let rows = try connection.withStatement("SELECT \(DeviceKeyStore.Row.columns) FROM keys") { statement throws(KeyDirectoryError) in
             var rows: [DeviceKeyStore.Row] = []
             while try statement.step() { rows.append(DeviceKeyStore.Row(statement)) }

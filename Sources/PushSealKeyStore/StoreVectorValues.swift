@@ -12,17 +12,17 @@ package enum StoreVectorValues {
     ) -> (associatedData: [UInt8], sealed: [UInt8]) {
         let item = KeyItem(keyID: key.id, conversation: conversation, epoch: epoch, label: label, createdAt: createdAt, notAfter: notAfter)
         let binding = ItemSealing.Binding(item)
-        return (binding.associatedData, ItemSealing.seal(key, binding: binding, masterKey: SecretKey(bytes: masterKey), salt: salt))
+        return (binding.associatedData, ItemSealing.seal(key, binding: binding, masterKey: MasterKey(SecretKey(bytes: masterKey)), salt: salt))
     }
 
     /// The master-key verifier (57 bytes) with `salt`.
     package static func verifier(masterKey: [UInt8], salt: [UInt8]) -> [UInt8] {
-        ItemSealing.makeVerifier(masterKey: SecretKey(bytes: masterKey), salt: salt)
+        ItemSealing.makeVerifier(masterKey: MasterKey(SecretKey(bytes: masterKey)), salt: salt)
     }
 
     /// The duplicate-log tag of (cid, mid) and the digest of an envelope.
     package static func delivery(masterKey: [UInt8], conversation: String, messageID: String, envelope: [UInt8]) -> (tag: [UInt8], envelope: [UInt8]) {
-        let logKey = ItemSealing.deliveryLogKey(masterKey: SecretKey(bytes: masterKey))
+        let logKey = ItemSealing.deliveryLogKey(masterKey: MasterKey(SecretKey(bytes: masterKey)))
         return (ItemSealing.deliveryTag(conversation: conversation, messageID: messageID, logKey: logKey),
                 ItemSealing.envelopeTag(envelope, logKey: logKey))
     }
@@ -31,6 +31,6 @@ package enum StoreVectorValues {
     package static func epochRecordTag(masterKey: [UInt8], conversation: String, epoch: Int64, keyID: [UInt8], removed: Bool) -> [UInt8] {
         ItemSealing.epochRecordTag(
             conversation: Array(conversation.utf8), epoch: epoch, keyID: keyID, removed: removed,
-            recordKey: ItemSealing.epochRecordKey(masterKey: SecretKey(bytes: masterKey)))
+            recordKey: ItemSealing.epochRecordKey(masterKey: MasterKey(SecretKey(bytes: masterKey))))
     }
 }

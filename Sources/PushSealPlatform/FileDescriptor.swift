@@ -56,3 +56,100 @@ package func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, 
 func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
     write(descriptor, buffer, count)
 }
+
+/// Positioned whole reads and writes, `flock` and `fstat` identity on an open file descriptor
+/// (the duplicate log's file: Docs/KEY-STORE.md §4).
+extension FileDescriptor {
+    /// Reads up to `buffer.count` bytes at `offset` (`pread`, retrying short reads and `EINTR`);
+    /// returns how many were read (fewer only at the end of the file), or the errno.
+    package static func read(into buffer: UnsafeMutableRawBufferPointer, from descriptor: Int32, at offset: Int64) -> Result<Int, IOError> {
+        var done = 0
+        while done < buffer.count {
+            let count = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(.cannotRead(path: nil, errno: errno))
+            }
+            if count == 0 { break }
+            done += count
+        }
+        return .success(done)
+    }
+
+    /// Writes all of `bytes` at `offset` (`pwrite`, retrying short writes and `EINTR`), without
+    /// any sync.
+    package static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, at offset: Int64) throws(IOError) {
+        var done = 0
+        while done < bytes.count {
+            let count = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .cannotWrite(path: nil, errno: errno)
+            }
+            done += count
+        }
+    }
+
+    /// Sets the file's size (`ftruncate`): bytes past it are dropped, a file grown reads as zeros.
+    package static func setSize(_ descriptor: Int32, to size: Int64) throws(IOError) {
+        while ftruncate(descriptor, off_t(size)) != 0 {
+            if errno != EINTR { throw .cannotWrite(path: nil, errno: errno) }
+        }
+    }
+
+    /// The file's size (`fstat`), nil when it cannot be stat'ed.
+    package static func size(_ descriptor: Int32) -> Int64? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// Which file the descriptor has open (`fstat`: device and inode), to compare with
+    /// ``FileSystem/identity(_:)`` of its path; nil when it cannot be stat'ed.
+    package static func identity(_ descriptor: Int32) -> FileSystem.Identity? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return FileSystem.Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    /// `fsync`: true when the file's data reached the disk.
+    package static func sync(_ descriptor: Int32) -> Bool {
+        fsync(descriptor) == 0
+    }
+
+    /// How a ``lock(_:exclusive:timeoutMilliseconds:)`` ended.
+    package enum LockResult: Equatable {
+        case locked
+        /// Another holder kept a conflicting lock until the timeout.
+        case timedOut
+        /// `flock` failed with this errno.
+        case failed(Int32)
+    }
+
+    /// Takes a `flock` lock on the open file (exclusive or shared), waiting for other holders
+    /// with non-blocking attempts and short random pauses until `timeoutMilliseconds` pass on the
+    /// monotonic clock. `flock` locks belong to the open file description, so two descriptors in
+    /// one process exclude each other (POSIX `fcntl` locks would not). Release with
+    /// ``unlock(_:)``.
+    package static func lock(_ descriptor: Int32, exclusive: Bool, timeoutMilliseconds: Int) -> LockResult {
+        let operation = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
+        var deadline: UInt64?
+        while true {
+            if flock(descriptor, operation) == 0 { return .locked }
+            let code = errno
+            if code == EINTR { continue }
+            guard code == EWOULDBLOCK else { return .failed(code) }
+            let now = MonotonicClock.milliseconds()
+            if deadline == nil { deadline = now + UInt64(max(timeoutMilliseconds, 0)) }
+            if now >= deadline! { return .timedOut }
+            // Locks on this file are held for microseconds (a few reads and writes); a rebuild
+            // holds it for milliseconds.
+            _ = usleep(50 + UInt32.random(in: 0..<400))
+        }
+    }
+
+    /// Releases a ``lock(_:exclusive:timeoutMilliseconds:)`` lock.
+    package static func unlock(_ descriptor: Int32) {
+        _ = flock(descriptor, LOCK_UN)
+    }
+}

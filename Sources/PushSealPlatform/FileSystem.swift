@@ -97,6 +97,57 @@ package enum FileSystem {
         return nil
     }
 
+    /// What ``openOwnedRegularFile(_:writable:)`` found.
+    package enum OwnedFileOpening {
+        /// The descriptor (the caller closes it) and what `fstat` said of it.
+        case opened(descriptor: Int32, size: Int64, permissions: UInt32)
+        case missing
+        /// The last path component is a symbolic link (never followed).
+        case symbolicLink
+        /// A socket or a device without a driver (`ENXIO`, `EOPNOTSUPP` at `open`).
+        case unopenableType
+        /// Opened, but not a regular file: its ``typeName(mode:)``.
+        case notRegularFile(kind: String)
+        /// Opened, but owned by another user than the effective one.
+        case otherOwner(uid: UInt32)
+        /// `open` failed with this errno.
+        case openFailed(Int32)
+        /// `fstat` failed with this errno.
+        case statFailed(Int32)
+    }
+
+    /// Opens an existing file that must be a regular file of the effective user, the checks of
+    /// the store's private files (the master key file, the duplicate log): `O_NOFOLLOW` (a
+    /// symbolic link as the last component is refused), `O_NONBLOCK` (a FIFO or device never
+    /// blocks the open; nothing is read before the checks), then `fstat` of the opened
+    /// descriptor — a regular file owned by `geteuid()`. Read-only, or read-write with
+    /// `writable`.
+    package static func openOwnedRegularFile(_ path: String, writable: Bool) -> OwnedFileOpening {
+        let descriptor = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT { return .missing }
+            if code == ELOOP, case .symbolicLink = linkStatus(path) { return .symbolicLink }
+            if code == ENXIO || code == EOPNOTSUPP { return .unopenableType }
+            return .openFailed(code)
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let code = errno
+            close(descriptor)
+            return .statFailed(code)
+        }
+        guard UInt32(info.st_mode) & 0o170000 == 0o100000 else {
+            close(descriptor)
+            return .notRegularFile(kind: typeName(mode: UInt32(info.st_mode)))
+        }
+        guard info.st_uid == geteuid() else {
+            close(descriptor)
+            return .otherOwner(uid: UInt32(info.st_uid))
+        }
+        return .opened(descriptor: descriptor, size: Int64(info.st_size), permissions: UInt32(info.st_mode) & 0o7777)
+    }
+
     /// Best-effort `fsync` of a directory, so that a new entry or a rename in it survives a crash.
     package static func syncDirectory(_ path: String) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_DIRECTORY)
@@ -151,10 +202,11 @@ package enum FileSystem {
         package var inode: UInt64
     }
 
-    /// The identity of the file at `path`, nil when it cannot be stat'ed.
-    package static func identity(_ path: String) -> Identity? {
+    /// The identity of the file at `path`, nil when it cannot be stat'ed. Without
+    /// `followingSymbolicLinks` (`lstat`), a symbolic link is itself the file named.
+    package static func identity(_ path: String, followingSymbolicLinks: Bool = true) -> Identity? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard (followingSymbolicLinks ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
         return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 

@@ -3,8 +3,9 @@ import PushSealKeyStore
 @_spi(Vectors) import PushSealCore
 
 /// Key-store vectors (Docs/KEY-STORE.md §3): sealed rows, the master-key verifier, duplicate-log
-/// tags and epoch-record tags under a fixed master key and fixed salts, so that a port that keeps
-/// its own store (Android) can check its at-rest format byte for byte.
+/// tags, epoch-record tags, identity rows and the provider-key record (StoreIdentityVectors.swift)
+/// under a fixed master key and fixed salts, so that a port that keeps its own store (Android) or
+/// an other-language backend can check its at-rest format byte for byte.
 package enum StoreVectorSuite {
     /// Schema name written into the file.
     package static let schema = "pushseal_v1_store_test_schema"
@@ -89,6 +90,8 @@ package enum StoreVectorSuite {
                     added, added + 90 * 86_400), salt: VectorSuite.salt("store item 6"))
         appendItem(("The same key after a rotation one day later: retired at min(not-after, rotation time), resealed", lifetimeKey,
                     "conv-lifetime", 1, nil, added, min(added + 90 * 86_400, rotatedAt)), salt: VectorSuite.salt("store item 7"))
+        // The identity rows and the provider-key record (Docs/KEY-STORE.md §3.6, §3.7), appended.
+        cases += identityCases()
         return cases.enumerated().map { offset, members in
             .object(JSONObject(members: [.init(name: "tcId", value: .number(String(offset + 1)))] + members))
         }
@@ -101,11 +104,12 @@ package enum StoreVectorSuite {
         writer.appendPretty(.object(JSONObject(members: [
             .init(name: "schema", value: .string(schema)),
             .init(name: "schemaVersion", value: .number(String(schemaVersion))),
-            .init(name: "algorithm", value: .string("PushSeal-v1 key store, file format 3")),
+            .init(name: "algorithm", value: .string("PushSeal-v1 key store, file format 8")),
             .init(name: "generator", value: .string("pushseal vectors generate --store")),
             .init(name: "numberOfTests", value: .number(String(all.count))),
             .init(name: "header", value: .array([
-                .string("PushSeal key-store at-rest values (Docs/KEY-STORE.md §3): sealed rows, verifier, duplicate-log and epoch-record tags."),
+                .string("PushSeal key-store at-rest values (Docs/KEY-STORE.md §3): sealed rows, verifier, duplicate-log and epoch-record tags,"),
+                .string("identity rows (device, provider and pinned keys, registered devices) and the provider-key record."),
                 .string("Byte strings are lowercase hex; every salt is fixed here and random in a real store."),
             ])),
             .init(name: "tests", value: .array(all)),
@@ -143,6 +147,10 @@ package enum StoreVectorSuite {
             else { return ["malformed epochRecord case"] }
             let tag = StoreVectorValues.epochRecordTag(masterKey: master, conversation: conversation, epoch: epoch, keyID: kid, removed: removed)
             return bytes("tagHex") == tag ? [] : ["tagHex differs"]
+        case "identity":
+            return checkIdentity(test, masterKey: master)
+        case "providerKeyRecord":
+            return checkProviderKeyRecord(test, masterKey: master)
         default:
             return ["unknown kind \(kind)"]
         }

@@ -153,11 +153,10 @@ import PushSealJSON
         defer { sandbox.remove() }
         try sandbox.initStore("device")
         _ = try sandbox.storeJSON("add", "device", ["--conversation", "c1", "--key", Fixtures.keyBase64URL])
-        // A log that cannot be written: a view in place of the table (the lookup does not need it).
-        try sandbox.tamper("device", """
-            DROP TABLE deliveries;
-            CREATE VIEW deliveries AS SELECT x'00' AS tag, 0 AS seen_at;
-            """)
+        // A log that cannot be written: a directory in place of its file (the lookup does not need it).
+        let log = sandbox.path("device") + "/pushseal-deliveries"
+        try FileManager.default.removeItem(atPath: log)
+        try FileManager.default.createDirectory(atPath: log, withIntermediateDirectories: false)
         let payload = try SealedPayloads.apns(SealedPayloads.message("c1"), key: Fixtures.key)
         for _ in 1...2 {
             let run = try open(sandbox, "device", payload)

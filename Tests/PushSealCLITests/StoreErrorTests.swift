@@ -105,7 +105,7 @@ import Testing
         try sandbox.initStore("keys")
         try sandbox.tamper("keys", "PRAGMA user_version = 99")
         let run = try sandbox.store("list", "keys")
-        expectFailure(run, messagePrefix: "key store file format version 99 is not supported (this version reads up to 8)", hint: true)
+        expectFailure(run, messagePrefix: "key store file format version 99 is not supported (this version reads up to 9)", hint: true)
         #expect(run.stderr.contains("written by a newer pushseal"), "\(run)")
     }
 

@@ -169,6 +169,11 @@ struct DirectoryAPITests {
             Issue.record("negative epoch")
             return
         }
+        // The one identifier rule: no key filed under an id no notification can carry.
+        let control = KeyDirectoryError.invalidArgument("a conversation id must not contain a control character U+0000–U+001F")
+        #expect(directoryError({ try f.directory.add(.generate(), conversation: "a\nb", epoch: 1) }) == control)
+        #expect(directoryError({ _ = try f.directory.rotate(conversation: "a\u{0}") }) == control)
+        #expect(try f.directory.items(conversation: "a\nb").isEmpty)
         guard case .invalidArgument? = directoryError({ try f.directory.purgeExpired(gracePeriod: -1) }) else {
             Issue.record("negative grace period")
             return

@@ -1,5 +1,8 @@
+import Dispatch
 import PushSealCore
+import PushSealKeyDirectory
 import PushSealKeyDirectoryPostgreSQL
+import Synchronization
 import Testing
 
 /// Provider key pairs and device registrations on PostgreSQL (schema version 3, issue 24 item 3):
@@ -42,6 +45,51 @@ struct IdentityTests {
         guard case .invalidStore? = directoryError({ _ = try directory.providerKeys() }) else {
             Issue.record("an edited provider key row was accepted")
             return
+        }
+    }
+
+    /// Identity writes from many nodes at once (each instance is its own connection pool, so the
+    /// server sees them as separate nodes): the identities' advisory lock serializes them. Without
+    /// it, concurrent first creations can each find no provider key and record themselves (the
+    /// recorded one then need not be the first key), and a promotion racing a removal can record
+    /// a key that is gone (`providerKeyMissing` for every node afterwards).
+    @Test func concurrentCreationsPromotionsAndRemovalsKeepOneCurrentProviderKey() throws {
+        let nodes = 6
+        for round in 0..<4 {
+            let uri = try TestServer.freshSchemaURI()
+            let master = TestServer.masterKey()
+            _ = try PostgreSQLKeyDirectory(uri: uri, masterKey: .bytes(master), create: true)
+            let directories = try (0..<nodes).map { _ in try PostgreSQLKeyDirectory(uri: uri, masterKey: .bytes(master)) }
+            let failures = Mutex<[String]>([])
+            // Every node creates its first key at once on an empty directory.
+            DispatchQueue.concurrentPerform(iterations: nodes) { node in
+                do { _ = try directories[node].createProviderKey() } catch { failures.withLock { $0.append("create: \(error)") } }
+            }
+            let keys = try directories[0].providerKeys()
+            #expect(keys.count == nodes, "round \(round): every creation was kept")
+            #expect(try directories[0].providerKey(id: nil).providerKeyID == keys.first?.id, "round \(round): the first key created is the current one")
+            // Then each node promotes one key while removing another, all at once.
+            DispatchQueue.concurrentPerform(iterations: nodes) { node in
+                let promoted = keys[node].id, removed = keys[(node + 1) % nodes].id
+                do throws(KeyDirectoryError) { try directories[node].promoteProviderKey(id: promoted) } catch {
+                    // Another node removed it first.
+                    if case .itemNotFound = error {} else { failures.withLock { $0.append("promote: \(error)") } }
+                }
+                do throws(KeyDirectoryError) { try directories[node].removeProviderKey(id: removed) } catch {
+                    // It is the current one (and others remain), or it went already.
+                    switch error {
+                    case .invalidArgument, .itemNotFound: break
+                    default: failures.withLock { $0.append("remove: \(error)") }
+                    }
+                }
+            }
+            #expect(failures.withLock { $0 } == [], "round \(round)")
+            let remaining = try directories[0].providerKeys().map(\.id)
+            #expect(!remaining.isEmpty, "round \(round): the current key is never removed while others remain")
+            for directory in directories {
+                let current = try directory.providerKey(id: nil).providerKeyID
+                #expect(remaining.contains(current), "round \(round): the recorded provider key exists")
+            }
         }
     }
 

@@ -39,7 +39,9 @@ struct DeliveryLogTests {
         _ = try store.recordDelivery(conversation: cid, messageID: mid)
         #expect(try !fileContains(dir.database, Array(cid.utf8)))
         #expect(try !fileContains(dir.database, Array(mid.utf8)))
-        let tags = try RawDatabase(dir.database).column("SELECT tag FROM deliveries")
+        #expect(try !fileContains(dir.deliveryLog, Array(cid.utf8)))
+        #expect(try !fileContains(dir.deliveryLog, Array(mid.utf8)))
+        let tags = try recordedTags(dir.deliveryLog)
         #expect(tags.count == 1 && tags[0].count == 32)
     }
 

@@ -73,7 +73,7 @@ import Testing
         try store.add(.generate(), conversation: "c", epoch: 1)
         try RawDatabase(dir.database).execute("DROP TABLE devices; PRAGMA user_version = 7")
         let migrated = try reopen(dir)
-        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == 8)
+        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == 9)
         #expect(try migrated.asDirectory.registeredDevices().isEmpty)
         let registration = try makeStore(TemporaryDirectory()).createDeviceKey()
         #expect(try migrated.asDirectory.registerDevice(registration).id == registration.deviceKeyID)

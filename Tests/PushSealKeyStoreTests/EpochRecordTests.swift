@@ -180,7 +180,7 @@ struct EpochRecordTests {
     @Test func aFormat2StoreGetsItsRecordsWhenOpened() throws {
         let dir = TemporaryDirectory()
         let (_, keys) = try rotatedThrice(dir)
-        try RawDatabase(dir.database).execute("DROP TABLE devices; DROP TABLE epoch_marks; DROP TABLE bundle_records; DROP TABLE shared_epochs; DROP TABLE identities; DROP TABLE epochs; ALTER TABLE deliveries DROP COLUMN envelope; PRAGMA user_version = 2")
+        try RawDatabase(dir.database).execute("DROP TABLE devices; DROP TABLE epoch_marks; DROP TABLE bundle_records; DROP TABLE shared_epochs; DROP TABLE identities; DROP TABLE epochs; CREATE TABLE deliveries (tag BLOB PRIMARY KEY NOT NULL CHECK (length(tag) = 32), seen_at INTEGER NOT NULL) WITHOUT ROWID; PRAGMA user_version = 2")
         let store = try reopen(dir)
         #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == DeviceKeyStore.supportedFileVersion)
         #expect(try store.asDirectory.currentKey(conversation: "c").key == keys[2].key)

@@ -204,7 +204,7 @@ struct HostileTrialTests {
         _ = FileManager.default.createFile(atPath: dir.database, contents: nil)
         let raw = try RawDatabase(dir.database)
         try raw.execute(Schema.steps[0])
-        try raw.execute("INSERT INTO meta (name, value) VALUES ('verifier', \(sqlBlob(ItemSealing.makeVerifier(masterKey: masterKey))))")
+        try raw.execute("INSERT INTO meta (name, value) VALUES ('verifier', \(sqlBlob(ItemSealing.makeVerifier(masterKey: MasterKey(masterKey)))))")
         for (key, conversation, epoch, notAfter) in keys {
             let salt = SystemRandom.bytes(count: 24)
             let itemKey = try HKDFSHA256.expand(pseudoRandomKey: masterKey, info: Array("pushseal v1 store item".utf8) + salt, outputByteCount: 32)

@@ -156,7 +156,7 @@ struct IdentityAndBundleTests {
         let sealed = try bundle(.generate(), provider: provider, to: device)
         let empty = try makeStore(TemporaryDirectory())
         do { try empty.install(sealed); Issue.record("installed without a device key") } catch { #expect(error.reason == .storeLocked) }
-        try RawDatabase(dir.database).execute("PRAGMA user_version = 9")
+        try RawDatabase(dir.database).execute("PRAGMA user_version = 10")
         do { try device.install(sealed); Issue.record("installed into an unusable store") } catch { #expect(error.reason == .storeLocked) }
     }
 

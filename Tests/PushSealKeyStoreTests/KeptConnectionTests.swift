@@ -51,9 +51,9 @@ struct KeptConnectionTests {
         let store = try makeStore(dir)
         let key = try store.asDirectory.rotate(conversation: "c")
         for _ in 0..<3 { #expect(try store.key(for: key.item.keyID).key == key.key) }
+        try RawDatabase(dir.database).execute("PRAGMA user_version = 10")
+        #expect(storeError { try store.key(for: key.item.keyID) } == .unsupportedFileVersion(found: 10, supported: 9))
         try RawDatabase(dir.database).execute("PRAGMA user_version = 9")
-        #expect(storeError { try store.key(for: key.item.keyID) } == .unsupportedFileVersion(found: 9, supported: 8))
-        try RawDatabase(dir.database).execute("PRAGMA user_version = 8")
         #expect(try store.key(for: key.item.keyID).key == key.key)
 
         // Another master key's verifier written in place.

@@ -104,6 +104,31 @@ struct KeyStoreAPITests {
         #expect(storeError { try DeviceKeyStore(directory: "", masterKey: .bytes(.random())) } == .invalidArgument("the store directory path is empty"))
     }
 
+    /// The one identifier rule (SPEC §5.1) holds for the library as for `pushseal store add`: a
+    /// conversation id with a C0 control character — which no notification can carry — files no
+    /// key, by any of the paths that file one; lookups and removals under such an id still answer.
+    @Test func aConversationIDWithAControlCharacterFilesNoKey() throws {
+        let store = try makeStore(TemporaryDirectory())
+        let directory = store.asDirectory
+        let expected = KeyDirectoryError.invalidArgument("a conversation id must not contain a control character U+0000–U+001F")
+        for id in ["a\u{0}b", "line\nbreak", "tab\there", "\u{1F}", "esc\u{1B}[31m"] {
+            #expect(storeError { try store.add(.generate(), conversation: id, epoch: 1) } == expected, "add \(id.debugDescription)")
+            #expect(storeError { _ = try directory.rotate(conversation: id) } == expected, "rotate \(id.debugDescription)")
+            let items = [DeviceKeyStore.NewItem(key: .generate(), conversation: "fine", epoch: 1), DeviceKeyStore.NewItem(key: .generate(), conversation: id, epoch: 1)]
+            #expect(storeError { try store.addAll(items) } == expected, "addAll \(id.debugDescription)")
+            #expect(try store.items(conversation: id).isEmpty)
+            #expect(try store.removeConversation(id) == 0)
+            guard case .itemNotFound? = storeError({ _ = try directory.currentKey(conversation: id) }) else {
+                Issue.record("currentKey(\(id.debugDescription)) should find nothing")
+                continue
+            }
+        }
+        #expect(try store.items().isEmpty, "nothing was filed, not even the valid item of a refused bulk add")
+        // DEL (U+007F) and other non-C0 characters are content identifiers like any other.
+        try store.add(.generate(), conversation: "del\u{7F}", epoch: 1)
+        #expect(try store.items().map(\.conversation) == ["del\u{7F}"])
+    }
+
     @Test func conversationsAreComparedByBytes() throws {
         let store = try makeStore(TemporaryDirectory())
         let composed = "caf\u{E9}", decomposed = "cafe\u{301}"  // canonically equivalent, different bytes

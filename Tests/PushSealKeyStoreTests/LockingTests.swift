@@ -22,7 +22,7 @@ struct LockingTests {
         let store = try makeStore(dir)
         let raw = try RawDatabase(dir.database)
         try raw.execute("BEGIN IMMEDIATE")
-        try raw.execute("DELETE FROM deliveries")
+        try raw.execute("DELETE FROM epoch_marks")
         let done = release(raw, afterMilliseconds: 300)
         let key = ConversationKey.generate()
         try store.add(key, conversation: "c", epoch: 1)

@@ -118,7 +118,7 @@ struct MasterKeyTests {
         let store = try DeviceKeyStore(directory: dir.store, masterKey: source, create: true)
         let key = try store.asDirectory.rotate(conversation: "c")
         #expect(try DeviceKeyStore(directory: dir.store, masterKey: .keyFile(path: dir.store + "/master.key")).key(for: key.item.keyID).key == key.key)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.store).sorted() == ["master.key", "pushseal-keys.sqlite3"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.store).sorted() == ["master.key", "pushseal-deliveries", "pushseal-keys.sqlite3"])
     }
 
     @Test func keyFileInAMissingDirectoryIsLocked() throws {

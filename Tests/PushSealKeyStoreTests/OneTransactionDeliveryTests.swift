@@ -61,7 +61,7 @@ struct OneTransactionDeliveryTests {
         // An empty (never initialized) file, and a file of a newer format.
         let empty = TemporaryDirectory()
         _ = try makeStore(empty, clock: clock)
-        try RawDatabase(empty.database).execute("PRAGMA user_version = 0; PRAGMA application_id = 0; DROP TABLE meta; DROP TABLE keys; DROP TABLE deliveries")
+        try RawDatabase(empty.database).execute("PRAGMA user_version = 0; PRAGMA application_id = 0; DROP TABLE meta; DROP TABLE keys")
         let newer = TemporaryDirectory()
         _ = try makeStore(newer, clock: clock)
         try RawDatabase(newer.database).execute("PRAGMA user_version = 99")

@@ -77,7 +77,7 @@ struct SealingFormatTests {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
         _ = try store.recordDelivery(conversation: "cid", messageID: "mid-1")
-        let tag = try RawDatabase(dir.database).column("SELECT tag FROM deliveries")[0]
+        let tag = try recordedTags(dir.deliveryLog)[0]
         let logKey = try HKDFSHA256.expand(
             pseudoRandomKey: try masterKey(dir), info: Array("pushseal v1 store delivery log".utf8), outputByteCount: 32)
         let message = bigEndian(UInt32(3)) + Array("cid".utf8) + bigEndian(UInt32(5)) + Array("mid-1".utf8)

@@ -90,9 +90,9 @@ struct StoreFileTests {
         let store = try makeStore(dir)
         let key = ConversationKey.generate()
         try store.add(key, conversation: "c", epoch: 1)
-        try RawDatabase(dir.database).execute("PRAGMA user_version = 9")
+        try RawDatabase(dir.database).execute("PRAGMA user_version = 10")
 
-        let expected = KeyDirectoryError.unsupportedFileVersion(found: 9, supported: 8)
+        let expected = KeyDirectoryError.unsupportedFileVersion(found: 10, supported: 9)
         #expect(storeError { try reopen(dir) } == expected)
         #expect(storeError { try makeStore(dir) } == expected)
         // An instance opened before the upgrade stops too, instead of writing an old format.
@@ -102,15 +102,15 @@ struct StoreFileTests {
             Issue.record("lookup")
             return
         }
-        #expect(DeviceKeyStore.supportedFileVersion == 8)
-        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == 9)
+        #expect(DeviceKeyStore.supportedFileVersion == 9)
+        #expect(try RawDatabase(dir.database).integer("PRAGMA user_version") == 10)
     }
 
     @Test func theFileRecordsItsFormat() throws {
         let dir = TemporaryDirectory()
         _ = try makeStore(dir)
         let raw = try RawDatabase(dir.database)
-        #expect(try raw.integer("PRAGMA user_version") == 8)
+        #expect(try raw.integer("PRAGMA user_version") == 9)
         #expect(try raw.integer("PRAGMA application_id") == 0x5053_4B53)
         #expect(try raw.integer("SELECT count(*) FROM meta WHERE name = 'verifier' AND length(value) = 57") == 1)
         #expect(try raw.column("PRAGMA journal_mode") == [Array("delete".utf8)])

@@ -33,6 +33,8 @@ final class TemporaryDirectory: Sendable {
     var keyFile: String { file("master.key") }
     /// The database file of ``store``.
     var database: String { store + "/" + DeviceKeyStore.fileName }
+    /// The duplicate log file of ``store``.
+    var deliveryLog: String { store + "/pushseal-deliveries" }
 
     private static let created = Mutex<[String]>([])
 
@@ -158,6 +160,16 @@ final class RawDatabase: @unchecked Sendable {
 
 /// SQL literal for bytes.
 func sqlBlob(_ bytes: [UInt8]) -> String { "x'\(Hex.encode(bytes))'" }
+
+/// The tags of the record slots of the duplicate log at `path`, read with the documented layout
+/// (Docs/KEY-STORE.md §2.2: a 128-byte header, then 128-byte slots: state 1 = record, the tag at
+/// bytes 16..<48), independently of the store's code.
+func recordedTags(_ path: String) throws -> [[UInt8]] {
+    let data = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    return stride(from: 128, to: data.count - 127, by: 128).compactMap { start in
+        data[start] == 1 ? Array(data[(start + 16)..<(start + 48)]) : nil
+    }
+}
 
 /// Whether `needle` occurs anywhere in the file at `path`.
 func fileContains(_ path: String, _ needle: [UInt8]) throws -> Bool {

@@ -115,9 +115,36 @@ struct TamperingTests {
         try f.expectIntact(f.b)
     }
 
+    @Test func swappedKeyIDsAreCorruptedForBothRows() throws {
+        // Two genuine rows with their kids exchanged: each row's key now sits under the other's
+        // id. The kid is in the associated data, so neither opens, whichever path reads it — the
+        // unsealed key's id is taken from the authenticated row, never derived again.
+        let f = try Fixture()
+        let parked = sqlBlob([UInt8](repeating: 0xEE, count: KeyID.byteCount))
+        let (ka, kb) = (sqlBlob(f.a.id.bytes), sqlBlob(f.b.id.bytes))
+        try f.raw().execute("UPDATE keys SET kid = \(parked) WHERE kid = \(ka)")
+        try f.raw().execute("UPDATE keys SET kid = \(ka) WHERE kid = \(kb)")
+        try f.raw().execute("UPDATE keys SET kid = \(kb) WHERE kid = \(parked)")
+        #expect(storeError { try f.store.key(for: f.a.id) } == .corruptedItem(f.a.id))
+        #expect(storeError { try f.store.key(for: f.b.id) } == .corruptedItem(f.b.id))
+        #expect(storeError { try reopen(f.dir).key(for: f.a.id) } == .corruptedItem(f.a.id))
+        for id in [f.a.id, f.b.id] {
+            guard case .unavailable(.corruptedItem(id)) = f.store.lookup(id) else {
+                Issue.record("lookup on the kept store")
+                return
+            }
+            guard case .unavailable(.corruptedItem(id)) = DeviceKeyStore.lookup(id, directory: f.dir.store, masterKey: .keyFile(path: f.dir.keyFile)) else {
+                Issue.record("lookup straight from the directory")
+                return
+            }
+        }
+        #expect(storeError { try f.store.asDirectory.currentKey(conversation: "alice") } == .corruptedItem(f.a.id))
+        try f.expectIntact(f.c)
+    }
+
     @Test func aWholeRowCopiedUnderAnotherKeyIDIsDetected() throws {
         // Even with every column consistent except the kid, the sealed key does not open
-        // (the kid is in the associated data), and were it to open, the kid check would refuse it.
+        // (the kid is in the associated data).
         let f = try Fixture()
         let forged = ConversationKey.generate().id
         try f.raw().execute("""

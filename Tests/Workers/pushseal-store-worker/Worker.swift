@@ -14,6 +14,10 @@
 //                                record deliveries of C, messages m0, m1, … forever (one store
 //                                instance, as a receiver keeps it), printing "MID" after each
 //                                mark returned as new
+//   mark-many --id N --count K [--go FILE]
+//                                marks "wN"/"mI" twice (new, then a duplicate) and "shared"/"mI"
+//                                for I in 0..<K (the log grows and is rebuilt meanwhile);
+//                                prints "new mI" when the shared mark was new, then "done"
 //   probe [--as-nobody]          open, read every item, then try a write; prints one line each:
 //                                "open ok" | "open ERR", "read ok N" | "read ERR",
 //                                "write ok" | "write ERR", ERR being the error's case and details
@@ -169,6 +173,26 @@ func run() {
 
             let mineCount = attempt("items") { () throws(KeyDirectoryError) in try store.items(conversation: own).count }
             guard mineCount == round + 1 else { fail("conversation \(own) has \(mineCount) items after \(round + 1) adds") }
+        }
+        emit("done")
+
+    case "mark-many":
+        guard let id = Int(option("--id")), let count = Int(option("--count")) else { fail("bad --id or --count") }
+        if let go = options["--go"] {
+            var waited = 0
+            while access(go, F_OK) != 0 {
+                usleep(500)
+                waited += 1
+                if waited > 40_000 { fail("start barrier \(go) never appeared") }
+            }
+        }
+        let store = openStore()
+        for index in 0..<count {
+            let first = attempt("mark own") { () throws(KeyDirectoryError) in try store.recordDelivery(conversation: "w\(id)", messageID: "m\(index)") }
+            let second = attempt("mark own again") { () throws(KeyDirectoryError) in try store.recordDelivery(conversation: "w\(id)", messageID: "m\(index)") }
+            guard !first, second else { fail("own mark m\(index): first \(first), second \(second)") }
+            let seen = attempt("mark shared") { () throws(KeyDirectoryError) in try store.recordDelivery(conversation: "shared", messageID: "m\(index)") }
+            if !seen { emit("new m\(index)") }
         }
         emit("done")
 

@@ -6,14 +6,15 @@
 // mismatch and `N passed, N failed`; exits 1 on any failure, on a missing file or another schema,
 // or when no case ran.
 
-import { createCipheriv, createHmac } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { KEY_LOCKED, KEY_NOT_FOUND, OPAQUE, OpenError, Reason, Receiver, Sealer, SealError } from '../src/index.mjs';
 import { encodeContent } from '../src/content.mjs';
 import { parseJSON, toPlain } from '../src/strict-json.mjs';
 import { b64urlDecode, b64urlEncode, keyId, messageKey, opaqueThreadId, openEnvelope, pad, sealEnvelope, unpad } from '../src/wire.mjs';
-import { deviceKey } from '../src/bundle.mjs';
+import { deviceKey, deviceKeyId, providerKeyId } from '../src/bundle.mjs';
+import { publicKey } from '../src/hpke.mjs';
 import { BUNDLE_SCHEMA, DEVICE_KEY_SCHEMA, hpkeCases, isHPKEFile, runBundleCase, runDeviceKeyCase, runHPKECase } from './key-vectors.mjs';
 
 const RECEIVER_SCHEMA = 'pushseal_v1_test_schema';
@@ -142,11 +143,35 @@ const i64 = (n) => { const b = Buffer.alloc(8); b.writeBigInt64BE(BigInt(n)); re
 const hmac = (key, ...parts) => { const h = createHmac('sha256', key); for (const p of parts) h.update(p); return h.digest(); };
 const utf8 = (s) => Buffer.from(s, 'utf8');
 
+/** ChaCha20-Poly1305(row key, nonce = 12 zero bytes, aad = AD, secret): a sealed row after its format byte and salt (Docs/KEY-STORE.md §3.2, §3.6). */
+function atRestSeal(rowKey, ad, secret) {
+  const cipher = createCipheriv('chacha20-poly1305', rowKey, Buffer.alloc(12), { authTagLength: 16 });
+  cipher.setAAD(ad, { plaintextLength: secret.length });
+  return Buffer.concat([cipher.update(secret), cipher.final(), cipher.getAuthTag()]);
+}
+
+/** The secret of atRestSeal's output, or null when it does not authenticate. */
+function atRestOpen(rowKey, ad, sealed) {
+  if (sealed.length < 16) return null;
+  const decipher = createDecipheriv('chacha20-poly1305', rowKey, Buffer.alloc(12), { authTagLength: 16 });
+  decipher.setAAD(ad, { plaintextLength: sealed.length - 16 });
+  decipher.setAuthTag(sealed.subarray(sealed.length - 16));
+  const secret = decipher.update(sealed.subarray(0, sealed.length - 16));
+  try {
+    decipher.final();
+  } catch {
+    secret.fill(0);
+    return null;
+  }
+  return secret;
+}
+
 /** Mismatches of one key-store case (Docs/KEY-STORE.md §3; empty: it passes). */
 export function runStoreCase(t) {
   const mk = hexField(t, 'masterKey', 32, false);
   const expand = (info) => hmac(mk, info, Buffer.from([0x01])); // HKDF-Expand(MK, info, 32)
   const check = (name, value) => (same(hexField(t, name), value) ? [] : [`${name} differs`]);
+  if (t.kind === 'identity' || t.kind === 'providerKeyRecord') return runStoreIdentityCase(t, expand, check);
   switch (t.kind) {
     case 'item': {
       const key = hexField(t, 'key', 32, false);
@@ -156,9 +181,7 @@ export function runStoreCase(t) {
         t.notAfter === null ? Buffer.concat([Buffer.from([0]), i64(0)]) : Buffer.concat([Buffer.from([1]), i64(t.notAfter)]),
         u32(cid.length), cid,
         t.label === null ? Buffer.concat([Buffer.from([0]), u32(0)]) : Buffer.concat([Buffer.from([1]), u32(utf8(t.label).length), utf8(t.label)])]);
-      const cipher = createCipheriv('chacha20-poly1305', expand(Buffer.concat([utf8('pushseal v1 store item'), salt])), Buffer.alloc(12), { authTagLength: 16 });
-      cipher.setAAD(ad, { plaintextLength: key.length });
-      const sealed = Buffer.concat([Buffer.from([0x02]), salt, cipher.update(key), cipher.final(), cipher.getAuthTag()]);
+      const sealed = Buffer.concat([Buffer.from([0x02]), salt, atRestSeal(expand(Buffer.concat([utf8('pushseal v1 store item'), salt])), ad, key)]);
       return [...(keyId(key).equals(hexField(t, 'kid', 16, false)) ? [] : ['kid differs']), ...check('associatedDataHex', ad), ...check('sealedHex', sealed)];
     }
     case 'verifier': {
@@ -179,6 +202,53 @@ export function runStoreCase(t) {
     }
     default: throw new Error(`unknown kind ${t.kind}`);
   }
+}
+
+const IDENTITY_TAGS = { device: 1, provider: 2, pinned: 3, registered: 4 };
+
+/**
+ * An identity row read back as the store reads it (Docs/KEY-STORE.md §3.6, §3.7): its secret (the
+ * private key, or an empty buffer for a pinned key or a registered device), or null when the store
+ * refuses the row (id not its public key's, malformed blob, no authentication, or a private key
+ * that does not give the public key).
+ */
+function readIdentity(kind, id, pk, ad, sealed, expand) {
+  const hasPrivateKey = kind === 'device' || kind === 'provider';
+  if (!id.equals(kind === 'device' || kind === 'registered' ? deviceKeyId(pk) : providerKeyId(pk))) return null;
+  if (sealed.length !== 1 + 24 + (hasPrivateKey ? 32 : 0) + 16 || sealed[0] !== 0x03) return null;
+  const secret = atRestOpen(expand(Buffer.concat([utf8('pushseal v1 store identity'), sealed.subarray(1, 25)])), ad, sealed.subarray(25));
+  if (secret === null || (hasPrivateKey && !publicKey(secret).equals(pk))) return null;
+  return secret;
+}
+
+/** Mismatches of one `identity` or `providerKeyRecord` case (Docs/KEY-STORE.md §3.6, §3.7). */
+function runStoreIdentityCase(t, expand, check) {
+  if (t.result !== 'valid' && t.result !== 'invalid') throw new Error('result must be valid or invalid');
+  if (t.kind === 'providerKeyRecord') {
+    const rk = expand(utf8('pushseal v1 store epoch record'));
+    const kid = hexField(t, 'kid', 16, false);
+    const value = hexField(t, 'valueHex', null, false);
+    const verifies = value.length === 48 && timingSafeEqual(value.subarray(16), hmac(rk, Buffer.from([0x03]), value.subarray(0, 16)));
+    if (t.result === 'invalid') return verifies ? ['the record verifies but must not'] : [];
+    return verifies ? check('valueHex', Buffer.concat([kid, hmac(rk, Buffer.from([0x03]), kid)])) : ['valueHex differs'];
+  }
+  const kind = t.identityKind;
+  if (!Object.hasOwn(IDENTITY_TAGS, kind)) throw new Error(`unknown identityKind ${kind}`);
+  const pk = hexField(t, 'publicKey', 32, false);
+  const id = hexField(t, 'id', 16, false);
+  const salt = hexField(t, 'salt', 24, false);
+  const sk = hexField(t, 'privateKey', 32, kind === 'pinned' || kind === 'registered');
+  const parts = [Buffer.from([0x03, IDENTITY_TAGS[kind]]), id, pk, i64(t.createdAt)];
+  if (kind === 'registered') parts.push(t.revokedAt === null ? Buffer.from([0]) : Buffer.concat([Buffer.from([1]), i64(t.revokedAt)]));
+  const ad = Buffer.concat(parts);
+  const errs = check('associatedDataHex', ad);
+  const sealed = hexField(t, 'sealedHex', null, false);
+  const opened = readIdentity(kind, id, pk, ad, sealed, expand);
+  if (t.result === 'invalid') return [...errs, ...(opened === null ? [] : ['the row opens but must not'])];
+  if (opened === null) return [...errs, 'the row does not open'];
+  if ((kind === 'device' || kind === 'provider') && !opened.equals(sk)) errs.push('the opened private key differs');
+  const resealed = Buffer.concat([Buffer.from([0x03]), salt, atRestSeal(expand(Buffer.concat([utf8('pushseal v1 store identity'), salt])), ad, sk ?? Buffer.alloc(0))]);
+  return [...errs, ...check('sealedHex', resealed)];
 }
 
 export function runProviderCase(t) {

@@ -14,10 +14,13 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
+from cryptography.hazmat.primitives import constant_time
+
 from . import key_vectors
-from .bundle import device_key
+from .bundle import device_key, device_key_id, provider_key_id
 from .content import Content
 from .errors import OpenError, Reason, SealError
+from .hpke import public_key
 from .provider import APNsOptions, FCMOptions, LocalizedPlaceholder, OPAQUE, Sealer, TextPlaceholder
 from .receiver import KEY_LOCKED, KEY_NOT_FOUND, KeyFound, Receiver
 from .strictjson import JSONError, parse_json, to_plain
@@ -239,13 +242,31 @@ def _hmac(key: bytes, message: bytes) -> bytes:
     return hmac.new(key, message, hashlib.sha256).digest()
 
 
+def _at_rest_seal(row_key: bytes, ad: bytes, secret: bytes) -> bytes:
+    """ChaCha20-Poly1305(row key, nonce = 12 zero bytes, aad = AD, secret): a sealed row after its
+    format byte and salt (Docs/KEY-STORE.md §3.2, §3.6)."""
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+    return ChaCha20Poly1305(row_key).encrypt(bytes(12), secret, ad)
+
+
+def _at_rest_open(row_key: bytes, ad: bytes, sealed: bytes) -> Any:
+    """The secret of ``_at_rest_seal``'s output, or None when it does not authenticate."""
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+    try:
+        return ChaCha20Poly1305(row_key).decrypt(bytes(12), sealed, ad)
+    except InvalidTag:
+        return None
+
+
 def run_store_case(t: Dict[str, Any]) -> List[str]:
     """Mismatches of one key-store case (Docs/KEY-STORE.md §3; empty: it passes)."""
-    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
     mk = _hex(t, "masterKey", 32, nullable=False)
     def expand(info: bytes) -> bytes:
         return _hmac(mk, info + b"\x01")  # HKDF-Expand(MK, info, 32)
     kind = t["kind"]
+    if kind in ("identity", "providerKeyRecord"):
+        return _run_store_identity_case(t, expand)
     if kind == "item":
         key, kid, salt = _hex(t, "key", 32, False), _hex(t, "kid", 16, False), _hex(t, "salt", 24, False)
         cid, label, not_after = t["conversation"].encode("utf-8"), t["label"], t["notAfter"]
@@ -253,7 +274,7 @@ def run_store_case(t: Dict[str, Any]) -> List[str]:
               + (b"\x00" + _i64(0) if not_after is None else b"\x01" + _i64(not_after))
               + _u32(len(cid)) + cid
               + (b"\x00" + _u32(0) if label is None else b"\x01" + _u32(len(label.encode("utf-8"))) + label.encode("utf-8")))
-        sealed = b"\x02" + salt + ChaCha20Poly1305(expand(b"pushseal v1 store item" + salt)).encrypt(bytes(12), key, ad)
+        sealed = b"\x02" + salt + _at_rest_seal(expand(b"pushseal v1 store item" + salt), ad, key)
         errs = [] if key_id(key) == kid else ["kid differs"]
         errs += [] if _hex(t, "associatedDataHex") == ad else ["associatedDataHex differs"]
         return errs + ([] if _hex(t, "sealedHex") == sealed else ["sealedHex differs"])
@@ -274,6 +295,58 @@ def run_store_case(t: Dict[str, Any]) -> List[str]:
                    + (b"\x01" if t["removed"] is True else b"\x00"))
         return [] if _hex(t, "tagHex") == _hmac(rk, message) else ["tagHex differs"]
     raise ValueError(f"unknown kind {kind!r}")
+
+
+_IDENTITY_TAGS = {"device": 1, "provider": 2, "pinned": 3, "registered": 4}
+
+
+def _read_identity(kind: str, row_id: bytes, pk: bytes, ad: bytes, sealed: bytes, expand: Any) -> Any:
+    """An identity row read back as the store reads it (Docs/KEY-STORE.md §3.6, §3.7): its secret
+    (the private key, or b"" for a pinned key or a registered device), or None when the store
+    refuses the row (id not its public key's, malformed blob, no authentication, or a private key
+    that does not give the public key)."""
+    has_private_key = kind in ("device", "provider")
+    if row_id != (device_key_id(pk) if kind in ("device", "registered") else provider_key_id(pk)):
+        return None
+    if len(sealed) != 1 + 24 + (32 if has_private_key else 0) + 16 or sealed[0] != 0x03:
+        return None
+    secret = _at_rest_open(expand(b"pushseal v1 store identity" + sealed[1:25]), ad, sealed[25:])
+    if secret is None or (has_private_key and public_key(secret) != pk):
+        return None
+    return secret
+
+
+def _run_store_identity_case(t: Dict[str, Any], expand: Any) -> List[str]:
+    """Mismatches of one ``identity`` or ``providerKeyRecord`` case (Docs/KEY-STORE.md §3.6, §3.7)."""
+    result = t["result"]
+    if result not in ("valid", "invalid"):
+        raise ValueError("result must be valid or invalid")
+    if t["kind"] == "providerKeyRecord":
+        rk = expand(b"pushseal v1 store epoch record")
+        kid, value = _hex(t, "kid", 16, False), _hex(t, "valueHex", None, False)
+        verifies = len(value) == 48 and constant_time.bytes_eq(value[16:], _hmac(rk, b"\x03" + value[:16]))
+        if result == "invalid":
+            return ["the record verifies but must not"] if verifies else []
+        return [] if verifies and value == kid + _hmac(rk, b"\x03" + kid) else ["valueHex differs"]
+    kind = t["identityKind"]
+    if kind not in _IDENTITY_TAGS:
+        raise ValueError(f"unknown identityKind {kind!r}")
+    pk, row_id, salt = _hex(t, "publicKey", 32, False), _hex(t, "id", 16, False), _hex(t, "salt", 24, False)
+    sk = _hex(t, "privateKey", 32, kind in ("pinned", "registered"))
+    ad = b"\x03" + bytes([_IDENTITY_TAGS[kind]]) + row_id + pk + _i64(t["createdAt"])
+    if kind == "registered":
+        ad += b"\x00" if t["revokedAt"] is None else b"\x01" + _i64(t["revokedAt"])
+    errs = [] if _hex(t, "associatedDataHex") == ad else ["associatedDataHex differs"]
+    sealed = _hex(t, "sealedHex", None, False)
+    opened = _read_identity(kind, row_id, pk, ad, sealed, expand)
+    if result == "invalid":
+        return errs + ([] if opened is None else ["the row opens but must not"])
+    if opened is None:
+        return errs + ["the row does not open"]
+    if kind in ("device", "provider") and opened != sk:
+        errs.append("the opened private key differs")
+    resealed = b"\x03" + salt + _at_rest_seal(expand(b"pushseal v1 store identity" + salt), ad, sk or b"")
+    return errs + ([] if sealed == resealed else ["sealedHex differs"])
 
 
 def run_file(path: Path) -> Tuple[int, int]:

@@ -100,6 +100,7 @@ public final class VectorRunner {
         List<String> errs = new ArrayList<String>();
         byte[] mk = hexField(t, "masterKey", 32, false);
         Object kind = t.get("kind");
+        if ("identity".equals(kind) || "providerKeyRecord".equals(kind)) return runStoreIdentityCase(t, mk);
         if ("item".equals(kind)) {
             byte[] key = hexField(t, "key", 32, false), salt = hexField(t, "salt", 24, false);
             byte[] cid = utf8(t.get("conversation"));
@@ -130,6 +131,75 @@ public final class VectorRunner {
         } else {
             throw new CaseError("unknown kind " + kind);
         }
+        return errs;
+    }
+
+    private static final List<String> IDENTITY_KINDS = Arrays.asList("device", "provider", "pinned", "registered");
+
+    /**
+     * An identity row read back as the store reads it (Docs/KEY-STORE.md §3.6, §3.7): its secret (the
+     * private key, or an empty array for a pinned key or a registered device), or null when the
+     * store refuses the row (id not its public key's, malformed blob, no authentication, or a
+     * private key that does not give the public key).
+     */
+    static byte[] readIdentity(String kind, byte[] id, byte[] pk, byte[] ad, byte[] sealed, byte[] mk) throws CaseError {
+        boolean hasPrivateKey = kind.equals("device") || kind.equals("provider");
+        byte[] expectedId = kind.equals("device") || kind.equals("registered") ? KeyBundle.deviceKeyId(pk) : KeyBundle.providerKeyId(pk);
+        if (!Arrays.equals(id, expectedId)) return null;
+        if (sealed.length != 1 + 24 + (hasPrivateKey ? 32 : 0) + 16 || sealed[0] != 3) return null;
+        byte[] rowKey = Wire.expand(mk, Wire.concat("pushseal v1 store identity".getBytes(StandardCharsets.US_ASCII), Arrays.copyOfRange(sealed, 1, 25)), 32);
+        byte[] secret = Wire.aead(javax.crypto.Cipher.DECRYPT_MODE, rowKey, ad, Arrays.copyOfRange(sealed, 25, sealed.length));
+        try {
+            if (secret == null || (hasPrivateKey && !Arrays.equals(Hpke.publicKey(secret), pk))) return null;
+        } catch (HpkeException e) {
+            throw new CaseError("the opened private key is not an X25519 key: " + e.getMessage());
+        }
+        return secret;
+    }
+
+    /** Mismatches of one {@code identity} or {@code providerKeyRecord} case (Docs/KEY-STORE.md §3.6, §3.7). */
+    static List<String> runStoreIdentityCase(Map<String, Object> t, byte[] mk) throws CaseError {
+        List<String> errs = new ArrayList<String>();
+        Object result = t.get("result");
+        if (!"valid".equals(result) && !"invalid".equals(result)) throw new CaseError("result must be valid or invalid");
+        boolean valid = "valid".equals(result);
+        if ("providerKeyRecord".equals(t.get("kind"))) {
+            byte[] rk = Wire.expand(mk, "pushseal v1 store epoch record".getBytes(StandardCharsets.US_ASCII), 32);
+            byte[] kid = hexField(t, "kid", 16, false), value = hexField(t, "valueHex", -1, false);
+            boolean verifies = value.length == 48 && java.security.MessageDigest.isEqual(
+                    Arrays.copyOfRange(value, 16, 48), hmac(rk, new byte[] {3}, Arrays.copyOfRange(value, 0, 16)));
+            if (!valid) {
+                if (verifies) errs.add("the record verifies but must not");
+            } else if (!verifies || !Arrays.equals(value, Wire.concat(kid, hmac(rk, new byte[] {3}, kid)))) {
+                errs.add("valueHex differs");
+            }
+            return errs;
+        }
+        Object identityKind = t.get("identityKind");
+        if (!IDENTITY_KINDS.contains(identityKind)) throw new CaseError("unknown identityKind " + identityKind);
+        String kind = (String) identityKind;
+        boolean publicOnly = kind.equals("pinned") || kind.equals("registered");
+        byte[] pk = hexField(t, "publicKey", 32, false), id = hexField(t, "id", 16, false), salt = hexField(t, "salt", 24, false);
+        byte[] sk = hexField(t, "privateKey", 32, publicOnly);
+        byte[] ad = Wire.concat(new byte[] {3, (byte) (IDENTITY_KINDS.indexOf(kind) + 1)}, id, pk, i64(longField(t, "createdAt")));
+        if (kind.equals("registered")) {
+            if (!t.containsKey("revokedAt")) throw new CaseError("revokedAt missing");
+            ad = Wire.concat(ad, t.get("revokedAt") == null ? new byte[] {0} : Wire.concat(new byte[] {1}, i64(longField(t, "revokedAt"))));
+        }
+        expect(errs, t, "associatedDataHex", ad);
+        byte[] sealed = hexField(t, "sealedHex", -1, false);
+        byte[] opened = readIdentity(kind, id, pk, ad, sealed, mk);
+        if (!valid) {
+            if (opened != null) errs.add("the row opens but must not");
+            return errs;
+        }
+        if (opened == null) {
+            errs.add("the row does not open");
+            return errs;
+        }
+        if (!publicOnly && !Arrays.equals(opened, sk)) errs.add("the opened private key differs");
+        byte[] rowKey = Wire.expand(mk, Wire.concat("pushseal v1 store identity".getBytes(StandardCharsets.US_ASCII), salt), 32);
+        expect(errs, t, "sealedHex", Wire.concat(new byte[] {3}, salt, Wire.aead(javax.crypto.Cipher.ENCRYPT_MODE, rowKey, ad, sk == null ? new byte[0] : sk)));
         return errs;
     }
 
