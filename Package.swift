@@ -198,7 +198,7 @@ let package = Package(
         // Against the throwaway PostgreSQL cluster that scripts/with-postgres.sh starts (they fail without it).
         .testTarget(
             name: "PushSealKeyDirectoryPostgreSQLTests",
-            dependencies: ["PushSealPlatform", "PushSealCore", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL", "pushseal-keydir-worker"]),
+            dependencies: ["PushSealPlatform", "PushSealCore", "PushSealJSON", "PushSealKeyDirectory", "PushSealKeyStore", "PushSealProvider", "PushSealKeyDirectoryPostgreSQL", "pushseal-keydir-worker"]),
         // Against the local APNs/FCM emulator that scripts/with-push-emulator.sh starts.
         .testTarget(name: "PushSealDeliveryTests", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealDelivery"]),
     ],

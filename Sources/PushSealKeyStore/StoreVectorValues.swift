@@ -5,6 +5,10 @@ import PushSealKeyDirectory
 /// (Vectors/pushseal-v1-store.json) that a port keeping its own store checks. Never for storage:
 /// the store draws every salt from the CSPRNG.
 package enum StoreVectorValues {
+    /// The store file format these values belong to (the newest one, `PRAGMA user_version`): a
+    /// new format changes the vector file's `algorithm`, so the file is regenerated and reviewed.
+    package static let fileFormatVersion = Schema.currentVersion
+
     /// A row's associated data (format 2) and sealed key (73 bytes) under `masterKey` with `salt`.
     package static func sealedItem(
         _ key: ConversationKey, conversation: String, epoch: Int64, label: String?, createdAt: Int64, notAfter: Int64?,

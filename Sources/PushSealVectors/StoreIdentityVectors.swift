@@ -4,11 +4,11 @@ import PushSealKeyStore
 @_spi(Vectors) import PushSealCore
 
 /// The key-store vectors of the identity rows that the SQLite store and the PostgreSQL directory
-/// share (Docs/KEY-STORE.md §3.6, §3.7: `identities` / `pushseal_identities` and `devices` /
-/// `pushseal_devices`) and of the provider-key record: kinds `identity` and `providerKeyRecord`.
-/// Each row is sealed by the store's own code under the file's master key with a fixed salt; the
-/// `invalid` cases are such a row read back with one column edited (or a record with its kid
-/// edited), which the store refuses.
+/// share (Docs/KEY-STORE.md §3.6, §3.7: `identities`, whose provider key pairs are also
+/// `pushseal_identities`, and `devices` / `pushseal_devices`) and of the provider-key record:
+/// kinds `identity` and `providerKeyRecord`. Each row is sealed by the store's own code under the
+/// file's master key with a fixed salt; the `invalid` cases are such a row read back with one
+/// column edited (or a record with its kid edited), which the store refuses.
 extension StoreVectorSuite {
     /// One identity row of a case: its columns and, for a device or provider key, its key pair.
     struct IdentityRowCase {
@@ -79,9 +79,9 @@ extension StoreVectorSuite {
         var edited = deviceRow
         edited.createdAt += 1
         appendIdentity("The device key row with created_at edited (+1 s): does not open", deviceRow, salt: "store identity 1", readBack: edited)
-        edited = .keyPair(.device, BundleVectorSuite.identity("store other device key"), createdAt: created)
+        let otherPair = BundleVectorSuite.identity("store other device key")
         appendIdentity("A device key row whose blob seals another key pair's private key: opens, but the private key does not give the row's public key",
-                       .init(kind: .device, pair: edited.pair, publicKey: device.publicKey, createdAt: created), salt: "store identity 2",
+                       .init(kind: .device, pair: otherPair, publicKey: device.publicKey, createdAt: created), salt: "store identity 2",
                        readBack: deviceRow)
 
         let providerRow = IdentityRowCase.keyPair(.provider, provider, createdAt: created)

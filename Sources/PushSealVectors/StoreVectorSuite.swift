@@ -104,7 +104,7 @@ package enum StoreVectorSuite {
         writer.appendPretty(.object(JSONObject(members: [
             .init(name: "schema", value: .string(schema)),
             .init(name: "schemaVersion", value: .number(String(schemaVersion))),
-            .init(name: "algorithm", value: .string("PushSeal-v1 key store, file format 8")),
+            .init(name: "algorithm", value: .string("PushSeal-v1 key store, file format \(StoreVectorValues.fileFormatVersion)")),
             .init(name: "generator", value: .string("pushseal vectors generate --store")),
             .init(name: "numberOfTests", value: .number(String(all.count))),
             .init(name: "header", value: .array([
