@@ -101,6 +101,9 @@ enum BenchCommand {
             guard Companion.isConnectionURI(uri) else {
                 throw .usage("'--postgres <uri>' takes a connection URI starting with postgresql:// or postgres://.")
             }
+            guard options.selectsPostgreSQL else {
+                throw .usage("'--postgres <uri>' measures the figures seal.postgres.* and postgres.*, which '--only' leaves out.")
+            }
             var keyFile = existingKey
             if keyFile == nil {
                 let directory: String
