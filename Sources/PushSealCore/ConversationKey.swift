@@ -17,18 +17,34 @@ public struct ConversationKey: Sendable {
 
     /// Everything the key holds, behind one reference: a key is passed and copied on every seal
     /// and open, and one reference costs one retain/release pair instead of four.
-    private final class Storage: Sendable {
+    private final class Storage: @unchecked Sendable {
         let material: SecretKey
         /// HMAC-SHA256 keyed with K, wiped when released.
         let keyed: KeyedHMAC
         let id: KeyID
-        let opaqueThreadIDBytes: [UInt8]
+        /// Guards `threadID`, the only state written after `init`.
+        private let lock = Lock()
+        private var threadID: [UInt8]?
 
-        init(material: SecretKey, keyed: KeyedHMAC, id: KeyID, opaqueThreadIDBytes: [UInt8]) {
+        init(material: SecretKey, keyed: KeyedHMAC, id: KeyID, threadID: [UInt8]?) {
             self.material = material
             self.keyed = keyed
             self.id = id
-            self.opaqueThreadIDBytes = opaqueThreadIDBytes
+            self.threadID = threadID
+        }
+
+        /// tid, derived on first use and kept: a receiver never needs it, the provider needs it
+        /// for every APNs payload (an HMAC costs far more than the rest of the payload framing).
+        var opaqueThreadIDBytes: [UInt8] {
+            lock.withLock {
+                if let threadID { return threadID }
+                var bytes = [UInt8](repeating: 0, count: 16)
+                ConversationKey.threadIDInfo.withUnsafeBytes { info in
+                    bytes.withUnsafeMutableBytes { HKDFSHA256.expand(keyed: keyed, infoParts: [info], into: $0) }
+                }
+                threadID = bytes
+                return bytes
+            }
         }
     }
 
@@ -39,8 +55,7 @@ public struct ConversationKey: Sendable {
     /// The key's identifier (not secret).
     public var id: KeyID { storage.id }
     /// tid = HKDF-Expand(K, "pushseal v1 thread id", 16) (not secret; sent to Apple as the
-    /// outer `thread-id`). Derived once here, like ``id``: the provider needs it for every APNs
-    /// payload and an HMAC costs far more than the rest of the payload framing.
+    /// outer `thread-id`). Derived on first use and kept with the key.
     package var opaqueThreadIDBytes: [UInt8] { storage.opaqueThreadIDBytes }
 
     /// Wraps existing key bytes; they must be exactly 32 uniformly random bytes. Derives the key id.
@@ -71,11 +86,7 @@ public struct ConversationKey: Sendable {
             }
             id = KeyID(bytes: idBytes)!
         }
-        var threadIDBytes = [UInt8](repeating: 0, count: 16)
-        Self.threadIDInfo.withUnsafeBytes { info in
-            threadIDBytes.withUnsafeMutableBytes { HKDFSHA256.expand(keyed: keyed, infoParts: [info], into: $0) }
-        }
-        storage = Storage(material: key, keyed: keyed, id: id, opaqueThreadIDBytes: threadIDBytes)
+        storage = Storage(material: key, keyed: keyed, id: id, threadID: nil)
     }
 
     /// A copy that shares no memory with this key: K and the HMAC state in new secure storage.
@@ -86,7 +97,7 @@ public struct ConversationKey: Sendable {
             material: material.withUnsafeBytes { SecretKey(storage: SecureBytes(copying: $0)) },
             keyed: storage.keyed.privateCopy(),
             id: id,
-            opaqueThreadIDBytes: opaqueThreadIDBytes.withUnsafeBufferPointer { Array($0) }))
+            threadID: opaqueThreadIDBytes.withUnsafeBufferPointer { Array($0) }))
     }
 
     /// Identifies this key's storage: equal for a key and its copies, different for a

@@ -67,17 +67,18 @@ package enum ItemSealing {
         /// The associated data of format 2: fixed-size fields first, then the two
         /// length-prefixed ones, each optional field behind a presence byte (injective).
         package var associatedData: [UInt8] {
-            var ad: [UInt8] = [itemFormat]
+            var ad: [UInt8] = []
             ad.reserveCapacity(1 + keyID.count + 8 + 8 + 9 + 4 + conversation.count + 5 + (label?.count ?? 0))
+            ad.append(itemFormat)
             ad += keyID
-            ad += bigEndian(UInt64(bitPattern: epoch))
-            ad += bigEndian(UInt64(bitPattern: createdAt))
+            append(UInt64(bitPattern: epoch), to: &ad)
+            append(UInt64(bitPattern: createdAt), to: &ad)
             ad.append(notAfter == nil ? 0 : 1)
-            ad += bigEndian(UInt64(bitPattern: notAfter ?? 0))
-            ad += bigEndian(UInt32(truncatingIfNeeded: conversation.count))
+            append(UInt64(bitPattern: notAfter ?? 0), to: &ad)
+            append(UInt32(truncatingIfNeeded: conversation.count), to: &ad)
             ad += conversation
             ad.append(label == nil ? 0 : 1)
-            ad += bigEndian(UInt32(truncatingIfNeeded: label?.count ?? 0))
+            append(UInt32(truncatingIfNeeded: label?.count ?? 0), to: &ad)
             ad += label ?? []
             return ad
         }
@@ -86,8 +87,8 @@ package enum ItemSealing {
         package var associatedDataVersion1: [UInt8] {
             var ad: [UInt8] = [itemFormatVersion1]
             ad += keyID
-            ad += bigEndian(UInt64(bitPattern: epoch))
-            ad += bigEndian(UInt32(truncatingIfNeeded: conversation.count))
+            append(UInt64(bitPattern: epoch), to: &ad)
+            append(UInt32(truncatingIfNeeded: conversation.count), to: &ad)
             ad += conversation
             return ad
         }
@@ -210,9 +211,9 @@ package enum ItemSealing {
         let cid = Array(conversation.utf8), mid = Array(messageID.utf8)
         var message: [UInt8] = []
         message.reserveCapacity(8 + cid.count + mid.count)
-        message += bigEndian(UInt32(truncatingIfNeeded: cid.count))
+        append(UInt32(truncatingIfNeeded: cid.count), to: &message)
         message += cid
-        message += bigEndian(UInt32(truncatingIfNeeded: mid.count))
+        append(UInt32(truncatingIfNeeded: mid.count), to: &message)
         message += mid
         return HMACSHA256.authenticationCode(for: message, using: logKey)
     }
@@ -234,9 +235,9 @@ package enum ItemSealing {
     package static func epochRecordTag(conversation: [UInt8], epoch: Int64, keyID: [UInt8], removed: Bool, recordKey: SecretKey) -> [UInt8] {
         var message: [UInt8] = [epochRecordFormat]
         message.reserveCapacity(1 + 4 + conversation.count + 8 + keyID.count + 1)
-        message += bigEndian(UInt32(truncatingIfNeeded: conversation.count))
+        append(UInt32(truncatingIfNeeded: conversation.count), to: &message)
         message += conversation
-        message += bigEndian(UInt64(bitPattern: epoch))
+        append(UInt64(bitPattern: epoch), to: &message)
         message += keyID
         message.append(removed ? 1 : 0)
         return HMACSHA256.authenticationCode(for: message, using: recordKey)
@@ -256,7 +257,8 @@ package enum ItemSealing {
         salt.withUnsafeBytes { masterKey.expand(info: info, salt: $0) }
     }
 
-    private static func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
-        withUnsafeBytes(of: value.bigEndian) { Array($0) }
+    /// Appends `value` big-endian, without a temporary array.
+    private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.bigEndian) { bytes += $0 }
     }
 }

@@ -18,8 +18,11 @@ package struct SQLiteKeyDirectoryTransaction: KeyDirectoryTransaction {
 
     // MARK: Keys
 
+    /// The lookup's statement, built once (it runs on every lookup).
+    private static let rowByKid = "SELECT \(KeyDirectoryRow.columns) FROM keys WHERE kid = ?1"
+
     package func row(kid: [UInt8]) throws(KeyDirectoryError) -> KeyDirectoryRow? {
-        try connection.withStatement("SELECT \(KeyDirectoryRow.columns) FROM keys WHERE kid = ?1") { statement throws(KeyDirectoryError) in
+        try connection.withStatement(Self.rowByKid) { statement throws(KeyDirectoryError) in
             try statement.bind(1, blob: kid)
             return try statement.step() ? KeyDirectoryRow(statement) : nil
         }
