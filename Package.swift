@@ -170,6 +170,9 @@ let package = Package(
         .executableTarget(
             name: "FuzzProviderSizing", dependencies: ["PushSealCore", "PushSealJSON", "PushSealProvider", "PushSealReceiver", "PushSealPlatform", "FuzzSupport"],
             path: "Sources/Fuzz/FuzzProviderSizing"),
+        .executableTarget(
+            name: "FuzzDeliveryLog", dependencies: ["PushSealCore", "PushSealKeyStore", "PushSealPlatform", "FuzzSupport"],
+            path: "Sources/Fuzz/FuzzDeliveryLog"),
 
         // The seed of every randomized test (PUSHSEAL_TEST_SEED), shared by the test targets.
         .target(name: "PushSealTestSupport", dependencies: ["PushSealPlatform"], path: "Tests/PushSealTestSupport"),

@@ -23,5 +23,7 @@ if [[ -z "$uri" ]]; then
     exec scripts/with-postgres.sh sh -c 'exec scripts/demo.sh --postgres "$PUSHSEAL_TEST_POSTGRES_URI"'
 fi
 # pushseal runs its companion pushseal-full (libpq) for a connection URI.
-swift build -c release --product pushseal --product pushseal-full >&2
+# (One product per `swift build`: with several --product options it builds only the last.)
+swift build -c release --product pushseal >&2
+swift build -c release --product pushseal-full >&2
 exec .build/release/pushseal demo --postgres "$uri" "${@:3}"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates the seed corpora in Fuzz/Corpus/<Target>/ from Vectors/pushseal-v1.json (and
-FuzzBundle's from Vectors/pushseal-v1-bundles.json) plus hand-made edge cases. Deterministic: same vector file, same files.
+FuzzBundle's from Vectors/pushseal-v1-bundles.json, FuzzDeliveryLog's from the log file's documented
+layout) plus hand-made edge cases. Deterministic: same vector file, same files.
 
 Files this script owns are named `vec-*` and `edge-*`; it deletes and rewrites those only.
 Anything else in a corpus directory (crash reproducers, named `regression-*`) is kept.
@@ -353,12 +354,70 @@ def bundle_corpus() -> dict[str, bytes]:
     return files
 
 
+def delivery_log_corpus() -> dict[str, bytes]:
+    """FuzzDeliveryLog reads each input as a whole duplicate-log file (Docs/KEY-STORE.md §2.1),
+    under the target's fixed log key (32 bytes of 0x42). Written from the documented layout, not
+    by the code under test: new and filled tables of the target's key (records with and without
+    an envelope digest, a tombstone, a probe cluster wrapping at the end), another key's table,
+    a damaged header, a torn slot, and files that hold no whole table."""
+    import hashlib
+    import hmac
+    def check(body: bytes) -> bytes:
+        return hashlib.sha256(body).digest()[:8]
+    def i64(n: int) -> bytes:
+        return n.to_bytes(8, "big", signed=True)
+    def header(slots: int, records: int, tombstones: int, log_key: bytes, cutoff: int = -(1 << 63)) -> bytes:
+        log_id = hmac.new(log_key, b"pushseal v1 delivery log id", hashlib.sha256).digest()
+        body = b"PSDL" + (1).to_bytes(4, "big") + i64(slots) + i64(records) + i64(tombstones) + i64(cutoff) + log_id + bytes(48)
+        return body + check(body)
+    def record(tag: bytes, seen_at: int, envelope: bytes | None) -> bytes:
+        body = bytes([1, 0 if envelope is None else 1]) + bytes(6) + i64(seen_at) + tag + (envelope or bytes(32)) + bytes(40)
+        return body + check(body)
+    tombstone = bytes([2]) + bytes(119)
+    tombstone += check(tombstone)
+    key = bytes([0x42]) * 32
+    def table(slots: int, placed: dict[int, bytes], log_key: bytes = key, cutoff: int = -(1 << 63)) -> bytes:
+        data = bytearray(bytes(128 * slots))
+        for index, slot in placed.items():
+            data[128 * index:128 * (index + 1)] = slot
+        records = sum(1 for slot in placed.values() if slot[0] == 1)
+        return header(slots, records, len(placed) - records, log_key, cutoff) + bytes(data)
+    def tag(n: int, home: int | None = None) -> bytes:
+        digest = hashlib.sha256(b"tag %d" % n).digest()
+        return digest if home is None else home.to_bytes(8, "big") + digest[8:]
+    filled = {}
+    for n in range(5):
+        t = tag(n)
+        filled[int.from_bytes(t[:8], "big") % 256] = record(t, 1_000 + n, None if n % 2 else bytes([n]) * 32)
+    filled[7] = tombstone
+    cluster = {(255 + n) % 256: record(tag(100 + n, 255), 500, None) for n in range(6)}
+    torn = bytearray(table(256, filled))
+    first = 128 + 128 * min(i for i, slot in filled.items() if slot[0] == 1)
+    torn[first + 64:first + 128] = bytes(64)
+    damaged = bytearray(table(256, filled))
+    damaged[0:128] = bytes(range(128))
+    return {
+        "edge-empty-file": b"",
+        "edge-header-only": header(256, 0, 0, key),
+        "vec-new-table": table(256, {}),
+        "vec-filled-table": table(256, filled),
+        "vec-cluster-wrapping": table(256, cluster),
+        "vec-cutoff-hides-records": table(256, filled, cutoff=1_003),
+        "edge-another-key": table(256, filled, log_key=bytes(32)),
+        "edge-damaged-header": bytes(damaged),
+        "edge-torn-slot": bytes(torn),
+        "edge-not-a-table-size": bytes(range(256)) * 4,
+        "edge-slot-count-too-large": header(1 << 20, 0, 0, key) + bytes(128 * 256),
+    }
+
+
 def main() -> int:
     write_corpus("FuzzEnvelope", envelope_corpus())
     write_corpus("FuzzContent", content_corpus())
     write_corpus("FuzzOpen", open_corpus())
     write_corpus("FuzzProviderSizing", sizing_corpus())
     write_corpus("FuzzBundle", bundle_corpus())
+    write_corpus("FuzzDeliveryLog", delivery_log_corpus())
     return 0
 
 

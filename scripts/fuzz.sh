@@ -4,7 +4,7 @@
 #
 #   scripts/fuzz.sh [TARGET|all] [SECONDS] [-- EXTRA_LIBFUZZER_ARGS...]
 #
-#   TARGET   FuzzEnvelope, FuzzContent, FuzzOpen, FuzzProviderSizing, FuzzBundle, or all (default)
+#   TARGET   FuzzEnvelope, FuzzContent, FuzzOpen, FuzzProviderSizing, FuzzBundle, FuzzDeliveryLog, or all (default)
 #   SECONDS  time per target (default 60)
 #
 # Environment:
@@ -26,8 +26,9 @@ declare -A MAX_LEN=(
     [FuzzOpen]=8192            # APNs bodies are at most 4096 bytes, FCM messages somewhat more
     [FuzzProviderSizing]=4608  # a scenario: content fields and options, enough to overflow 4096
     [FuzzBundle]=1100          # a device decodes at most 1024 characters (every bundle is 538); a little more exercises the limit
+    [FuzzDeliveryLog]=33024    # a whole new log (128 + 256 slots of 128 bytes) and a little more
 )
-ORDER=(FuzzEnvelope FuzzContent FuzzOpen FuzzProviderSizing FuzzBundle)
+ORDER=(FuzzEnvelope FuzzContent FuzzOpen FuzzProviderSizing FuzzBundle FuzzDeliveryLog)
 
 target="${1:-all}"
 seconds="${2:-60}"

@@ -45,6 +45,10 @@ package struct BenchOptions: Sendable {
         only.isEmpty || only.contains { name.hasPrefix($0) }
     }
 
+    /// Whether some PostgreSQL figure (`seal.postgres.*`, `postgres.*`) may be selected: only
+    /// then is the directory of ``postgreSQL`` opened.
+    package var selectsPostgreSQL: Bool { selectsSome("seal.postgres.") || selectsSome("postgres.") }
+
     /// Whether some figure whose name starts with `group` may be selected.
     func selectsSome(_ group: String) -> Bool {
         only.isEmpty || only.contains { group.hasPrefix($0) || $0.hasPrefix(group) }

@@ -101,7 +101,7 @@ package enum Benchmark {
         }
         var postgreSQL: PostgreSQLFixture?
         defer { postgreSQL?.remove() }
-        if let backend = options.postgreSQL, options.selectsSome("seal.postgres.") || options.selectsSome("postgres.") {
+        if let backend = options.postgreSQL, options.selectsPostgreSQL {
             progress("preparing the PostgreSQL key directory")
             let fixture = try PostgreSQLFixture(backend)
             postgreSQL = fixture

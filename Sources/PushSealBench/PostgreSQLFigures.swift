@@ -88,30 +88,27 @@ enum PostgreSQLFigures {
     /// A cache miss: the directory's `currentKey` (one round trip on a pooled connection, and
     /// the unseal), next to the raw decryption of a key.
     static func lookup(_ fixture: PostgreSQLFixture) -> Workload {
-        Workload(
-            name: lookupName, group: "postgres", limit: RawAEAD.decryptName(ConversationKey.byteCount), maximumIterations: 2_000,
-            makeWorker: {
-                Worker { iterations in
-                    var total = 0
-                    for _ in 0..<iterations {
-                        total &+= Int(try! fixture.directory.currentKey(conversation: fixture.conversation).item.epoch)
-                    }
-                    return total
-                }
-            })
+        currentKey(name: lookupName, fixture, maximumIterations: 2_000) { fixture.directory }
     }
 
     /// A node's first lookup: the directory opened on new connections (schema check, master
     /// key) and its `currentKey`.
     static func connect(_ fixture: PostgreSQLFixture) -> Workload {
+        currentKey(name: connectName, fixture, maximumIterations: 20) { try! fixture.backend.open(false) }
+    }
+
+    /// `currentKey` of the fixture's conversation, per operation, on the directory `directory`
+    /// gives (asked once per operation).
+    private static func currentKey(
+        name: String, _ fixture: PostgreSQLFixture, maximumIterations: Int, directory: @escaping () -> any KeyDirectory
+    ) -> Workload {
         Workload(
-            name: connectName, group: "postgres", limit: RawAEAD.decryptName(ConversationKey.byteCount), maximumIterations: 20,
+            name: name, group: "postgres", limit: RawAEAD.decryptName(ConversationKey.byteCount), maximumIterations: maximumIterations,
             makeWorker: {
                 Worker { iterations in
                     var total = 0
                     for _ in 0..<iterations {
-                        let fresh = try! fixture.backend.open(false)
-                        total &+= Int(try! fresh.currentKey(conversation: fixture.conversation).item.epoch)
+                        total &+= Int(try! directory().currentKey(conversation: fixture.conversation).item.epoch)
                     }
                     return total
                 }

@@ -24,10 +24,10 @@ public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
     }
 
     private let lock = Lock()
-    private var entries: [[UInt8]: Entry] = [:]
+    private var entries: [ConversationBytes: Entry] = [:]
     /// The highest epoch this cache has handed out per conversation (never lowered, never
     /// invalidated).
-    private var highWater: [[UInt8]: EpochHighWater] = [:]
+    private var highWater: [ConversationBytes: EpochHighWater] = [:]
     /// Bumped by every invalidation: a lookup stores its result only if none happened meanwhile.
     private var generation: UInt64 = 0
     private let now: @Sendable () -> Double
@@ -51,7 +51,7 @@ public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
     /// `KeyDirectoryError.rolledBack(conversation:epoch:highWater:)`:
     /// never sealed under. The mark lives as long as this instance (a fresh node cannot tell).
     public func currentKey(conversation: String) throws -> ConversationKey {
-        let id = Array(conversation.utf8)
+        let id = ConversationBytes(conversation)
         let time = now()
         let (cached, started) = lock.withLock { () -> (ConversationKey?, UInt64) in
             if let entry = entries[id] {
@@ -82,7 +82,7 @@ public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
     public func invalidate(conversation: String) {
         lock.withLock {
             generation &+= 1
-            entries[Array(conversation.utf8)] = nil
+            entries[ConversationBytes(conversation)] = nil
         }
     }
 
@@ -98,4 +98,28 @@ public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
     public var count: Int { lock.withLock { entries.count } }
 
     @Sendable static func monotonicSeconds() -> Double { MonotonicClock.seconds() }
+}
+
+/// A conversation id as the cache's key: its UTF-8 bytes, compared byte for byte (two
+/// canonically equivalent but byte-different ids are two conversations, as in the directory) and
+/// hashed in one pass over them, without copying the id (a lookup per notification allocates
+/// nothing and does not feed the hasher a byte at a time, as an `[UInt8]` key would).
+private struct ConversationBytes: Hashable {
+    let id: String
+
+    init(_ id: String) { self.id = id }
+
+    static func == (a: ConversationBytes, b: ConversationBytes) -> Bool {
+        var (left, right) = (a.id, b.id)
+        return left.withUTF8 { left in
+            right.withUTF8 { right in
+                left.count == right.count && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
+            }
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        var id = self.id
+        id.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
 }

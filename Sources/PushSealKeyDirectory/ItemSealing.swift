@@ -218,7 +218,7 @@ package enum ItemSealing {
         return HMACSHA256.authenticationCode(for: message, using: logKey)
     }
 
-    /// The duplicate-log file's id (Docs/KEY-STORE.md §2.2): HMAC-SHA256(log key,
+    /// The duplicate-log file's id (Docs/KEY-STORE.md §2.1): HMAC-SHA256(log key,
     /// "pushseal v1 delivery log id"). It binds the file to the master key: a log whose header
     /// carries another id was written under another key and is reset, never trusted.
     package static func deliveryLogID(logKey: SecretKey) -> [UInt8] {

@@ -3,7 +3,7 @@ import PushSealKeyDirectory
 internal import PushSealPlatform
 
 /// The duplicate log's file `pushseal-deliveries` beside the store's database (Docs/KEY-STORE.md
-/// §2.2, §4): an on-disk hash table (``DeliveryLogLayout``) written without any sync, so a mark
+/// §2.1, §4): an on-disk hash table (``DeliveryLogLayout``) written without any sync, so a mark
 /// costs a few system calls and survives a killed process (the operating system's cache has it)
 /// but not necessarily a power loss.
 ///
@@ -11,10 +11,11 @@ internal import PushSealPlatform
 /// for reads — waited for within the store's busy wait and released before it returns (no lock
 /// outlives a call: the iOS 0xdead10cc rule). After taking the lock, the descriptor's file is
 /// compared with the path's: a log rebuilt (renamed over) or replaced meanwhile is reopened.
-/// One instance per store instance; calls are serialized behind its lock.
-final class DeliveryLogFile: @unchecked Sendable {
+/// One instance per store instance; calls are serialized behind its lock. Package-visible for
+/// the fuzz target that parses arbitrary log files (Sources/Fuzz/FuzzDeliveryLog).
+package final class DeliveryLogFile: @unchecked Sendable {
     /// The file's name in the store directory.
-    static let fileName = "pushseal-deliveries"
+    package static let fileName = "pushseal-deliveries"
     /// The rebuild's temporary file (created exclusively, renamed over the log). Only a holder
     /// of the exclusive lock on the current log creates it, so one found by such a holder is
     /// stale (a killed rebuild) and is removed.
@@ -27,8 +28,11 @@ final class DeliveryLogFile: @unchecked Sendable {
     private let lock = Lock()
     /// The open log and the file it is (`fstat` at open), with `lock` held.
     private var open: (descriptor: Int32, identity: FileSystem.Identity)?
+    /// The slot count the open file was last found to hold (``Table/read(_:path:checkedSlotCount:)``),
+    /// with `lock` held; nil whenever another file is opened.
+    private var checkedSlotCount: Int64?
 
-    init(directory: String, logKey: SecretKey) {
+    package init(directory: String, logKey: SecretKey) {
         self.directory = directory
         self.path = FileSystem.join(directory, Self.fileName)
         self.logID = ItemSealing.deliveryLogID(logKey: logKey)
@@ -44,12 +48,12 @@ final class DeliveryLogFile: @unchecked Sendable {
     /// instance's master key is no longer the store's (then nothing is touched); when it returns,
     /// the log is stale (another master key, a rotation interrupted before its reset) and a write
     /// resets it, a read sees it empty.
-    typealias ConfirmCurrent = () throws(KeyDirectoryError) -> Void
+    package typealias ConfirmCurrent = () throws(KeyDirectoryError) -> Void
 
     /// Checks and records `tag` at `now`; with `retention`, records seen before `now - retention`
     /// are pruned first (the header's cutoff). A repeat is a conflict when both envelope tags
     /// exist and differ.
-    func mark(
+    package func mark(
         tag: [UInt8], envelopeTag: [UInt8]?, now: Int64, retention: Int64?, confirmCurrent: ConfirmCurrent
     ) throws(KeyDirectoryError) -> DeliveryCheck {
         try withTable(exclusive: true, confirmCurrent: confirmCurrent) { table throws(KeyDirectoryError) -> DeliveryCheck in
@@ -79,14 +83,14 @@ final class DeliveryLogFile: @unchecked Sendable {
     }
 
     /// Whether `tag` is recorded (and not pruned). A missing log has no records.
-    func contains(_ tag: [UInt8], confirmCurrent: ConfirmCurrent) throws(KeyDirectoryError) -> Bool {
+    package func contains(_ tag: [UInt8], confirmCurrent: ConfirmCurrent) throws(KeyDirectoryError) -> Bool {
         try withTable(exclusive: false, confirmCurrent: confirmCurrent) { table throws(KeyDirectoryError) in
             try table.find(tag).record != nil
         } ?? false
     }
 
     /// The number of records not pruned.
-    func count(confirmCurrent: ConfirmCurrent) throws(KeyDirectoryError) -> Int {
+    package func count(confirmCurrent: ConfirmCurrent) throws(KeyDirectoryError) -> Int {
         try withTable(exclusive: false, confirmCurrent: confirmCurrent) { table throws(KeyDirectoryError) in
             try table.liveCount()
         } ?? 0
@@ -94,7 +98,7 @@ final class DeliveryLogFile: @unchecked Sendable {
 
     /// Tombstones the records seen before `cutoff` (and those below the header's cutoff);
     /// returns how many of them were not pruned yet.
-    func prune(before cutoff: Int64, confirmCurrent: ConfirmCurrent) throws(KeyDirectoryError) -> Int {
+    package func prune(before cutoff: Int64, confirmCurrent: ConfirmCurrent) throws(KeyDirectoryError) -> Int {
         try withTable(exclusive: true, confirmCurrent: confirmCurrent) { table throws(KeyDirectoryError) in
             try table.prune(before: cutoff)
         }!
@@ -103,7 +107,7 @@ final class DeliveryLogFile: @unchecked Sendable {
     /// Empties the log (a new table under this instance's id), whatever it held and whoever
     /// wrote it; returns how many records were live. Creates the log when missing.
     @discardableResult
-    func reset() throws(KeyDirectoryError) -> Int {
+    package func reset() throws(KeyDirectoryError) -> Int {
         try withLockedFile(exclusive: true, create: true, confirmCurrent: {}) { descriptor throws(KeyDirectoryError) -> Int in
             let existing = try? Table.read(descriptor, path: path)
             let live = (try? existing?.liveCount()) ?? 0
@@ -122,7 +126,7 @@ final class DeliveryLogFile: @unchecked Sendable {
     ) throws(KeyDirectoryError) -> R? {
         try withLockedFile(exclusive: exclusive, create: exclusive, confirmCurrent: confirmCurrent) { descriptor throws(KeyDirectoryError) -> R? in
             var table: Table
-            switch try Table.read(descriptor, path: path) {
+            switch try Table.read(descriptor, path: path, checkedSlotCount: checkedSlotCount) {
             case var found? where found.header.logID == logID || found.headerWasDamaged:
                 if found.headerWasDamaged, exclusive {
                     // Rebuilt from the slots (their checks hold); the cutoff is lost (records
@@ -141,6 +145,7 @@ final class DeliveryLogFile: @unchecked Sendable {
                 try Table.initialize(descriptor, path: path, slotCount: DeliveryLogLayout.minimumSlotCount, logID: logID)
                 table = try Table.read(descriptor, path: path)!
             }
+            checkedSlotCount = table.header.slotCount
             let before = table.header
             let result: R
             do throws(KeyDirectoryError) {
@@ -153,6 +158,7 @@ final class DeliveryLogFile: @unchecked Sendable {
                 // Rebuilt: the new file is the log now (locked by the rebuild until here).
                 try table.writeHeaderIfChanged(from: nil)
                 FileDescriptor.unlock(table.descriptor)
+                checkedSlotCount = table.header.slotCount  // written by the rebuild
                 adopt(table.descriptor)
             } else if exclusive {
                 try table.writeHeaderIfChanged(from: before)
@@ -240,12 +246,15 @@ final class DeliveryLogFile: @unchecked Sendable {
     private func closeLog() {
         if let open { close(open.descriptor) }
         open = nil
+        checkedSlotCount = nil
     }
 
     /// Makes `descriptor` (a rebuilt log, renamed over the path) the open log.
     private func adopt(_ descriptor: Int32) {
+        let slotCount = checkedSlotCount
         closeLog()
         if let identity = FileDescriptor.identity(descriptor) { open = (descriptor, identity) } else { close(descriptor) }
+        checkedSlotCount = slotCount
     }
 
     // MARK: Rebuild
@@ -296,13 +305,17 @@ private struct Table {
     var headerWasDamaged = false
 
     /// The table in the file: nil when the file holds no usable table (empty, too short, or a
-    /// damaged header over a size that is not a table's).
-    static func read(_ descriptor: Int32, path: String) throws(KeyDirectoryError) -> Table? {
-        guard let size = FileDescriptor.size(descriptor) else { throw .locked("cannot stat the duplicate log \(path)") }
+    /// damaged header over a size that is not a table's). A valid header's slot count is
+    /// checked against the file's size (`fstat`), except when it is `checkedSlotCount`, the count
+    /// this descriptor's file was last found to hold (one system call less per mark).
+    static func read(_ descriptor: Int32, path: String, checkedSlotCount: Int64? = nil) throws(KeyDirectoryError) -> Table? {
         var bytes = [UInt8](repeating: 0, count: Layout.slotSize)
         let read = bytes.withUnsafeMutableBytes { FileDescriptor.read(into: $0, from: descriptor, at: 0) }
         guard case let .success(count) = read else { throw .locked("cannot read the duplicate log \(path): \(Errno.message(errno))") }
-        if count == Layout.slotSize, let header = Layout.Header(bytes[...]), size >= Layout.fileSize(slotCount: header.slotCount) {
+        let header = count == Layout.slotSize ? Layout.Header(bytes[...]) : nil
+        if let header, header.slotCount == checkedSlotCount { return Table(descriptor: descriptor, path: path, header: header) }
+        guard let size = FileDescriptor.size(descriptor) else { throw .locked("cannot stat the duplicate log \(path)") }
+        if let header, size >= Layout.fileSize(slotCount: header.slotCount) {
             return Table(descriptor: descriptor, path: path, header: header)
         }
         guard let slots = Layout.slotCount(fileSize: size) else { return nil }
@@ -370,15 +383,27 @@ private struct Table {
 
     /// What probing for a tag found: its live record (and slot), else the first slot an insert
     /// may use (a tombstone, invalid or pruned slot on the way, or the empty slot that ended the
-    /// probe) and what is in it.
+    /// probe) and what was in it.
     struct Probe {
         var record: Layout.Record?
         var slot: Int64?
-        var free: (index: Int64, slot: Layout.Slot)?
+        var free: (index: Int64, previous: Previous)?
+    }
+
+    /// What a free slot held before an insert takes it (for the header's counts).
+    enum Previous {
+        case empty
+        /// A record seen before the cutoff.
+        case pruned
+        /// A tombstone, or a slot that is neither empty nor valid.
+        case tombstone
     }
 
     /// Linear probing from the tag's home slot, 8 slots per read, until the tag's live record or
-    /// an empty slot (or all slots were seen).
+    /// an empty slot (or all slots were seen). Only a slot holding the tag is decoded and its
+    /// check verified (one SHA-256); another tag's record is passed on its state byte and tag
+    /// bytes, and is reusable when its seen time is below the cutoff (were it garbage, reusing
+    /// it loses nothing).
     func find(_ tag: [UInt8]) throws(KeyDirectoryError) -> Probe {
         let mask = header.slotCount - 1
         var probe = Probe()
@@ -389,20 +414,21 @@ private struct Table {
             let bytes = try readSlots(from: index, count: count)
             for offset in 0..<Int(count) {
                 let start = offset * Layout.slotSize
-                let slot = Layout.decode(bytes[start..<(start + Layout.slotSize)])
                 let at = index + Int64(offset)
-                switch slot {
+                switch Layout.classify(bytes, at: start, tag: tag, cutoff: header.cutoff) {
                 case .empty:
-                    if probe.free == nil { probe.free = (at, slot) }
+                    if probe.free == nil { probe.free = (at, .empty) }
                     return probe
-                case let .record(record) where isLive(record):
-                    if record.tag == tag {
-                        probe.record = record
-                        probe.slot = at
-                        return probe
-                    }
-                case .record, .tombstone, .invalid:
-                    if probe.free == nil { probe.free = (at, slot) }
+                case let .match(record):
+                    probe.record = record
+                    probe.slot = at
+                    return probe
+                case .otherRecord:
+                    break
+                case .pruned:
+                    if probe.free == nil { probe.free = (at, .pruned) }
+                case .tombstone:
+                    if probe.free == nil { probe.free = (at, .tombstone) }
                 }
             }
             seen += count
@@ -417,7 +443,7 @@ private struct Table {
         var probe = try find(record.tag)
         if let found = probe.record { return found }
         let takesEmptySlot: Bool
-        if case .empty? = probe.free?.slot { takesEmptySlot = true } else { takesEmptySlot = probe.free == nil }
+        if case .empty? = probe.free?.previous { takesEmptySlot = true } else { takesEmptySlot = probe.free == nil }
         if takesEmptySlot, (header.records + header.tombstones + 1) * 2 > header.slotCount {
             var live: [Layout.Record] = []
             try forEachSlot { _, slot throws(KeyDirectoryError) in
@@ -442,10 +468,10 @@ private struct Table {
         try write(Layout.encode(record), at: Layout.offset(ofSlot: index))
         switch previous {
         case .empty: header.records += 1
-        case .tombstone, .invalid:
+        case .tombstone:
             header.records += 1
             header.tombstones = max(header.tombstones - 1, 0)
-        case .record: break  // a pruned record's slot
+        case .pruned: break
         }
     }
 

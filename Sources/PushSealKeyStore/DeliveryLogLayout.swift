@@ -1,6 +1,6 @@
 import PushSealCore
 
-/// The byte layout of the duplicate-log file `pushseal-deliveries` (Docs/KEY-STORE.md §2.2): a
+/// The byte layout of the duplicate-log file `pushseal-deliveries` (Docs/KEY-STORE.md §2.1): a
 /// 128-byte header slot, then 2^k slots of 128 bytes, an open-addressing hash table with linear
 /// probing. 128 divides 512 and 4096, so no slot straddles a sector or a page. All integers are
 /// big-endian. Every slot and the header end with a check: the first 8 bytes of SHA-256 of the
@@ -152,6 +152,48 @@ enum DeliveryLogLayout {
             return .record(Record(tag: Array(b[16..<48]), seenAt: Int64(bitPattern: bigEndian(b, at: 8)), envelopeTag: Array(b[48..<80])))
         default:
             return .invalid
+        }
+    }
+
+    /// A slot as a probe for `tag` sees it (``classify(_:at:tag:cutoff:)``).
+    enum Probed {
+        case empty
+        /// The tag's record, valid and seen at or after the cutoff.
+        case match(Record)
+        /// Another tag's record seen at or after the cutoff (its check is not verified).
+        case otherRecord
+        /// A record seen before the cutoff (the tag's own included): reusable.
+        case pruned
+        /// A tombstone, a slot holding the tag whose check fails, or any other state: reusable.
+        case tombstone
+    }
+
+    /// The slot at `bytes[start..<start + 128]` for a probe of `tag`: only a slot holding the
+    /// tag is decoded in full (its check verified).
+    static func classify(_ bytes: [UInt8], at start: Int, tag: [UInt8], cutoff: Int64) -> Probed {
+        switch bytes[start] {
+        case 0:
+            var zero = true
+            for index in start..<(start + slotSize) where bytes[index] != 0 {
+                zero = false
+                break
+            }
+            return zero ? .empty : .tombstone
+        case 1:
+            var same = true
+            for index in 0..<32 where bytes[start + 16 + index] != tag[index] {
+                same = false
+                break
+            }
+            guard same else {
+                var seenAt: UInt64 = 0
+                for index in (start + 8)..<(start + 16) { seenAt = seenAt << 8 | UInt64(bytes[index]) }
+                return Int64(bitPattern: seenAt) < cutoff ? .pruned : .otherRecord
+            }
+            guard case let .record(record) = decode(bytes[start..<(start + slotSize)]) else { return .tombstone }
+            return record.seenAt >= cutoff ? .match(record) : .pruned
+        default:
+            return .tombstone
         }
     }
 

@@ -14,7 +14,7 @@ public enum DeliveryCheck: Sendable, Equatable {
 
 /// The receiver's duplicate log (SPEC §10.4): HMACs of (cid, mid) with the time first seen and a
 /// keyed digest of the first envelope, in the store's file `pushseal-deliveries`
-/// (``DeliveryLogFile``, Docs/KEY-STORE.md §2.2), written without any sync: a mark survives a
+/// (``DeliveryLogFile``, Docs/KEY-STORE.md §2.1), written without any sync: a mark survives a
 /// killed process, not necessarily a power loss (§4).
 extension DeviceKeyStore {
     /// Atomically checks and records (conversation, messageID) at `clock()`, under an exclusive

@@ -31,6 +31,19 @@ package enum StoreVectorValues {
                 ItemSealing.envelopeTag(envelope, logKey: logKey))
     }
 
+    /// The duplicate-log file's values for a mark of `tag` (Docs/KEY-STORE.md §2.1): the log id,
+    /// the home slot in a new log's table (256 slots), the record slot's 128 bytes (its check
+    /// is the last 8) and the header of that new, empty log.
+    package static func deliveryLogSlot(
+        masterKey: [UInt8], tag: [UInt8], seenAt: Int64, envelopeTag: [UInt8]?
+    ) -> (logID: [UInt8], slotCount: Int64, slotIndex: Int64, slot: [UInt8], emptyHeader: [UInt8]) {
+        let logID = ItemSealing.deliveryLogID(logKey: ItemSealing.deliveryLogKey(masterKey: MasterKey(SecretKey(bytes: masterKey))))
+        let slotCount = DeliveryLogLayout.minimumSlotCount
+        return (logID, slotCount, DeliveryLogLayout.homeSlot(of: tag, slotCount: slotCount),
+                DeliveryLogLayout.encode(.init(tag: tag, seenAt: seenAt, envelopeTag: envelopeTag)),
+                DeliveryLogLayout.Header.empty(slotCount: slotCount, logID: logID).encoded)
+    }
+
     /// An epoch record's tag.
     package static func epochRecordTag(masterKey: [UInt8], conversation: String, epoch: Int64, keyID: [UInt8], removed: Bool) -> [UInt8] {
         ItemSealing.epochRecordTag(

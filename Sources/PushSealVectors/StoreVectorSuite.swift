@@ -53,11 +53,18 @@ package enum StoreVectorSuite {
                                                    ("A duplicate-log entry with Unicode ids", "gruppe-ü-👋", "nachricht-ß")] {
             let (tag, envelopeTag) = StoreVectorValues.delivery(
                 masterKey: masterKey, conversation: conversation, messageID: messageID, envelope: envelope)
+            // Its mark in the log file (file format 9): seen at a fixed time, in a new 256-slot table.
+            let seenAt: Int64 = 1_764_400_000
+            let log = StoreVectorValues.deliveryLogSlot(masterKey: masterKey, tag: tag, seenAt: seenAt, envelopeTag: envelopeTag)
             cases.append([
                 .init(name: "kind", value: .string("delivery")), .init(name: "comment", value: .string(comment)), master,
                 .init(name: "conversation", value: .string(conversation)), .init(name: "messageId", value: .string(messageID)),
                 .init(name: "envelopeHex", value: hex(envelope)), .init(name: "tagHex", value: hex(tag)),
                 .init(name: "envelopeTagHex", value: hex(envelopeTag)),
+                .init(name: "seenAt", value: number(seenAt)), .init(name: "logIdHex", value: hex(log.logID)),
+                .init(name: "slotCount", value: number(log.slotCount)), .init(name: "slotIndex", value: number(log.slotIndex)),
+                .init(name: "slotHex", value: hex(log.slot)), .init(name: "checkHex", value: hex(Array(log.slot.suffix(8)))),
+                .init(name: "emptyLogHeaderHex", value: hex(log.emptyHeader)),
             ])
         }
         let recordKey = VectorSuite.key("store item 1").id.bytes
@@ -110,6 +117,7 @@ package enum StoreVectorSuite {
             .init(name: "header", value: .array([
                 .string("PushSeal key-store at-rest values (Docs/KEY-STORE.md §3): sealed rows, verifier, duplicate-log and epoch-record tags,"),
                 .string("identity rows (device, provider and pinned keys, registered devices) and the provider-key record."),
+                .string("A delivery case also gives its mark in the duplicate-log file (Docs/KEY-STORE.md §2.1): log id, home slot of a new 256-slot table, the 128-byte slot and its check, the new log's header."),
                 .string("Byte strings are lowercase hex; every salt is fixed here and random in a real store."),
             ])),
             .init(name: "tests", value: .array(all)),
@@ -141,7 +149,14 @@ package enum StoreVectorSuite {
             guard let conversation = string("conversation"), let messageID = string("messageId"), let envelope = bytes("envelopeHex")
             else { return ["malformed delivery case"] }
             let (tag, envelopeTag) = StoreVectorValues.delivery(masterKey: master, conversation: conversation, messageID: messageID, envelope: envelope)
-            return (bytes("tagHex") == tag ? [] : ["tagHex differs"]) + (bytes("envelopeTagHex") == envelopeTag ? [] : ["envelopeTagHex differs"])
+            var errors = (bytes("tagHex") == tag ? [] : ["tagHex differs"]) + (bytes("envelopeTagHex") == envelopeTag ? [] : ["envelopeTagHex differs"])
+            guard let seenAt = integer("seenAt") else { return errors + ["malformed delivery case (seenAt)"] }
+            let log = StoreVectorValues.deliveryLogSlot(masterKey: master, tag: tag, seenAt: seenAt, envelopeTag: envelopeTag)
+            if bytes("logIdHex") != log.logID { errors.append("logIdHex differs") }
+            if integer("slotCount") != log.slotCount || integer("slotIndex") != log.slotIndex { errors.append("slotIndex differs") }
+            if bytes("slotHex") != log.slot || bytes("checkHex") != Array(log.slot.suffix(8)) { errors.append("slotHex differs") }
+            if bytes("emptyLogHeaderHex") != log.emptyHeader { errors.append("emptyLogHeaderHex differs") }
+            return errors
         case "epochRecord":
             guard let conversation = string("conversation"), let epoch = integer("epoch"), let kid = bytes("kid"), case let .bool(removed)? = test["removed"]
             else { return ["malformed epochRecord case"] }

@@ -64,4 +64,13 @@ import Testing
         #expect(run.stderr.contains("'--postgres <uri>' takes a connection URI"), "\(run)")
         #expect(run.stdout.isEmpty)
     }
+
+    /// Nothing is created on the server for a run whose --only leaves out every PostgreSQL figure
+    /// (db.internal is never contacted).
+    @Test func aSelectionWithoutPostgreSQLFiguresIsAUsageError() throws {
+        expectUsageError(
+            try runPushSeal(["bench", "--quick", "--only", "seal.apns", "--postgres", "postgresql://pushseal:hunter2@db.internal/chat"]),
+            command: "pushseal bench",
+            message: "'--postgres <uri>' measures the figures seal.postgres.* and postgres.*, which '--only' leaves out.")
+    }
 }

@@ -57,6 +57,34 @@ import Testing
         #expect(!run.stdout.contains("PostgreSQL key directory ("), "\(run.stdout)")
     }
 
+    @Test func aDatabaseWithADirectoryNeedsItsMasterKey() throws {
+        let sandbox = try StoreSandbox()
+        defer { sandbox.remove() }
+        let uri = try TestPostgreSQL.freshSchemaURI()
+        let key = sandbox.path("directory.key")
+        let initialized = try runPushSeal(["store", "init", "--dir", uri, "--master-key-file", key])
+        #expect(initialized.status == 0, "\(initialized)")
+        let quick = ["bench", "--quick", "--json", "--only", "seal.postgres", "--iterations", "2", "--postgres", uri]
+
+        // Without its key: refused before anything is measured, saying what to give.
+        let refused = try runPushSeal(quick, timeout: 120)
+        expectFailure(refused, messagePrefix: "cannot use the PostgreSQL key directory at postgresql://pushseal:***@", hint: true)
+        #expect(refused.stderr.contains("--master-key-file <file>"), "\(refused)")
+        let password = try TestPostgreSQL.password(uri)
+        #expect(refused.stdout.isEmpty && !refused.stderr.contains(password), "\(refused)")
+
+        // With it: measured on that directory, which keeps only its own conversations afterwards.
+        let run = try runPushSeal(quick + ["--master-key-file", key], timeout: 300)
+        #expect(run.status == 0, "\(run)")
+        #expect(try BenchTests.figures(run)["seal.postgres.512"] != nil, "\(run)")
+        let listed = try runPushSeal(["store", "list", "--dir", uri, "--master-key-file", key, "--json"])
+        #expect(listed.status == 0 && !listed.stdout.contains("bench-"), "\(listed)")
+
+        expectUsageError(
+            try runPushSeal(["bench", "--master-key-file", key]), command: "pushseal bench",
+            message: "'--master-key-file <file>' goes with '--postgres <uri>' (the key of the directory there).")
+    }
+
     @Test func thePeerSubcommandIsHiddenFromHelp() throws {
         let help = try runPushSeal(["bench", "--help"])
         #expect(help.status == 0, "\(help)")

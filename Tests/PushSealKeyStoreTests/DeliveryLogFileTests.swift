@@ -5,7 +5,7 @@ import PushSealKeyDirectory
 import PushSealPlatform
 import Testing
 
-/// The duplicate log's own file `pushseal-deliveries` (Docs/KEY-STORE.md §2.2, §4): the hash
+/// The duplicate log's own file `pushseal-deliveries` (Docs/KEY-STORE.md §2.1, §4): the hash
 /// table, its rebuilds, damage, replacement, another master key's log, the format 8 → 9
 /// migration, and the resets of a master-key rotation and a logout.
 @Suite("Duplicate log file", .serialized)

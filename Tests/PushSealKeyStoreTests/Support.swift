@@ -162,7 +162,7 @@ final class RawDatabase: @unchecked Sendable {
 func sqlBlob(_ bytes: [UInt8]) -> String { "x'\(Hex.encode(bytes))'" }
 
 /// The tags of the record slots of the duplicate log at `path`, read with the documented layout
-/// (Docs/KEY-STORE.md §2.2: a 128-byte header, then 128-byte slots: state 1 = record, the tag at
+/// (Docs/KEY-STORE.md §2.1: a 128-byte header, then 128-byte slots: state 1 = record, the tag at
 /// bytes 16..<48), independently of the store's code.
 func recordedTags(_ path: String) throws -> [[UInt8]] {
     let data = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))

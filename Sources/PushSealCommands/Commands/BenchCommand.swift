@@ -34,6 +34,9 @@ enum BenchCommand {
     static let postgres = Option<String?>(
         "postgres", valueName: "uri",
         abstract: "Also measure the PostgreSQL key directory at this server (postgresql://…; run by pushseal-full): sealing with the key from its listening cache vs a key in memory, a lookup, a new connection, rotation-to-use across two processes, concurrent rotations.")
+    static let masterKeyFile = Option<FilePath?>(
+        "master-key-file", valueName: "file",
+        abstract: "With --postgres: the master key file of the key directory already in that database (the bench adds and removes conversations of its own). Without it, the bench creates the directory under a new key, in a database that has none.")
     static let quick = Flag("quick", abstract: "A short run for tests and CI (indicative figures only).")
     static let json = Flag("json", abstract: "Print one JSON object per figure, one per line.")
     static let profile = Flag("profile", abstract: "Run exactly the --only figures once for --iterations operations (for callgrind).", hidden: true)
@@ -65,7 +68,7 @@ enum BenchCommand {
               swift build -c release --product pushseal
               .build/release/pushseal bench
             """,
-        options: [iterations, repetitions, spawns, threads, batchSize, only, storeKeys, postgres, quick, json, profile, spawnServer],
+        options: [iterations, repetitions, spawns, threads, batchSize, only, storeKeys, postgres, masterKeyFile, quick, json, profile, spawnServer],
         subcommands: [BenchPeerCommand.spec],
         run: run)
 
@@ -93,14 +96,24 @@ enum BenchCommand {
         let json = arguments[Self.json]
         var temporary: String?
         defer { if let temporary { FileSystem.removeTree(temporary) } }
+        let existingKey = try arguments[Self.masterKeyFile]?.path
         if let uri = try arguments[Self.postgres] {
             guard Companion.isConnectionURI(uri) else {
                 throw .usage("'--postgres <uri>' takes a connection URI starting with postgresql:// or postgres://.")
             }
-            let directory: String
-            do throws(IOError) { directory = try FileSystem.makeTemporaryDirectory(prefix: "pushseal-bench-postgres") } catch { throw .io(error) }
-            temporary = directory
-            options.postgreSQL = try postgreSQLBackend(context, uri: uri, masterKeyFile: directory + "/master.key")
+            guard options.selectsPostgreSQL else {
+                throw .usage("'--postgres <uri>' measures the figures seal.postgres.* and postgres.*, which '--only' leaves out.")
+            }
+            var keyFile = existingKey
+            if keyFile == nil {
+                let directory: String
+                do throws(IOError) { directory = try FileSystem.makeTemporaryDirectory(prefix: "pushseal-bench-postgres") } catch { throw .io(error) }
+                temporary = directory
+                keyFile = directory + "/master.key"
+            }
+            options.postgreSQL = try postgreSQLBackend(context, uri: uri, masterKeyFile: keyFile!, existing: existingKey != nil)
+        } else if existingKey != nil {
+            throw .usage("'--master-key-file <file>' goes with '--postgres <uri>' (the key of the directory there).")
         }
         // In the companion, the cold-process figures still measure the static pushseal next to it.
         options.executable = staticExecutable()
@@ -120,13 +133,24 @@ enum BenchCommand {
     }
 
     /// The PostgreSQL directory at `uri` as the bench measures it, from the executable's backend
-    /// (`pushseal-full` links it), under a new master key in `masterKeyFile`; its peer processes
-    /// are this executable's hidden `bench postgres-peer`.
-    static func postgreSQLBackend(_ context: CommandContext, uri: String, masterKeyFile: String) throws(CLIError) -> PostgreSQLBenchBackend {
+    /// (`pushseal-full` links it): the directory already there under the key in `masterKeyFile`
+    /// (`existing`), or a new one created under a new key written there. Opened once here, so
+    /// that a database that cannot be used fails before anything is measured. Its peer
+    /// processes are this executable's hidden `bench postgres-peer`.
+    static func postgreSQLBackend(_ context: CommandContext, uri: String, masterKeyFile: String, existing: Bool) throws(CLIError) -> PostgreSQLBenchBackend {
         let backend = try context.postgreSQLBackend()
+        do throws(KeyDirectoryError) {
+            _ = try backend.open(uri, masterKeyFile, !existing, systemClock)
+        } catch {
+            let hints = existing ? [] : [
+                "a database that already has a PushSeal key directory needs its master key: --master-key-file <file>",
+                "or give a database (or a schema: options=-csearch_path%3D<schema> in the URI) without one",
+            ]
+            throw .failure(Diagnostic("cannot use the PostgreSQL key directory at \(backend.redacted(uri)) for the bench: \(error)", hints: hints))
+        }
         guard let executable = ProcessSpawner.currentExecutablePath() else { throw .failure("cannot find the running executable to start its peers") }
         return PostgreSQLBenchBackend(
-            open: { (create) throws(KeyDirectoryError) in try backend.open(uri, masterKeyFile, create, systemClock).directory },
+            open: { (create) throws(KeyDirectoryError) in try backend.open(uri, masterKeyFile, create && !existing, systemClock).directory },
             listeningCache: backend.listeningCache,
             peer: [executable, "bench", BenchPeerCommand.spec.name, "--postgres", uri, "--master-key-file", masterKeyFile])
     }

@@ -36,7 +36,7 @@ package enum Companion {
         let path = try HelperExecutable.path(
             executableName, neededBy: user,
             hints: "pushseal itself does not link libpq or libcurl; \(executableName), its companion that does, runs 'send' and the commands on a connection URI",
-            "build or install both products: swift build -c release --product pushseal --product \(executableName) (needs libpq-dev and libcurl4-openssl-dev)")
+            "build or install both products: swift build -c release --product pushseal && swift build -c release --product \(executableName) (needs libpq-dev and libcurl4-openssl-dev)")
         // The arguments exactly as this process got them (bytes, not re-encoded strings).
         var arguments: [UnsafeMutablePointer<CChar>?] = Array(UnsafeBufferPointer(start: CommandLine.unsafeArgv, count: Int(CommandLine.argc)))
         arguments.append(nil)

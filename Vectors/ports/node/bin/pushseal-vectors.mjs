@@ -6,7 +6,7 @@
 // mismatch and `N passed, N failed`; exits 1 on any failure, on a missing file or another schema,
 // or when no case ran.
 
-import { createCipheriv, createDecipheriv, createHmac, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { KEY_LOCKED, KEY_NOT_FOUND, OPAQUE, OpenError, Reason, Receiver, Sealer, SealError } from '../src/index.mjs';
@@ -191,8 +191,19 @@ export function runStoreCase(t) {
     case 'delivery': {
       const lk = expand(utf8('pushseal v1 store delivery log'));
       const cid = utf8(t.conversation); const mid = utf8(t.messageId);
-      return [...check('tagHex', hmac(lk, u32(cid.length), cid, u32(mid.length), mid)),
-        ...check('envelopeTagHex', hmac(lk, Buffer.from([0x02]), hexField(t, 'envelopeHex', null, false)))];
+      const tag = hmac(lk, u32(cid.length), cid, u32(mid.length), mid);
+      const envelopeTag = hmac(lk, Buffer.from([0x02]), hexField(t, 'envelopeHex', null, false));
+      // Its mark in the duplicate-log file (Docs/KEY-STORE.md §2.1): a 128-byte slot whose last 8
+      // bytes are SHA-256 of the first 120, at index = first 8 bytes of the tag mod the slot count.
+      const sha8 = (b) => createHash('sha256').update(b).digest().subarray(0, 8);
+      const logId = hmac(lk, utf8('pushseal v1 delivery log id'));
+      const body = Buffer.concat([Buffer.from([1, 1]), Buffer.alloc(6), i64(t.seenAt), tag, envelopeTag, Buffer.alloc(40)]);
+      const slot = Buffer.concat([body, sha8(body)]);
+      const head = Buffer.concat([utf8('PSDL'), u32(1), i64(t.slotCount), i64(0), i64(0), i64(-(2n ** 63n)), logId, Buffer.alloc(48)]);
+      const index = Number(tag.readBigUInt64BE(0) % BigInt(t.slotCount));
+      return [...check('tagHex', tag), ...check('envelopeTagHex', envelopeTag), ...check('logIdHex', logId),
+        ...(t.slotIndex === index ? [] : ['slotIndex differs']), ...check('slotHex', slot), ...check('checkHex', slot.subarray(120)),
+        ...check('emptyLogHeaderHex', Buffer.concat([head, sha8(head)]))];
     }
     case 'epochRecord': {
       const rk = expand(utf8('pushseal v1 store epoch record'));

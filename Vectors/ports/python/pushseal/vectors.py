@@ -285,9 +285,22 @@ def run_store_case(t: Dict[str, Any]) -> List[str]:
     if kind == "delivery":
         lk = expand(b"pushseal v1 store delivery log")
         cid, mid = t["conversation"].encode("utf-8"), t["messageId"].encode("utf-8")
-        errs = [] if _hex(t, "tagHex") == _hmac(lk, _u32(len(cid)) + cid + _u32(len(mid)) + mid) else ["tagHex differs"]
-        return errs + ([] if _hex(t, "envelopeTagHex") == _hmac(lk, b"\x02" + _hex(t, "envelopeHex", None, False))
-                       else ["envelopeTagHex differs"])
+        tag = _hmac(lk, _u32(len(cid)) + cid + _u32(len(mid)) + mid)
+        envelope_tag = _hmac(lk, b"\x02" + _hex(t, "envelopeHex", None, False))
+        errs = [] if _hex(t, "tagHex") == tag else ["tagHex differs"]
+        errs += [] if _hex(t, "envelopeTagHex") == envelope_tag else ["envelopeTagHex differs"]
+        # Its mark in the duplicate-log file (Docs/KEY-STORE.md §2.1): a 128-byte slot whose last
+        # 8 bytes are SHA-256 of the first 120, at index = first 8 bytes of the tag mod the slot count.
+        import hashlib
+        log_id = _hmac(lk, b"pushseal v1 delivery log id")
+        body = b"\x01\x01" + bytes(6) + _i64(t["seenAt"]) + tag + envelope_tag + bytes(40)
+        slot = body + hashlib.sha256(body).digest()[:8]
+        header = (b"PSDL" + _u32(1) + _i64(t["slotCount"]) + _i64(0) + _i64(0) + _i64(-(1 << 63)) + log_id + bytes(48))
+        header += hashlib.sha256(header).digest()[:8]
+        errs += [] if _hex(t, "logIdHex") == log_id else ["logIdHex differs"]
+        errs += [] if t["slotIndex"] == int.from_bytes(tag[:8], "big") % t["slotCount"] else ["slotIndex differs"]
+        errs += [] if _hex(t, "slotHex") == slot and _hex(t, "checkHex") == slot[120:] else ["slotHex differs"]
+        return errs + ([] if _hex(t, "emptyLogHeaderHex") == header else ["emptyLogHeaderHex differs"])
     if kind == "epochRecord":
         rk = expand(b"pushseal v1 store epoch record")
         cid = t["conversation"].encode("utf-8")

@@ -80,6 +80,15 @@ public final class VectorRunner {
 
     static byte[] utf8(Object s) { return ((String) s).getBytes(StandardCharsets.UTF_8); }
 
+    /** The first 8 bytes of SHA-256 of {@code bytes} (the duplicate-log file's check). */
+    static byte[] sha8(byte[] bytes) {
+        try {
+            return Arrays.copyOf(java.security.MessageDigest.getInstance("SHA-256").digest(bytes), 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     static byte[] hmac(byte[] key, byte[]... parts) {
         try {
             javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
@@ -121,8 +130,23 @@ public final class VectorRunner {
         } else if ("delivery".equals(kind)) {
             byte[] lk = Wire.expand(mk, "pushseal v1 store delivery log".getBytes(StandardCharsets.US_ASCII), 32);
             byte[] cid = utf8(t.get("conversation")), mid = utf8(t.get("messageId"));
-            expect(errs, t, "tagHex", hmac(lk, u32(cid.length), cid, u32(mid.length), mid));
-            expect(errs, t, "envelopeTagHex", hmac(lk, new byte[] {2}, hexField(t, "envelopeHex", -1, false)));
+            byte[] tag = hmac(lk, u32(cid.length), cid, u32(mid.length), mid);
+            byte[] envelopeTag = hmac(lk, new byte[] {2}, hexField(t, "envelopeHex", -1, false));
+            expect(errs, t, "tagHex", tag);
+            expect(errs, t, "envelopeTagHex", envelopeTag);
+            // Its mark in the duplicate-log file (Docs/KEY-STORE.md §2.1): a 128-byte slot whose last
+            // 8 bytes are SHA-256 of the first 120, at index = first 8 bytes of the tag mod the slot count.
+            byte[] logId = hmac(lk, "pushseal v1 delivery log id".getBytes(StandardCharsets.US_ASCII));
+            byte[] body = Wire.concat(new byte[] {1, 1, 0, 0, 0, 0, 0, 0}, i64(longField(t, "seenAt")), tag, envelopeTag, new byte[40]);
+            byte[] slot = Wire.concat(body, sha8(body));
+            byte[] head = Wire.concat("PSDL".getBytes(StandardCharsets.US_ASCII), u32(1), i64(longField(t, "slotCount")), i64(0), i64(0),
+                    i64(Long.MIN_VALUE), logId, new byte[48]);
+            long index = Long.remainderUnsigned(java.nio.ByteBuffer.wrap(tag, 0, 8).getLong(), longField(t, "slotCount"));
+            expect(errs, t, "logIdHex", logId);
+            if (longField(t, "slotIndex") != index) errs.add("slotIndex differs");
+            expect(errs, t, "slotHex", slot);
+            expect(errs, t, "checkHex", Arrays.copyOfRange(slot, 120, 128));
+            expect(errs, t, "emptyLogHeaderHex", Wire.concat(head, sha8(head)));
         } else if ("epochRecord".equals(kind)) {
             byte[] rk = Wire.expand(mk, "pushseal v1 store epoch record".getBytes(StandardCharsets.US_ASCII), 32);
             byte[] cid = utf8(t.get("conversation"));
