@@ -30,6 +30,18 @@ import PushSealKeyStore
 import PushSealKeyDirectorySQLite
 import PushSealPlatform
 
+/// The start barrier of `--go FILE`: waits (up to 20 s) until the file exists, so that all
+/// workers begin together.
+func waitForStart(_ go: String?) {
+    guard let go else { return }
+    var waited = 0
+    while access(go, F_OK) != 0 {
+        usleep(500)
+        waited += 1
+        if waited > 40_000 { fail("start barrier \(go) never appeared") }
+    }
+}
+
 func emit(_ line: String, to fd: Int32 = 1) {
     var bytes = Array((line + "\n").utf8)
     var done = 0
@@ -137,15 +149,7 @@ func run() {
 
     case "mixed":
         guard let id = Int(option("--id")), let iterations = Int(option("--iterations")) else { fail("bad --id or --iterations") }
-        if let go = options["--go"] {
-            // Start barrier: all workers begin together.
-            var waited = 0
-            while access(go, F_OK) != 0 {
-                usleep(500)
-                waited += 1
-                if waited > 40_000 { fail("start barrier \(go) never appeared") }
-            }
-        }
+        waitForStart(options["--go"])
         let store = openStore()
         let own = "w\(id)"
         for round in 0..<iterations {
@@ -178,14 +182,7 @@ func run() {
 
     case "mark-many":
         guard let id = Int(option("--id")), let count = Int(option("--count")) else { fail("bad --id or --count") }
-        if let go = options["--go"] {
-            var waited = 0
-            while access(go, F_OK) != 0 {
-                usleep(500)
-                waited += 1
-                if waited > 40_000 { fail("start barrier \(go) never appeared") }
-            }
-        }
+        waitForStart(options["--go"])
         let store = openStore()
         for index in 0..<count {
             let first = attempt("mark own") { () throws(KeyDirectoryError) in try store.recordDelivery(conversation: "w\(id)", messageID: "m\(index)") }
