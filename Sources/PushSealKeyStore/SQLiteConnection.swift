@@ -76,9 +76,12 @@ final class SQLiteConnection {
             // file of its own) syncs the journal, the database and, after the journal's unlink
             // (the commit point), the directory, so a committed write survives a power loss
             // (Docs/KEY-STORE.md §4, crash safety).
+            // cache_size = -8192: the page cache may grow to 8 MiB (SQLite's default is 2 MiB) —
+            // a kept connection on a large provider store keeps the index and row pages of
+            // ~1,000 hot conversations; a device store (a few hundred KiB) never fills either.
             // Pragmas read the schema, so they wait for locks too: under the same busy wait.
             try whileBusy { () throws(KeyDirectoryError) in
-                try execute("PRAGMA secure_delete = ON; PRAGMA synchronous = EXTRA; PRAGMA cell_size_check = ON; PRAGMA temp_store = MEMORY")
+                try execute("PRAGMA secure_delete = ON; PRAGMA synchronous = EXTRA; PRAGMA cell_size_check = ON; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -8192")
             }
         } catch {
             close()
