@@ -329,7 +329,8 @@ def bundle_corpus() -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for t in BUNDLE_VECTORS:
         files[f"vec-{t['tcId']:03d}-text"] = t["bundle"].encode()
-        files[f"vec-{t['tcId']:03d}-bytes"] = bytes.fromhex(t["bundleHex"])
+        if t["bundleHex"] is not None:  # null for a text that does not decode (padding, length)
+            files[f"vec-{t['tcId']:03d}-bytes"] = bytes.fromhex(t["bundleHex"])
     valid = bytes.fromhex(BUNDLE_VECTORS[0]["bundleHex"])  # format 2: always 403 bytes
     body = valid[17:]
     edge = {
