@@ -17,8 +17,11 @@ struct DeliveryLogTable {
     /// this descriptor's file was last found to hold (one system call less per mark).
     static func read(_ descriptor: Int32, path: String, checkedSlotCount: Int64? = nil) throws(KeyDirectoryError) -> DeliveryLogTable? {
         var bytes = [UInt8](repeating: 0, count: Layout.slotSize)
-        let read = bytes.withUnsafeMutableBytes { FileDescriptor.read(into: $0, from: descriptor, at: 0) }
-        guard case let .success(count) = read else { throw .locked("cannot read the duplicate log \(path): \(Errno.message(errno))") }
+        let count: Int
+        switch bytes.withUnsafeMutableBytes({ FileDescriptor.read(into: $0, from: descriptor, at: 0, path: path) }) {
+        case let .success(read): count = read
+        case let .failure(error): throw .locked("the duplicate log: \(error)")
+        }
         let header = count == Layout.slotSize ? Layout.Header(bytes[...]) : nil
         if let header, header.slotCount == checkedSlotCount { return DeliveryLogTable(descriptor: descriptor, path: path, header: header) }
         guard let size = FileDescriptor.size(descriptor) else { throw .locked("cannot stat the duplicate log \(path)") }
@@ -33,11 +36,11 @@ struct DeliveryLogTable {
     /// old slot survives).
     static func initialize(_ descriptor: Int32, path: String, slotCount: Int64, logID: [UInt8]) throws(KeyDirectoryError) {
         do throws(IOError) {
-            try FileDescriptor.setSize(descriptor, to: 0)
-            try FileDescriptor.setSize(descriptor, to: Layout.fileSize(slotCount: slotCount))
-            try DeliveryLogTable.write(Layout.Header.empty(slotCount: slotCount, logID: logID).encoded, to: descriptor, at: 0)
+            try FileDescriptor.setSize(descriptor, to: 0, path: path)
+            try FileDescriptor.setSize(descriptor, to: Layout.fileSize(slotCount: slotCount), path: path)
+            try DeliveryLogTable.write(Layout.Header.empty(slotCount: slotCount, logID: logID).encoded, to: descriptor, at: 0, path: path)
         } catch {
-            throw .locked("cannot write the duplicate log \(path): \(error)")
+            throw .locked("the duplicate log: \(error)")
         }
     }
 
@@ -50,15 +53,15 @@ struct DeliveryLogTable {
 
     private func write(_ bytes: [UInt8], at offset: Int64) throws(KeyDirectoryError) {
         do throws(IOError) {
-            try Self.write(bytes, to: descriptor, at: offset)
+            try Self.write(bytes, to: descriptor, at: offset, path: path)
         } catch {
-            throw .locked("cannot write the duplicate log \(path): \(error)")
+            throw .locked("the duplicate log: \(error)")
         }
     }
 
-    private static func write(_ bytes: [UInt8], to descriptor: Int32, at offset: Int64) throws(IOError) {
+    private static func write(_ bytes: [UInt8], to descriptor: Int32, at offset: Int64, path: String) throws(IOError) {
         let result: Result<Void, IOError> = bytes.withUnsafeBytes { buffer in
-            Result { () throws(IOError) in try FileDescriptor.write(buffer, to: descriptor, at: offset) }
+            Result { () throws(IOError) in try FileDescriptor.write(buffer, to: descriptor, at: offset, path: path) }
         }
         try result.get()
     }
@@ -66,8 +69,9 @@ struct DeliveryLogTable {
     /// `count` slots from slot `first` (not past the table's end).
     private func readSlots(from first: Int64, count: Int64) throws(KeyDirectoryError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: Int(count) * Layout.slotSize)
-        let read = bytes.withUnsafeMutableBytes { FileDescriptor.read(into: $0, from: descriptor, at: Layout.offset(ofSlot: first)) }
-        guard case .success = read else { throw .locked("cannot read the duplicate log \(path): \(Errno.message(errno))") }
+        if case let .failure(error) = bytes.withUnsafeMutableBytes({ FileDescriptor.read(into: $0, from: descriptor, at: Layout.offset(ofSlot: first), path: path) }) {
+            throw .locked("the duplicate log: \(error)")
+        }
         return bytes  // a short read (a file cut short) leaves zeros: empty slots
     }
 

@@ -7,17 +7,19 @@ package enum FileDescriptor {
         return poll(&entry, 1, 0) != 0
     }
 
-    /// Writes all of `bytes` to `descriptor`, retrying on short writes and `EINTR`.
+    /// Writes all of `bytes` to `descriptor` — at its current position, or with `offset` at that
+    /// position of the file (`pwrite`, without any sync) — retrying on short writes and `EINTR`.
     /// `path` only names the target in the error (nil: standard output).
-    package static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String? = nil) throws(IOError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+    package static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, at offset: Int64? = nil, path: String? = nil) throws(IOError) {
+        var done = 0
+        while done < bytes.count {
+            let start = bytes.baseAddress! + done, count = bytes.count - done
+            let written = if let offset { pwrite(descriptor, start, count, off_t(offset) + off_t(done)) } else { systemWrite(descriptor, start, count) }
             if written < 0 {
                 if errno == EINTR { continue }
                 throw .cannotWrite(path: path, errno: errno)
             }
-            offset += written
+            done += written
         }
     }
 
@@ -57,18 +59,19 @@ func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) 
     write(descriptor, buffer, count)
 }
 
-/// Positioned whole reads and writes, `flock` and `fstat` identity on an open file descriptor
-/// (the duplicate log's file: Docs/KEY-STORE.md §4).
+/// Positioned whole reads, `flock` and `fstat` identity on an open file descriptor (the
+/// duplicate log's file: Docs/KEY-STORE.md §4).
 extension FileDescriptor {
     /// Reads up to `buffer.count` bytes at `offset` (`pread`, retrying short reads and `EINTR`);
-    /// returns how many were read (fewer only at the end of the file), or the errno.
-    package static func read(into buffer: UnsafeMutableRawBufferPointer, from descriptor: Int32, at offset: Int64) -> Result<Int, IOError> {
+    /// returns how many were read (fewer only at the end of the file). `path` names the file in
+    /// the error.
+    package static func read(into buffer: UnsafeMutableRawBufferPointer, from descriptor: Int32, at offset: Int64, path: String) -> Result<Int, IOError> {
         var done = 0
         while done < buffer.count {
             let count = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
             if count < 0 {
                 if errno == EINTR { continue }
-                return .failure(.cannotRead(path: nil, errno: errno))
+                return .failure(.cannotRead(path: path, errno: errno))
             }
             if count == 0 { break }
             done += count
@@ -76,24 +79,11 @@ extension FileDescriptor {
         return .success(done)
     }
 
-    /// Writes all of `bytes` at `offset` (`pwrite`, retrying short writes and `EINTR`), without
-    /// any sync.
-    package static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, at offset: Int64) throws(IOError) {
-        var done = 0
-        while done < bytes.count {
-            let count = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .cannotWrite(path: nil, errno: errno)
-            }
-            done += count
-        }
-    }
-
     /// Sets the file's size (`ftruncate`): bytes past it are dropped, a file grown reads as zeros.
-    package static func setSize(_ descriptor: Int32, to size: Int64) throws(IOError) {
+    /// `path` names the file in the error.
+    package static func setSize(_ descriptor: Int32, to size: Int64, path: String) throws(IOError) {
         while ftruncate(descriptor, off_t(size)) != 0 {
-            if errno != EINTR { throw .cannotWrite(path: nil, errno: errno) }
+            if errno != EINTR { throw .cannotWrite(path: path, errno: errno) }
         }
     }
 
