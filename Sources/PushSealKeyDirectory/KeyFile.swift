@@ -40,7 +40,7 @@ enum KeyFile {
         let size: Int64
         let permissions: UInt32
         switch FileSystem.openOwnedRegularFile(path, writable: false) {
-        case let .opened(descriptor, fileSize, mode):
+        case let .opened(descriptor, fileSize, mode, _):
             (fd, size, permissions) = (descriptor, fileSize, mode & 0o777)
         case .missing:
             return .missing

@@ -222,11 +222,7 @@ package final class DeliveryLogFile: @unchecked Sendable {
                 opening = FileSystem.openOwnedRegularFile(path, writable: false)
             }
             switch opening {
-            case let .opened(descriptor, _, _):
-                guard let identity = FileDescriptor.identity(descriptor) else {
-                    close(descriptor)
-                    throw .locked("cannot stat the duplicate log \(path)")
-                }
+            case let .opened(descriptor, _, _, identity):
                 // O_NONBLOCK only served the open; regular files ignore it.
                 return (descriptor, identity)
             case .missing:
@@ -276,7 +272,7 @@ package final class DeliveryLogFile: @unchecked Sendable {
         if let code = FileSystem.createExclusively(temporary) {
             throw .locked("cannot create \(temporary): \(Errno.message(code))")
         }
-        guard case let .opened(descriptor, _, _) = FileSystem.openOwnedRegularFile(temporary, writable: true) else {
+        guard case let .opened(descriptor, _, _, _) = FileSystem.openOwnedRegularFile(temporary, writable: true) else {
             _ = unlink(temporary)
             throw .locked("cannot open \(temporary)")
         }

@@ -100,7 +100,7 @@ package enum FileSystem {
     /// What ``openOwnedRegularFile(_:writable:)`` found.
     package enum OwnedFileOpening {
         /// The descriptor (the caller closes it) and what `fstat` said of it.
-        case opened(descriptor: Int32, size: Int64, permissions: UInt32)
+        case opened(descriptor: Int32, size: Int64, permissions: UInt32, identity: Identity)
         case missing
         /// The last path component is a symbolic link (never followed).
         case symbolicLink
@@ -145,7 +145,9 @@ package enum FileSystem {
             close(descriptor)
             return .otherOwner(uid: UInt32(info.st_uid))
         }
-        return .opened(descriptor: descriptor, size: Int64(info.st_size), permissions: UInt32(info.st_mode) & 0o7777)
+        return .opened(
+            descriptor: descriptor, size: Int64(info.st_size), permissions: UInt32(info.st_mode) & 0o7777,
+            identity: Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
     }
 
     /// Best-effort `fsync` of a directory, so that a new entry or a rename in it survives a crash.
