@@ -136,10 +136,9 @@ package final class DeliveryLogFile: @unchecked Sendable {
                 }
                 table = found
             case .some:
+                // Another key's log: stale once this instance is confirmed current.
                 try confirmCurrent()
-                guard exclusive else { return nil }
-                try DeliveryLogTable.initialize(descriptor, path: path, slotCount: DeliveryLogLayout.minimumSlotCount, logID: logID)
-                table = try DeliveryLogTable.read(descriptor, path: path)!
+                fallthrough
             case nil:
                 guard exclusive else { return nil }
                 try DeliveryLogTable.initialize(descriptor, path: path, slotCount: DeliveryLogLayout.minimumSlotCount, logID: logID)

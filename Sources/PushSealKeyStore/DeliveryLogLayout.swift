@@ -186,9 +186,7 @@ enum DeliveryLogLayout {
                 break
             }
             guard same else {
-                var seenAt: UInt64 = 0
-                for index in (start + 8)..<(start + 16) { seenAt = seenAt << 8 | UInt64(bytes[index]) }
-                return Int64(bitPattern: seenAt) < cutoff ? .pruned : .otherRecord
+                return Int64(bitPattern: bigEndian(bytes, at: start + 8)) < cutoff ? .pruned : .otherRecord
             }
             guard case let .record(record) = decode(bytes[start..<(start + slotSize)]) else { return .tombstone }
             return record.seenAt >= cutoff ? .match(record) : .pruned
