@@ -27,7 +27,7 @@ public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
     private var entries: [ConversationBytes: Entry] = [:]
     /// The highest epoch this cache has handed out per conversation (never lowered, never
     /// invalidated).
-    private var highWater: [ConversationBytes: EpochHighWater] = [:]
+    private var highWater = EpochHighWaterMarks()
     /// Bumped by every invalidation: a lookup stores its result only if none happened meanwhile.
     private var generation: UInt64 = 0
     private let now: @Sendable () -> Double
@@ -69,8 +69,7 @@ public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
             expires = min(expires, time + max(0, remaining))
         }
         let mark = lock.withLock { () -> Int64? in
-            if let mark = highWater[id], mark.isRolledBack(by: stored) { return mark.epoch }
-            highWater[id] = EpochHighWater(stored)
+            if let mark = highWater.raise(id, to: stored) { return mark }
             if generation == started { entries[id] = Entry(key: stored.key, expires: expires) }
             return nil
         }
@@ -98,28 +97,4 @@ public final class CachingKeyProvider: CurrentKeyProvider, @unchecked Sendable {
     public var count: Int { lock.withLock { entries.count } }
 
     @Sendable static func monotonicSeconds() -> Double { MonotonicClock.seconds() }
-}
-
-/// A conversation id as the cache's key: its UTF-8 bytes, compared byte for byte (two
-/// canonically equivalent but byte-different ids are two conversations, as in the directory) and
-/// hashed in one pass over them, without copying the id (a lookup per notification allocates
-/// nothing and does not feed the hasher a byte at a time, as an `[UInt8]` key would).
-private struct ConversationBytes: Hashable {
-    let id: String
-
-    init(_ id: String) { self.id = id }
-
-    static func == (a: ConversationBytes, b: ConversationBytes) -> Bool {
-        var (left, right) = (a.id, b.id)
-        return left.withUTF8 { left in
-            right.withUTF8 { right in
-                left.count == right.count && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
-            }
-        }
-    }
-
-    func hash(into hasher: inout Hasher) {
-        var id = self.id
-        id.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-    }
 }

@@ -15,7 +15,7 @@ public final class DirectoryKeyProvider: CurrentKeyProvider, @unchecked Sendable
     public let directory: any KeyDirectory
 
     private let lock = Lock()
-    private var highWater: [[UInt8]: EpochHighWater] = [:]
+    private var highWater = EpochHighWaterMarks()
 
     /// Reads current keys from `directory`.
     public init(directory: any KeyDirectory) {
@@ -26,12 +26,7 @@ public final class DirectoryKeyProvider: CurrentKeyProvider, @unchecked Sendable
     /// (item not found, locked, corrupted, …), which the sealer reports as `keyUnavailable`.
     public func currentKey(conversation: String) throws -> ConversationKey {
         let stored = try directory.currentKey(conversation: conversation)
-        let id = Array(conversation.utf8)
-        let mark = lock.withLock { () -> Int64? in
-            if let mark = highWater[id], mark.isRolledBack(by: stored) { return mark.epoch }
-            highWater[id] = EpochHighWater(stored)
-            return nil
-        }
+        let mark = lock.withLock { highWater.raise(ConversationBytes(conversation), to: stored) }
         if let mark { throw KeyDirectoryError.rolledBack(conversation: conversation, epoch: stored.item.epoch, highWater: mark) }
         return stored.key
     }
