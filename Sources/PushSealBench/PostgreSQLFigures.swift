@@ -1,6 +1,7 @@
 import PushSealCore
 import PushSealKeyDirectory
 import PushSealPlatform
+import PushSealProvider
 
 /// The PostgreSQL key directory as `pushseal bench --postgres URI` measures it. The bench
 /// module links no database client: the executable that has the backend (`pushseal-full`)
@@ -217,7 +218,7 @@ package enum PostgreSQLPeer {
 final class PeerProcess {
     private let pid: pid_t
     private let output: Int32
-    private var pending: [UInt8] = []
+    private let lines: JSONLineReader<Never>
     private var finished = false
 
     init(_ arguments: [String]) throws(BenchError) {
@@ -233,24 +234,13 @@ final class PeerProcess {
         }
         pid = child
         output = pipes[0]
+        lines = .pipe(pipes[0])
     }
 
     deinit { close(output) }
 
     /// The next line (without its newline); nil at the end of the output.
-    func readLine() -> String? {
-        while true {
-            if let newline = pending.firstIndex(of: 10) {
-                defer { pending.removeSubrange(...newline) }
-                return String(decoding: pending[..<newline], as: UTF8.self)
-            }
-            var chunk = [UInt8](repeating: 0, count: 4_096)
-            let count = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return nil }
-            pending += chunk[..<count]
-        }
-    }
+    func readLine() -> String? { lines.nextText() }
 
     /// Kills the process (when it has not exited) and reaps it.
     func kill() {

@@ -1,4 +1,5 @@
 import PushSealPlatform
+import PushSealProvider
 
 /// One finished child process.
 struct SpawnResult {
@@ -23,7 +24,7 @@ final class SpawnClient {
     private let pid: pid_t
     private let requests: Int32
     private let responses: Int32
-    private var pending: [UInt8] = []
+    private let lines: JSONLineReader<Never>
 
     /// Starts `executable bench --spawn-server`.
     init(executable: String) throws(BenchError) {
@@ -42,6 +43,7 @@ final class SpawnClient {
         pid = child
         requests = toServer[1]
         responses = fromServer[0]
+        lines = .pipe(fromServer[0])
     }
 
     deinit {
@@ -56,26 +58,12 @@ final class SpawnClient {
         let fields = [standardInput, standardError, path] + arguments
         precondition(fields.allSatisfy { !$0.utf8.contains(9) && !$0.utf8.contains(10) }, "tab or newline in a spawn argument")
         let line = Array((fields.joined(separator: "\t") + "\n").utf8)
-        guard SpawnServer.writeAll(requests, line), let response = readLine() else { return nil }
+        guard SpawnServer.writeAll(requests, line), let response = lines.nextText() else { return nil }
         let numbers = response.split(separator: " ").compactMap { Int64($0) }
         guard numbers.count == 3 else { return nil }
         return SpawnResult(wallNanoseconds: UInt64(numbers[1]), maximumResidentKiB: Int(numbers[2]), status: Int32(numbers[0]))
     }
 
-    private func readLine() -> String? {
-        while true {
-            if let newline = pending.firstIndex(of: 10) {
-                let line = String(decoding: pending[..<newline], as: UTF8.self)
-                pending.removeSubrange(...newline)
-                return line
-            }
-            var chunk = [UInt8](repeating: 0, count: 256)
-            let count = chunk.withUnsafeMutableBytes { read(responses, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return nil }
-            pending += chunk[0..<count]
-        }
-    }
 }
 
 /// The helper's side: one request per line on stdin (TAB-separated: stdin file, stderr file,
